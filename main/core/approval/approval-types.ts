@@ -1,0 +1,46 @@
+import type { JsonObject } from '../../../common/json.js';
+import type { ApprovalPolicy } from '../tools/tool-spec.js';
+
+/** A span of a call's arguments that repeats an earlier untrusted output (or an envelope tag). */
+export interface TaintSpan {
+  /** JSON pointer of the argument string holding the span. */
+  path: string;
+  /** Character offsets inside that string. */
+  start: number;
+  end: number;
+  /** The id of the earlier tool output (or `envelope`) the fragment came from. */
+  sourceOutputId: string;
+}
+
+/** A dispatched call that needs (or may need) a decision. */
+export interface ApprovalRequest {
+  runId: string;
+  /** Unique per dispatch within the run, e.g. `call-3`. */
+  callId: string;
+  alias: string;
+  description: string;
+  arguments: JsonObject;
+  policy: ApprovalPolicy;
+  /** Non-empty when the arguments are tainted. */
+  taint: TaintSpan[];
+}
+
+/** Who made a decision. */
+export type DecisionSource = 'studio' | 'cli-prompt' | 'policy';
+
+/** The outcome for one call. `at` is an ISO timestamp. */
+export type ApprovalDecision =
+  | { kind: 'approve'; source: DecisionSource; at: string; reason?: string }
+  | { kind: 'approve-edited'; arguments: JsonObject; source: DecisionSource; at: string }
+  | { kind: 'allow-for-run'; source: DecisionSource; at: string }
+  | { kind: 'deny'; reason: string; source: DecisionSource; at: string }
+  | { kind: 'cancelled'; reason: string; source: DecisionSource; at: string };
+
+/**
+ * Decides every dispatched call before it runs. Implementations apply the tool's policy, the
+ * taint rule and any "allow for this run" memory, and ask a person only when needed.
+ */
+export interface ApprovalGate {
+  /** Resolves with the decision. When `signal` aborts (run stopped), resolves `cancelled`. */
+  decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+}

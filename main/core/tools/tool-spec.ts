@@ -1,0 +1,79 @@
+import type { JsonObject, JsonSchema } from '../../../common/json.js';
+
+/** Whether a tool's output may pass to the script and the next model turn verbatim. */
+export type Trust = 'trusted' | 'untrusted';
+
+/** What happens when a script dispatches the tool: ask a person, run, or refuse. */
+export type ApprovalPolicy = 'ask' | 'auto' | 'deny';
+
+/** Settings per tool kind. `mcp` is reserved and rejected at load time. */
+export type ToolKindSettings =
+  | { kind: 'builtin'; builtin: string }
+  | {
+      kind: 'command';
+      /** argv, run with no shell. */
+      command: string[];
+      /** Working directory, relative to the workspace. */
+      cwd?: string;
+      /** Environment variable names passed through from the host. */
+      env?: string[];
+      /** Milliseconds before the whole process tree is killed. */
+      timeoutMs?: number;
+      /** Largest stdout accepted, in bytes. */
+      maxOutputBytes?: number;
+    }
+  | {
+      kind: 'http';
+      url: string;
+      /** Header name -> literal value or `{ secret: NAME }` resolved from the keychain in main. */
+      headers?: Record<string, string | { secret: string }>;
+      timeoutMs?: number;
+    };
+
+/** A validated tool catalog entry. */
+export interface ToolSpec {
+  /** The alias: the name scripts dispatch and the model sees. */
+  alias: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: JsonSchema;
+  /** When present, the tool declares structured output: its stdout must be JSON matching this. */
+  outputSchema?: JsonSchema;
+  trust: Trust;
+  approval: ApprovalPolicy;
+  /** When false, tainted arguments do not force a person's approval (the file carries a warning). */
+  taintCheck: boolean;
+  settings: ToolKindSettings;
+  /** Where the entry was defined, for error messages (`<builtin>` for builtins). */
+  source: string;
+}
+
+/** Something that runs a tool and returns its raw text output. Never decides approval. */
+export interface ToolRunner {
+  /**
+   * Runs `tool` with already-validated, already-approved `args`. Resolves with the raw output text.
+   * Rejects with a {@link ToolFailure} saying what happened (exit code, HTTP status, timeout...).
+   */
+  run(tool: ToolSpec, args: JsonObject, signal: AbortSignal): Promise<string>;
+}
+
+/** A tool ran and failed. `message` says what happened, without the alias (the caller adds it). */
+export class ToolFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolFailure';
+  }
+}
+
+/** The tools a run can dispatch. */
+export interface ToolCatalog {
+  get(alias: string): ToolSpec | undefined;
+  list(): ToolSpec[];
+  /**
+   * Validates `args` against the tool's parameter schema. Returns undefined when valid, else a
+   * message naming the bad field (JSON pointer) and what is wrong.
+   */
+  validateArguments(alias: string, args: JsonObject): string | undefined;
+  /** Validates structured output against the output schema; undefined when valid or no schema. */
+  validateOutput(alias: string, output: unknown): string | undefined;
+}

@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// One runner for every suite so CI prints one summary line. Suites live in test/, mirroring the
+// source folders: node/ (core, plain Node), e2e/ (Playwright driving Debian's Chromium).
+export default defineConfig({
+  test: {
+    include: ['test/node/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Two cores: run files in parallel, but not so many that Lua workers starve each other.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
