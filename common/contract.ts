@@ -1,0 +1,162 @@
+/**
+ * The one IPC contract between the renderer and the main process.
+ *
+ * Every method the renderer may call, and every event main may push, is a row of the two
+ * tables below. main registers its handlers by looping over {@link contractMethods}, the
+ * preload builds `window.promptforge` from it, and the end-to-end test bridge builds the same
+ * object over Playwright. No channel string is written anywhere else.
+ *
+ * Naming: methods are `domain:verb` (`app:info`, `run:start`), events are `noun-action`
+ * (`run-event`, `approval-pending`).
+ *
+ * This file is plain TypeScript plus zod, so every process (main, preload, renderer types,
+ * tests) may import it.
+ *
+ * @module
+ */
+import { z } from 'zod';
+
+/** A path on disk, as the main process sees it (absolute). */
+const absolutePath = z.string().min(1);
+
+/** The request of `app:info`: no fields, and unknown fields are refused. */
+const appInfoRequest = z.strictObject({});
+
+/** The response of `app:info`: what the About panel shows. */
+const appInfoResponse = z.object({
+  /** Product name, e.g. `PromptForge Studio`. */
+  name: z.string(),
+  /** The app's version, from package.json. */
+  version: z.string(),
+  /** `process.platform`-`process.arch`, e.g. `linux-x64`. */
+  platform: z.string(),
+  /** Versions of the runtimes the studio runs on. `null` when that runtime is absent. */
+  versions: z.object({
+    node: z.string(),
+    v8: z.string(),
+    /** `null` outside Electron (e.g. in the end-to-end test bridge). */
+    electron: z.string().nullable(),
+    /** `null` outside Electron. */
+    chrome: z.string().nullable(),
+    /** The Lua VM's version (wasmoon); `null` when it cannot be found. */
+    wasmoon: z.string().nullable(),
+  }),
+  /** Where the studio keeps its data. */
+  paths: z.object({
+    /** The per-user data folder (window state, settings). */
+    userData: absolutePath,
+    /** The open workspace folder, or `null` when no workspace is open. */
+    workspace: absolutePath.nullable(),
+  }),
+});
+
+/**
+ * Every IPC method: `domain:verb` mapped to zod schemas of its request and response.
+ * Add a method by adding one row here and one handler in `main/core/studio/studio-handlers.ts`.
+ */
+export const contractMethods = {
+  /** Name, version, runtime versions and data folders of the running studio. */
+  'app:info': { request: appInfoRequest, response: appInfoResponse },
+} as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
+
+/**
+ * Every event main pushes to the renderer: `noun-action` mapped to the zod schema of its
+ * payload. Main validates a payload before sending it.
+ */
+export const contractEvents = {
+  /**
+   * One event of a run, as it happens. Placeholder: the payload is loose until the run work
+   * pins down the event union.
+   */
+  'run-event': z.looseObject({
+    /** The run the event belongs to. */
+    runId: z.string().min(1),
+    /** The event kind, e.g. `log`, `message-delta`, `run-end`. */
+    type: z.string().min(1),
+  }),
+  /**
+   * A dispatched tool call is waiting for a person's decision. Placeholder: later work adds the
+   * arguments, taint spans and tool description.
+   */
+  'approval-pending': z.looseObject({
+    runId: z.string().min(1),
+    callId: z.string().min(1),
+    alias: z.string().min(1),
+  }),
+} as const satisfies Record<string, z.ZodType>;
+
+/** The name of an IPC method, e.g. `app:info`. */
+export type ContractMethodName = keyof typeof contractMethods;
+
+/** The name of a pushed event, e.g. `run-event`. */
+export type ContractEventName = keyof typeof contractEvents;
+
+/** The request payload type of method `M` (what the renderer sends). */
+export type ContractRequest<M extends ContractMethodName> = z.input<(typeof contractMethods)[M]['request']>;
+
+/** The response type of method `M` (what main returns on success). */
+export type ContractResponse<M extends ContractMethodName> = z.output<(typeof contractMethods)[M]['response']>;
+
+/** The payload type of event `E`. */
+export type ContractEventPayload<E extends ContractEventName> = z.output<(typeof contractEvents)[E]>;
+
+/** The response of `app:info`. */
+export type AppInfo = ContractResponse<'app:info'>;
+
+/** Every method name, in table order. Used to build `window.promptforge` and register handlers. */
+export const contractMethodNames = Object.keys(contractMethods) as ContractMethodName[];
+
+/** Every event name, in table order. */
+export const contractEventNames = Object.keys(contractEvents) as ContractEventName[];
+
+/** Whether `name` is a method of the contract (a runtime guard for untrusted strings). */
+export function isContractMethodName(name: unknown): name is ContractMethodName {
+  return typeof name === 'string' && Object.hasOwn(contractMethods, name);
+}
+
+/** Whether `name` is an event of the contract (a runtime guard for untrusted strings). */
+export function isContractEventName(name: unknown): name is ContractEventName {
+  return typeof name === 'string' && Object.hasOwn(contractEvents, name);
+}
+
+/**
+ * Why a call failed. `code` is stable and machine-readable; `message` is for people and never
+ * holds a secret.
+ *
+ * Codes produced by the dispatcher: `unknown-method`, `invalid-payload`, `invalid-response`,
+ * `forbidden-sender`, `internal-error`. Handlers may add their own (`run-not-found`, ...).
+ */
+export interface IpcError {
+  /** Stable kebab-case error code. */
+  code: string;
+  /** A sentence for a person; names the method and, for payload errors, the field path. */
+  message: string;
+}
+
+/**
+ * The outcome of every contract call. Calls never reject for an expected failure: they resolve
+ * to `{ ok: false, error }`. (A rejected `ipcRenderer.invoke` would lose the `code`: Electron
+ * reduces a thrown error to a message string.)
+ */
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+/** A listener for pushed event `E`. */
+export type ContractEventListener<E extends ContractEventName> = (payload: ContractEventPayload<E>) => void;
+
+/**
+ * The API the renderer sees as `window.promptforge`.
+ *
+ * - One function per contract method, keyed by the method name:
+ *   `await window.promptforge['app:info']({})`. It resolves to an {@link IpcResult}; it rejects
+ *   only when the transport itself breaks (window closing).
+ * - `on(event, listener)` subscribes to a pushed event and returns the function that
+ *   unsubscribes.
+ *
+ * Built by `preload/index.ts` in the app and by `test/e2e/bridge.ts` in tests.
+ */
+export type PromptForgeApi = {
+  readonly [M in ContractMethodName]: (request: ContractRequest<M>) => Promise<IpcResult<ContractResponse<M>>>;
+} & {
+  /** Subscribes `listener` to pushed event `event`; returns the unsubscribe function. */
+  readonly on: <E extends ContractEventName>(event: E, listener: ContractEventListener<E>) => () => void;
+};

@@ -1,0 +1,177 @@
+import { z } from 'zod';
+
+/**
+ * The events of one run, in order. They stream to the studio (`run-event`), to the CLI's `--json`
+ * output, and one JSON object per line into the run's transcript (flushed per event). Secrets never
+ * appear in any of them. The JSON Schema published in docs/transcript.schema.json is generated
+ * from these definitions.
+ */
+
+const json = z.json();
+
+const base = {
+  /** 1-based position of the event in its run. */
+  seq: z.number().int().positive(),
+  /** ISO-8601 time the event happened. */
+  t: z.string(),
+  runId: z.string(),
+};
+
+/** Run limits in force. */
+export const RunLimitsSchema = z.object({
+  /** Lua compute time budget in milliseconds (time waiting on the host does not count). */
+  cpuMs: z.number().positive(),
+  /** Lua heap cap in bytes. */
+  memoryBytes: z.number().positive(),
+  /** Optional wall-clock limit in milliseconds. */
+  wallMs: z.number().positive().optional(),
+});
+
+/** A tool call the model requested (unexecuted). */
+export const RequestedCallSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Exactly the text the provider sent. */
+  rawArguments: z.string(),
+  /** Set when rawArguments is not a JSON object; the script sees it as `call.error`. */
+  error: z.string().optional(),
+});
+
+export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+
+/** The decision recorded for a dispatched call. */
+export const DecisionSchema = z.object({
+  kind: z.enum(['approve', 'approve-edited', 'allow-for-run', 'deny', 'cancelled']),
+  source: z.enum(['studio', 'cli-prompt', 'policy', 'replay']),
+  at: z.string(),
+  reason: z.string().optional(),
+  /** The edited arguments, for approve-edited. */
+  arguments: json.optional(),
+});
+
+export const RunEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    ...base,
+    type: z.literal('run-start'),
+    script: z.object({ path: z.string(), sha256: z.string() }),
+    workspace: z.string().optional(),
+    /** Content hashes of the catalog files in force (file -> sha256). */
+    catalogs: z.record(z.string(), z.string()),
+    model: z.object({ alias: z.string(), provider: z.string(), modelId: z.string() }).optional(),
+    limits: RunLimitsSchema,
+    /** Set when this run replays a transcript. */
+    replayOf: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('round-request'),
+    round: z.number().int().positive(),
+    model: z.object({ alias: z.string(), provider: z.string(), modelId: z.string() }),
+    /** The driver-level request: resolved messages and advertised tool names. */
+    messages: z.array(json),
+    tools: z.array(z.string()),
+    options: z.record(z.string(), json),
+    /** The exact wire body sent to the provider, when the provider reports it. */
+    wire: z.object({ url: z.string(), body: json }).optional(),
+  }),
+  z.object({ ...base, type: z.literal('message-delta'), round: z.number().int(), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal('round-response'),
+    round: z.number().int().positive(),
+    content: z.string(),
+    toolCalls: z.array(RequestedCallSchema),
+    finishReason: z.string(),
+    usage: UsageSchema,
+    /** Cost of the round in the model's price currency, when the catalog has prices. */
+    cost: z.number().optional(),
+    durationMs: z.number(),
+  }),
+  z.object({ ...base, type: z.literal('provider-raw'), round: z.number().int(), note: z.string(), data: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal('tool-call-requested'),
+    round: z.number().int().positive(),
+    call: RequestedCallSchema,
+  }),
+  z.object({
+    ...base,
+    type: z.literal('tool-dispatch'),
+    callId: z.string(),
+    alias: z.string(),
+    arguments: json,
+    /** tools.calls[alias] after this attempt. */
+    count: z.number().int().positive(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('approval-pending'),
+    callId: z.string(),
+    alias: z.string(),
+    description: z.string(),
+    arguments: json,
+    taint: z.array(
+      z.object({ path: z.string(), start: z.number(), end: z.number(), sourceOutputId: z.string() }),
+    ),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('approval-decision'),
+    callId: z.string(),
+    alias: z.string(),
+    proposedArguments: json,
+    decision: DecisionSchema,
+  }),
+  z.object({
+    ...base,
+    type: z.literal('tool-output'),
+    callId: z.string(),
+    alias: z.string(),
+    trust: z.enum(['trusted', 'untrusted']),
+    /** The tool's raw output text, before any envelope. */
+    output: z.string(),
+    structured: z.boolean(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('tool-error'),
+    callId: z.string(),
+    alias: z.string(),
+    stage: z.enum(['unknown-tool', 'validation', 'denied', 'cancelled', 'run', 'output']),
+    message: z.string(),
+  }),
+  z.object({ ...base, type: z.literal('log'), text: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal('run-end'),
+    status: z.enum(['ok', 'error', 'stopped', 'limit']),
+    /** The CLI's exit code for this outcome: 0 ok, 1 script error, 3 limit or stopped. */
+    exitCode: z.number().int(),
+    error: z
+      .object({
+        kind: z.enum(['syntax', 'runtime', 'cpu', 'memory', 'timeout', 'stopped', 'crash', 'host']),
+        message: z.string(),
+      })
+      .optional(),
+    durationMs: z.number(),
+    /** Lua compute time in milliseconds (time outside host calls). */
+    cpuMs: z.number(),
+    usage: UsageSchema,
+    cost: z.number().optional(),
+    toolCalls: z.record(z.string(), z.number()),
+  }),
+]);
+
+/** One event of a run. */
+export type RunEvent = z.infer<typeof RunEventSchema>;
+/** The name of a run event (`run-start`, `tool-output`, ...). */
+export type RunEventType = RunEvent['type'];
+/** A run event as emitted, before `seq`, `t` and `runId` are stamped. */
+export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'seq' | 't' | 'runId'> : never) : never;
+/** A run's final status. */
+export type RunStatus = Extract<RunEvent, { type: 'run-end' }>['status'];
+/** A decision as recorded. */
+export type RecordedDecision = z.infer<typeof DecisionSchema>;
+/** Limits for one run. */
+export type RunLimits = z.infer<typeof RunLimitsSchema>;

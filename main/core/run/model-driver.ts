@@ -1,0 +1,310 @@
+import type { JsonObject, JsonValue } from '../../../common/json.js';
+import type { RunEventBody } from '../../../common/run-events.js';
+import {
+  ProviderError,
+  type ChatMessage,
+  type ModelProvider,
+  type ToolCallRecord,
+  type ToolDefinition,
+  type Usage,
+} from '../providers/model-provider.js';
+import type { ToolCatalog } from '../tools/tool-spec.js';
+import { FatalRunError, ScriptError } from './run-errors.js';
+
+/** Prices per million tokens, from the model catalog. */
+export interface ModelPrice {
+  inputPerMillion: number;
+  outputPerMillion: number;
+  currency?: string;
+}
+
+/** A model alias resolved to a provider adapter, with its catalog defaults. */
+export interface ResolvedModel {
+  alias: string;
+  providerId: string;
+  modelId: string;
+  provider: ModelProvider;
+  defaults?: { temperature?: number; maxTokens?: number };
+  price?: ModelPrice;
+}
+
+/** Resolves `opts.model` (or the default when undefined). Throws an Error naming an unknown alias. */
+export interface ModelResolver {
+  resolve(alias: string | undefined): ResolvedModel;
+}
+
+/** What `models.chat` returns to Lua (snake_case, as the guide shows). */
+export interface LuaChatResult {
+  content: string;
+  tool_calls?: LuaToolCall[];
+  usage: { input_tokens: number; output_tokens: number; total_tokens: number };
+  finish_reason: string;
+  model: string;
+}
+
+/**
+ * One requested call as the script sees it. When the provider's argument text is not a JSON object,
+ * `arguments` is nil, `error` says why and `raw_arguments` holds the text (SPEC §2.1: documented
+ * choice — an error field on that call, so the rest of the round stays usable).
+ */
+export interface LuaToolCall {
+  id: string;
+  name: string;
+  arguments?: JsonObject;
+  error?: string;
+  raw_arguments?: string;
+}
+
+const KNOWN_ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Lua's empty table arrives as `{}`; as a list it means "empty". */
+function asList(value: unknown): unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  if (isObject(value) && Object.keys(value).length === 0) return [];
+  return undefined;
+}
+
+/** Parses a provider's argument text: empty means `{}`; anything but a JSON object is an error. */
+export function parseToolArguments(raw: string): { value?: JsonObject; error?: string } {
+  if (raw.trim() === '') return { value: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (error) {
+    return { error: `the model sent arguments that are not valid JSON (${(error as Error).message})` };
+  }
+  if (!isObject(parsed)) return { error: 'the model sent arguments that are not a JSON object' };
+  return { value: parsed as JsonObject };
+}
+
+/**
+ * The driver behind `models.chat`: validates the script's messages and options, fills id-only
+ * replayed tool calls from its own record, runs one provider round (streaming deltas as events) and
+ * builds the script's result. It never executes a tool and never advertises one on its own.
+ */
+export class ModelDriver {
+  /** Every call the driver returned in this run, by id. */
+  private readonly issued = new Map<string, ToolCallRecord>();
+  private round = 0;
+  readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  cost: number | undefined;
+
+  constructor(
+    private readonly resolver: ModelResolver,
+    private readonly catalog: ToolCatalog,
+    private readonly emit: (event: RunEventBody) => void,
+  ) {}
+
+  async chat(payload: { messages?: unknown; opts?: unknown }, signal: AbortSignal): Promise<LuaChatResult> {
+    const opts = isObject(payload.opts) ? payload.opts : {};
+    const messages = this.toChatMessages(payload.messages);
+    const tools = this.toolDefinitions(opts['tools']);
+    const { model: alias, tools: _tools, temperature, max_tokens, ...rest } = opts;
+    if (alias !== undefined && typeof alias !== 'string')
+      throw new ScriptError(`models.chat: opts.model must be a model alias (string), got ${typeof alias}`);
+    if (temperature !== undefined && typeof temperature !== 'number')
+      throw new ScriptError(`models.chat: opts.temperature must be a number, got ${typeof temperature}`);
+    if (max_tokens !== undefined && !Number.isInteger(max_tokens))
+      throw new ScriptError(`models.chat: opts.max_tokens must be an integer`);
+    let model: ResolvedModel;
+    try {
+      model = this.resolver.resolve(alias);
+    } catch (error) {
+      throw new ScriptError(`models.chat: ${(error as Error).message}`);
+    }
+    const request = {
+      model: model.modelId,
+      messages,
+      tools,
+      ...((temperature ?? model.defaults?.temperature) !== undefined && {
+        temperature: (temperature as number | undefined) ?? model.defaults?.temperature,
+      }),
+      ...((max_tokens ?? model.defaults?.maxTokens) !== undefined && {
+        maxTokens: (max_tokens as number | undefined) ?? model.defaults?.maxTokens,
+      }),
+      ...(Object.keys(rest).length > 0 && { providerOptions: rest as JsonObject }),
+    };
+    const round = ++this.round;
+    const modelInfo = { alias: model.alias, provider: model.providerId, modelId: model.modelId };
+    const options: Record<string, JsonValue> = {};
+    if (request.temperature !== undefined) options['temperature'] = request.temperature;
+    if (request.maxTokens !== undefined) options['max_tokens'] = request.maxTokens;
+    if (request.providerOptions) Object.assign(options, request.providerOptions);
+    const requestEvent = {
+      type: 'round-request' as const,
+      round,
+      model: modelInfo,
+      messages: messages as unknown as JsonValue[],
+      tools: tools.map((t) => t.name),
+      options,
+    };
+    let requestEmitted = false;
+    const emitRequest = (wire?: { url: string; body: JsonValue }): void => {
+      if (requestEmitted) return;
+      requestEmitted = true;
+      this.emit(wire ? { ...requestEvent, wire } : requestEvent);
+    };
+
+    const started = performance.now();
+    let content = '';
+    const calls: { id: string; name: string; rawArguments: string }[] = [];
+    let finish: { finishReason: string; usage: Usage } | undefined;
+    try {
+      for await (const event of model.provider.chat(request, signal)) {
+        switch (event.type) {
+          case 'request':
+            emitRequest({ url: event.url, body: event.body });
+            break;
+          case 'text-delta':
+            emitRequest();
+            content += event.text;
+            this.emit({ type: 'message-delta', round, text: event.text });
+            break;
+          case 'tool-call':
+            emitRequest();
+            calls.push({ id: event.id, name: event.name, rawArguments: event.rawArguments });
+            break;
+          case 'raw':
+            emitRequest();
+            this.emit({ type: 'provider-raw', round, note: event.note, data: event.data });
+            break;
+          case 'finish':
+            finish = { finishReason: event.finishReason, usage: event.usage };
+            break;
+        }
+      }
+    } catch (error) {
+      emitRequest();
+      if (error instanceof ProviderError && error.kind === 'replay-divergence') throw new FatalRunError(error.message);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new ScriptError(`models.chat: ${message}`);
+    }
+    emitRequest();
+    if (!finish) throw new ScriptError(`models.chat: the ${model.providerId} response ended without a finish event`);
+
+    const records: ToolCallRecord[] = calls.map((call) => {
+      const parsed = parseToolArguments(call.rawArguments);
+      return { id: call.id, name: call.name, rawArguments: call.rawArguments, arguments: parsed.value };
+    });
+    const roundCost = model.price
+      ? (finish.usage.inputTokens * model.price.inputPerMillion + finish.usage.outputTokens * model.price.outputPerMillion) /
+        1_000_000
+      : undefined;
+    if (roundCost !== undefined) this.cost = (this.cost ?? 0) + roundCost;
+    this.usage.inputTokens += finish.usage.inputTokens;
+    this.usage.outputTokens += finish.usage.outputTokens;
+    const requested = records.map((record) => {
+      const parsed = parseToolArguments(record.rawArguments);
+      return { id: record.id, name: record.name, rawArguments: record.rawArguments, ...(parsed.error && { error: parsed.error }) };
+    });
+    this.emit({
+      type: 'round-response',
+      round,
+      content,
+      toolCalls: requested,
+      finishReason: finish.finishReason,
+      usage: finish.usage,
+      ...(roundCost !== undefined && { cost: roundCost }),
+      durationMs: performance.now() - started,
+    });
+    for (const call of requested) this.emit({ type: 'tool-call-requested', round, call });
+    for (const record of records) this.issued.set(record.id, record);
+
+    const result: LuaChatResult = {
+      content,
+      usage: {
+        input_tokens: finish.usage.inputTokens,
+        output_tokens: finish.usage.outputTokens,
+        total_tokens: finish.usage.inputTokens + finish.usage.outputTokens,
+      },
+      finish_reason: finish.finishReason,
+      model: model.alias,
+    };
+    if (records.length > 0) {
+      result.tool_calls = records.map((record, index) => {
+        const error = requested[index]!.error;
+        if (error) return { id: record.id, name: record.name, error, raw_arguments: record.rawArguments };
+        return { id: record.id, name: record.name, arguments: record.arguments! };
+      });
+    }
+    return result;
+  }
+
+  private toolDefinitions(raw: unknown): ToolDefinition[] {
+    if (raw === undefined) return [];
+    const list = asList(raw);
+    if (!list) throw new ScriptError(`models.chat: opts.tools must be a list of tool aliases, got ${typeof raw}`);
+    const seen = new Set<string>();
+    return list.flatMap((alias, index) => {
+      if (typeof alias !== 'string')
+        throw new ScriptError(`models.chat: opts.tools[${index + 1}] must be a tool alias (string), got ${typeof alias}`);
+      const tool = this.catalog.get(alias);
+      if (!tool) throw new ScriptError(`models.chat: opts.tools[${index + 1}]: unknown tool "${alias}" (not in this agent's catalog)`);
+      if (seen.has(alias)) return [];
+      seen.add(alias);
+      return [{ name: tool.alias, description: tool.description, parameters: tool.parameters }];
+    });
+  }
+
+  private toChatMessages(raw: unknown): ChatMessage[] {
+    const list = asList(raw);
+    if (!list) throw new ScriptError('models.chat: messages must be a list of message tables');
+    if (list.length === 0) throw new ScriptError('models.chat: messages is empty; add at least one { role = "user", content = "..." }');
+    return list.map((item, index) => this.toChatMessage(item, `messages[${index + 1}]`));
+  }
+
+  private toChatMessage(item: unknown, where: string): ChatMessage {
+    if (!isObject(item)) throw new ScriptError(`models.chat: ${where} must be a table with a role and content`);
+    const role = item['role'];
+    if (typeof role !== 'string' || !KNOWN_ROLES.has(role))
+      throw new ScriptError(
+        `models.chat: ${where}.role must be one of system, user, assistant, tool (got ${JSON.stringify(role ?? null)})`,
+      );
+    const content = item['content'];
+    const text = (field: string): string => {
+      if (content === undefined) return '';
+      if (typeof content === 'string') return content;
+      if (typeof content === 'number' || typeof content === 'boolean') return String(content);
+      if (role === 'tool') return JSON.stringify(content);
+      throw new ScriptError(`models.chat: ${where}.${field} must be a string`);
+    };
+    switch (role) {
+      case 'system':
+      case 'user':
+        if (content === undefined) throw new ScriptError(`models.chat: ${where}.content is missing`);
+        return { role, content: text('content') };
+      case 'assistant': {
+        const message: ChatMessage = { role: 'assistant', content: text('content') };
+        if (item['tool_calls'] !== undefined) {
+          const calls = asList(item['tool_calls']);
+          if (!calls) throw new ScriptError(`models.chat: ${where}.tool_calls must be a list of { id = call.id }`);
+          const resolved = calls.map((call, i) => {
+            const id = isObject(call) ? call['id'] : undefined;
+            if (typeof id !== 'string')
+              throw new ScriptError(`models.chat: ${where}.tool_calls[${i + 1}].id must be the string id of a requested call`);
+            const record = this.issued.get(id);
+            if (!record)
+              throw new ScriptError(
+                `models.chat: ${where}.tool_calls[${i + 1}].id "${id}" was never issued by the model in this run`,
+              );
+            return record;
+          });
+          if (resolved.length > 0) message.toolCalls = resolved;
+        }
+        return message;
+      }
+      default: {
+        const id = item['tool_call_id'];
+        if (typeof id !== 'string')
+          throw new ScriptError(`models.chat: ${where}.tool_call_id must be the string id of the call it answers`);
+        if (!this.issued.has(id))
+          throw new ScriptError(`models.chat: ${where}.tool_call_id "${id}" was never issued by the model in this run`);
+        return { role: 'tool', toolCallId: id, content: text('content') };
+      }
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import type { JsonObject, JsonValue } from '../../../common/json.js';
+import type { RecordedDecision, RunEvent } from '../../../common/run-events.js';
+import { ProviderError, type ChatMessage, type ModelEvent, type ModelProvider, type ModelRequest } from '../providers/model-provider.js';
+import { readTranscript, type LocatedEvent } from '../transcript/transcript-reader.js';
+import { FatalRunError } from './run-errors.js';
+
+type RoundRequest = Extract<RunEvent, { type: 'round-request' }>;
+type RoundResponse = Extract<RunEvent, { type: 'round-response' }>;
+type ToolErrorStage = Extract<RunEvent, { type: 'tool-error' }>['stage'];
+
+/** How a recorded dispatch ended. */
+export type RecordedOutcome =
+  | { kind: 'output'; output: string; trust: 'trusted' | 'untrusted'; structured: boolean }
+  | { kind: 'error'; stage: ToolErrorStage; message: string };
+
+interface RecordedRound {
+  line: number;
+  request: RoundRequest;
+  response: RoundResponse;
+}
+
+interface RecordedDispatch {
+  line: number;
+  alias: string;
+  arguments: JsonValue;
+  decision?: RecordedDecision;
+  outcome: RecordedOutcome;
+}
+
+// The nonce differs between the recording and the replay; envelopes are compared without it.
+const NONCE = /untrusted_input_[0-9A-Za-z]+/g;
+
+/** Canonical JSON: sorted keys, nonces blanked, so equal content compares equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item && typeof item === 'object' && !Array.isArray(item)) {
+      return Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    return item;
+  }).replace(NONCE, 'untrusted_input_NONCE');
+}
+
+function describeCall(alias: string, args: JsonValue): string {
+  return `tools.call('${alias}', ${JSON.stringify(args)})`;
+}
+
+/**
+ * A transcript read back for replay: the model rounds and tool dispatches in the order they
+ * happened. Replay answers `models.chat` and `tools.call` from it, offline, and stops the run with
+ * an error that says where as soon as the script asks for something the recording does not hold.
+ */
+export class ReplayRecording {
+  private readonly rounds: RecordedRound[] = [];
+  private readonly dispatches: RecordedDispatch[] = [];
+  private nextRound = 0;
+  private nextCall = 0;
+  readonly start: Extract<RunEvent, { type: 'run-start' }>;
+
+  constructor(
+    readonly path: string,
+    events: LocatedEvent[],
+  ) {
+    this.start = events[0] as Extract<RunEvent, { type: 'run-start' }>;
+    const requests = new Map<number, RoundRequest>();
+    const byCall = new Map<string, RecordedDispatch>();
+    for (const event of events) {
+      switch (event.type) {
+        case 'round-request':
+          requests.set(event.round, event);
+          break;
+        case 'round-response': {
+          const request = requests.get(event.round);
+          if (!request) throw new FatalRunError(`${path}:${event.line}: round ${event.round} has a response but no request`);
+          this.rounds.push({ line: event.line, request, response: event });
+          break;
+        }
+        case 'tool-dispatch': {
+          const dispatch: RecordedDispatch = {
+            line: event.line,
+            alias: event.alias,
+            arguments: event.arguments,
+            outcome: { kind: 'error', stage: 'run', message: `the recording ends before tools.call('${event.alias}') finished` },
+          };
+          byCall.set(event.callId, dispatch);
+          this.dispatches.push(dispatch);
+          break;
+        }
+        case 'approval-decision': {
+          const dispatch = byCall.get(event.callId);
+          if (dispatch) dispatch.decision = event.decision;
+          break;
+        }
+        case 'tool-output': {
+          const dispatch = byCall.get(event.callId);
+          if (dispatch) dispatch.outcome = { kind: 'output', output: event.output, trust: event.trust, structured: event.structured };
+          break;
+        }
+        case 'tool-error': {
+          const dispatch = byCall.get(event.callId);
+          if (dispatch) dispatch.outcome = { kind: 'error', stage: event.stage, message: event.message };
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+
+  /** Reads and checks a transcript file; throws a TranscriptError naming the line on bad input. */
+  static fromFile(path: string): ReplayRecording {
+    return new ReplayRecording(path, readTranscript(path));
+  }
+
+  /** The recorded model round answering `request`, or a divergence error saying where. */
+  nextRoundFor(request: ModelRequest): RoundResponse {
+    const index = this.nextRound++;
+    const recorded = this.rounds[index];
+    if (!recorded)
+      throw new ProviderError(
+        'replay-divergence',
+        `replay diverged at model round ${index + 1}: the script called models.chat again, but ${this.path} holds only ${this.rounds.length} round(s)`,
+      );
+    const where = `replay diverged at model round ${index + 1} (${this.path}:${recorded.request.line})`;
+    const tools = request.tools.map((tool) => tool.name);
+    if (canonical(tools) !== canonical(recorded.request.tools))
+      throw new ProviderError(
+        'replay-divergence',
+        `${where}: the script advertised tools ${JSON.stringify(tools)}, the recording ${JSON.stringify(recorded.request.tools)}`,
+      );
+    const messages: ChatMessage[] = request.messages;
+    const expected = recorded.request.messages;
+    if (messages.length !== expected.length)
+      throw new ProviderError(
+        'replay-divergence',
+        `${where}: the script sent ${messages.length} message(s), the recording ${expected.length}`,
+      );
+    messages.forEach((message, i) => {
+      if (canonical(message) !== canonical(expected[i]))
+        throw new ProviderError(
+          'replay-divergence',
+          `${where}: message ${i + 1} differs: the script sent ${canonical(message).slice(0, 200)}, the recording has ${canonical(expected[i]).slice(0, 200)}`,
+        );
+    });
+    return recorded.response;
+  }
+
+  /** The recorded outcome of the next dispatch; a different alias or arguments end the run. */
+  nextDispatch(alias: string, args: JsonObject): { decision?: RecordedDecision; outcome: RecordedOutcome } {
+    const index = this.nextCall++;
+    const recorded = this.dispatches[index];
+    if (!recorded)
+      throw new FatalRunError(
+        `replay diverged at tool call ${index + 1}: the script called ${describeCall(alias, args)}, but ${this.path} holds only ${this.dispatches.length} tool call(s)`,
+      );
+    if (recorded.alias !== alias || canonical(recorded.arguments) !== canonical(args))
+      throw new FatalRunError(
+        `replay diverged at tool call ${index + 1} (${this.path}:${recorded.line}): the script called ${describeCall(alias, args)}, the recording has ${describeCall(recorded.alias, recorded.arguments)}`,
+      );
+    return recorded;
+  }
+}
+
+/** A ModelProvider that answers every round from a recording, without a network or keys. */
+export class ReplayProvider implements ModelProvider {
+  readonly id = 'replay';
+
+  constructor(private readonly recording: ReplayRecording) {}
+
+  async *chat(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+    if (signal.aborted) throw new ProviderError('aborted', 'the run was stopped');
+    const response = this.recording.nextRoundFor(request);
+    if (response.content) yield { type: 'text-delta', text: response.content };
+    for (const call of response.toolCalls) yield { type: 'tool-call', id: call.id, name: call.name, rawArguments: call.rawArguments };
+    yield { type: 'finish', finishReason: response.finishReason, usage: response.usage };
+  }
+}

@@ -1,0 +1,337 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { RunEvent, RunEventBody, RunLimits, RunStatus } from '../../../common/run-events.js';
+import type { ApprovalGate } from '../approval/approval-types.js';
+import type { ToolCatalog, ToolRunner } from '../tools/tool-spec.js';
+import { redactSecrets, TranscriptWriter } from '../transcript/transcript-writer.js';
+import { ModelDriver, type ModelResolver } from './model-driver.js';
+import type { ReplayRecording } from './replay.js';
+import { FatalRunError, ScriptError } from './run-errors.js';
+import { ToolDispatcher, type TaintChecker } from './tool-dispatcher.js';
+import type { LuaWorker, WorkerPool } from './worker-pool.js';
+import type { FromWorker, HostReply, ToWorker } from './worker-protocol.js';
+
+/** Default limits (SPEC §3.2): 30 s of Lua compute, a 256 MiB Lua heap, no wall-clock limit. */
+export const DEFAULT_LIMITS: RunLimits = { cpuMs: 30_000, memoryBytes: 256 * 1024 * 1024 };
+
+/** Longest log line kept; longer ones are cut with a note, so a runaway log cannot flood the host. */
+const MAX_LOG_CHARS = 64 * 1024;
+
+/** Everything one run needs. Core only: no Electron, no terminal. */
+export interface RunOptions {
+  /** The Lua source. */
+  script: string;
+  /** The name errors use (`agents/echo.lua:3: ...`), usually workspace-relative. */
+  scriptPath: string;
+  pool: WorkerPool;
+  catalog: ToolCatalog;
+  toolRunner: ToolRunner;
+  gate: ApprovalGate;
+  models: ModelResolver;
+  taint?: TaintChecker;
+  replay?: ReplayRecording;
+  limits?: Partial<RunLimits>;
+  /** JSONL transcript path; events are appended and flushed one by one. */
+  transcriptPath?: string;
+  /** Secrets used by this run (provider keys): redacted from every event. */
+  secrets?: readonly string[];
+  workspace?: string;
+  catalogHashes?: Record<string, string>;
+  /** The model used by default, for the run-start event. */
+  defaultModel?: { alias: string; provider: string; modelId: string };
+  runId?: string;
+  /** Receives every event as it happens (the studio, the CLI's --json). */
+  onEvent?: (event: RunEvent) => void;
+}
+
+/** How a run ended. */
+export interface RunResult {
+  runId: string;
+  status: RunStatus;
+  exitCode: number;
+  error?: { kind: 'syntax' | 'runtime' | 'cpu' | 'memory' | 'timeout' | 'stopped' | 'crash' | 'host'; message: string };
+  toolCalls: Record<string, number>;
+  cpuMs: number;
+  durationMs: number;
+  transcriptPath?: string;
+}
+
+type EndError = NonNullable<RunResult['error']>;
+
+const EXIT_CODES: Record<RunStatus, number> = { ok: 0, error: 1, stopped: 3, limit: 3 };
+
+/** A fresh 128-bit guard nonce for one run (SPEC §2.4: at least 64 bits, random, once per run). */
+export function newNonce(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/**
+ * One execution of one Lua script in its own VM on a pooled worker thread. Host calls (models.chat,
+ * tools.call) are answered here while the worker blocks. The run measures Lua compute time as the
+ * time the worker spends outside host calls, and terminates the worker when the budget, the
+ * wall-clock limit or a stop ends the run — which also stops loops where no Lua hook fires
+ * (`string.find` backtracking). The host's event loop is never blocked by the script.
+ */
+export class Run {
+  readonly id: string;
+  readonly done: Promise<RunResult>;
+  readonly limits: RunLimits;
+  private readonly nonce = newNonce();
+  private readonly abort = new AbortController();
+  private readonly driver: ModelDriver;
+  private readonly dispatcher: ToolDispatcher;
+  private readonly transcript: TranscriptWriter | undefined;
+  private readonly listeners = new Set<(event: RunEvent) => void>();
+  private readonly startedAt = performance.now();
+  private seq = 0;
+  private worker: LuaWorker | undefined;
+  private ended = false;
+  private resolveDone!: (result: RunResult) => void;
+  private cpuUsedMs = 0;
+  private computingSince: number | undefined;
+  private cpuTimer: NodeJS.Timeout | undefined;
+  private wallTimer: NodeJS.Timeout | undefined;
+  private replyCount = 0;
+
+  constructor(private readonly options: RunOptions) {
+    this.id = options.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    if (options.onEvent) this.listeners.add(options.onEvent);
+    if (options.transcriptPath) this.transcript = new TranscriptWriter(options.transcriptPath, options.secrets ?? []);
+    const emit = (event: RunEventBody): void => this.emit(event);
+    this.driver = new ModelDriver(options.models, options.catalog, emit);
+    this.dispatcher = new ToolDispatcher({
+      runId: this.id,
+      nonce: this.nonce,
+      catalog: options.catalog,
+      runner: options.toolRunner,
+      gate: options.gate,
+      emit,
+      ...(options.taint && { taint: options.taint }),
+      ...(options.replay && { replay: options.replay }),
+    });
+  }
+
+  /** Subscribes to events; returns an unsubscribe function. */
+  onEvent(listener: (event: RunEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** tools.calls as the host counted it. */
+  get toolCalls(): Record<string, number> {
+    return { ...this.dispatcher.counts };
+  }
+
+  /** Starts the run. Resolves once the script has been handed to a worker. */
+  async start(): Promise<void> {
+    const { options } = this;
+    this.emit({
+      type: 'run-start',
+      script: { path: options.scriptPath, sha256: createHash('sha256').update(options.script).digest('hex') },
+      ...(options.workspace !== undefined && { workspace: options.workspace }),
+      catalogs: options.catalogHashes ?? {},
+      ...(options.defaultModel && { model: options.defaultModel }),
+      limits: this.limits,
+      ...(options.replay && { replayOf: options.replay.path }),
+    });
+    if (this.limits.wallMs !== undefined) {
+      this.wallTimer = setTimeout(
+        () => this.finish('limit', { kind: 'timeout', message: `wall-clock limit of ${this.limits.wallMs! / 1000} s exceeded` }),
+        this.limits.wallMs,
+      );
+    }
+    let worker: LuaWorker;
+    try {
+      worker = await options.pool.acquire();
+    } catch (error) {
+      this.finish('error', { kind: 'crash', message: (error as Error).message });
+      return;
+    }
+    if (this.ended) {
+      options.pool.release(worker, true);
+      return;
+    }
+    this.worker = worker;
+    worker.worker.on('message', this.onWorkerMessage);
+    worker.worker.on('error', this.onWorkerError);
+    worker.worker.on('exit', this.onWorkerExit);
+    const start: ToWorker = {
+      type: 'start',
+      runId: this.id,
+      script: options.script,
+      chunkName: options.scriptPath,
+      nonce: this.nonce,
+      memoryBytes: this.limits.memoryBytes,
+    };
+    worker.worker.postMessage(start);
+  }
+
+  /** Stops the run at once: pending calls are cancelled and the worker is terminated. */
+  stop(reason = 'stopped by the user'): void {
+    this.finish('stopped', { kind: 'stopped', message: reason });
+  }
+
+  private readonly onWorkerMessage = (message: FromWorker): void => {
+    if (this.ended) return;
+    switch (message.type) {
+      case 'started':
+        this.resumeClock();
+        break;
+      case 'log': {
+        const text =
+          message.text.length > MAX_LOG_CHARS
+            ? `${message.text.slice(0, MAX_LOG_CHARS)}… [${message.text.length - MAX_LOG_CHARS} more characters cut]`
+            : message.text;
+        this.emit({ type: 'log', text });
+        break;
+      }
+      case 'call':
+        this.pauseClock();
+        void this.answer(message.method, message.payload);
+        break;
+      case 'end':
+        this.pauseClock();
+        this.onScriptEnd(message);
+        break;
+      case 'ready':
+        break;
+    }
+  };
+
+  private readonly onWorkerError = (error: Error): void => {
+    this.finish('error', { kind: 'crash', message: `the Lua VM crashed: ${error.message}` });
+  };
+
+  private readonly onWorkerExit = (code: number): void => {
+    this.finish('error', { kind: 'crash', message: `the Lua worker exited unexpectedly (code ${code})` });
+  };
+
+  private onScriptEnd(message: Extract<FromWorker, { type: 'end' }>): void {
+    const reusable = message.status !== 'crash' && message.memoryUsed < 32 * 1024 * 1024;
+    if (message.status === 'ok') {
+      this.finish('ok', undefined, reusable);
+    } else if (/not enough memory/.test(message.message)) {
+      this.finish(
+        'limit',
+        { kind: 'memory', message: `${message.message} (the Lua heap limit is ${Math.round(this.limits.memoryBytes / 1048576)} MiB)` },
+        false,
+      );
+    } else {
+      const kind = message.status === 'syntax' ? 'syntax' : message.status === 'crash' ? 'crash' : 'runtime';
+      this.finish('error', { kind, message: message.message }, reusable);
+    }
+  }
+
+  private async answer(method: string, payload: string): Promise<void> {
+    let reply: HostReply;
+    try {
+      const request = JSON.parse(payload) as Record<string, unknown>;
+      const value =
+        method === 'models.chat'
+          ? await this.driver.chat(request, this.abort.signal)
+          : await this.dispatcher.call(request, this.abort.signal);
+      reply = { ok: true, value };
+    } catch (error) {
+      if (this.ended) return;
+      if (error instanceof ScriptError) reply = { ok: false, error: error.message };
+      else if (error instanceof FatalRunError) {
+        this.finish('error', { kind: 'host', message: error.message });
+        return;
+      } else {
+        reply = { ok: false, error: `${method}: internal error: ${error instanceof Error ? error.message : String(error)}` };
+      }
+    }
+    if (this.ended || !this.worker) return;
+    reply = this.redact(reply);
+    this.worker.replyPort.postMessage(reply);
+    this.replyCount += 1;
+    Atomics.store(this.worker.signal, 0, this.replyCount);
+    Atomics.notify(this.worker.signal, 0);
+    this.resumeClock();
+  }
+
+  private resumeClock(): void {
+    if (this.ended || this.computingSince !== undefined) return;
+    this.computingSince = performance.now();
+    const remaining = Math.max(0, this.limits.cpuMs - this.cpuUsedMs);
+    this.cpuTimer = setTimeout(
+      () => this.finish('limit', { kind: 'cpu', message: `CPU limit of ${this.limits.cpuMs / 1000} s exceeded (the script computed without returning to the host)` }),
+      remaining,
+    );
+  }
+
+  private pauseClock(): void {
+    if (this.computingSince === undefined) return;
+    this.cpuUsedMs += performance.now() - this.computingSince;
+    this.computingSince = undefined;
+    clearTimeout(this.cpuTimer);
+  }
+
+  private finish(status: RunStatus, error?: EndError, reusable = false): void {
+    if (this.ended) return;
+    this.pauseClock();
+    this.ended = true;
+    clearTimeout(this.wallTimer);
+    this.abort.abort(error?.message ?? 'the run ended');
+    const worker = this.worker;
+    if (worker) {
+      worker.worker.off('message', this.onWorkerMessage);
+      worker.worker.off('error', this.onWorkerError);
+      worker.worker.off('exit', this.onWorkerExit);
+      // A worker stopped mid-script (stop, limit, fatal host error) is terminated; only one whose
+      // script ended by itself goes back to the pool.
+      this.options.pool.release(worker, reusable);
+    }
+    const result: RunResult = {
+      runId: this.id,
+      status,
+      exitCode: EXIT_CODES[status],
+      ...(error && { error }),
+      toolCalls: this.toolCalls,
+      cpuMs: this.cpuUsedMs,
+      durationMs: performance.now() - this.startedAt,
+      ...(this.options.transcriptPath && { transcriptPath: this.options.transcriptPath }),
+    };
+    this.emit({
+      type: 'run-end',
+      status,
+      exitCode: result.exitCode,
+      ...(error && { error }),
+      durationMs: result.durationMs,
+      cpuMs: result.cpuMs,
+      usage: { ...this.driver.usage },
+      ...(this.driver.cost !== undefined && { cost: this.driver.cost }),
+      toolCalls: result.toolCalls,
+    });
+    this.transcript?.close();
+    this.resolveDone(result);
+  }
+
+  private emit(body: RunEventBody): void {
+    const event = this.redact({ ...body, seq: ++this.seq, t: new Date().toISOString(), runId: this.id } as RunEvent);
+    this.transcript?.write(event);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing listener (a closed window, a broken pipe) must not break the run.
+      }
+    }
+  }
+
+  private redact<T>(value: T): T {
+    const secrets = this.options.secrets;
+    if (!secrets || secrets.length === 0) return value;
+    const text = JSON.stringify(value);
+    const clean = redactSecrets(text, secrets);
+    return clean === text ? value : (JSON.parse(clean) as T);
+  }
+}
+
+/** Creates and starts a run; the result is `run.done`. */
+export async function startRun(options: RunOptions): Promise<Run> {
+  const run = new Run(options);
+  await run.start();
+  return run;
+}

@@ -1,0 +1,156 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { FromWorker, WorkerInit } from './worker-protocol.js';
+
+/** A Lua worker with its reply channel, ready to run one script. */
+export interface LuaWorker {
+  readonly worker: Worker;
+  /** The main side's end of the reply channel. */
+  readonly replyPort: MessagePort;
+  /** Int32 index 0 is bumped (and notified) after each reply is posted. */
+  readonly signal: Int32Array;
+  /** Runs completed on this worker. */
+  runs: number;
+}
+
+/** Where the worker module is and how to start it. */
+export interface WorkerEntry {
+  file: string;
+  /** For source mode: the TypeScript module the bootstrap imports. */
+  entry?: string;
+}
+
+/**
+ * The worker to start: the bundled `lua-worker.js` next to this module when it exists (the built
+ * app, the benchmarks), otherwise the TypeScript source through a tsx bootstrap (tests, the CLI
+ * in a checkout).
+ */
+export function defaultWorkerEntry(): WorkerEntry {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const built = join(here, 'lua-worker.js');
+  if (existsSync(built)) return { file: built };
+  return { file: join(here, 'worker-boot.mjs'), entry: pathToFileURL(join(here, 'lua-worker.ts')).href };
+}
+
+/** Options for {@link WorkerPool}. */
+export interface WorkerPoolOptions {
+  /** How many idle, pre-warmed workers to keep. Default 2. */
+  size?: number;
+  entry?: WorkerEntry;
+  /** A worker is retired after this many runs. Default 200. */
+  maxRunsPerWorker?: number;
+}
+
+/**
+ * Keeps pre-warmed Lua workers (wasmoon compiled, an engine prepared) so that a run starts without
+ * paying for worker start-up. Idle workers are unref'd, so a pool never keeps a process alive.
+ */
+export class WorkerPool {
+  private readonly idle: LuaWorker[] = [];
+  private readonly warming = new Set<Promise<LuaWorker | undefined>>();
+  private readonly size: number;
+  private readonly entry: WorkerEntry;
+  private readonly maxRuns: number;
+  private closed = false;
+
+  constructor(options: WorkerPoolOptions = {}) {
+    this.size = options.size ?? 2;
+    this.entry = options.entry ?? defaultWorkerEntry();
+    this.maxRuns = options.maxRunsPerWorker ?? 200;
+  }
+
+  /** Starts warming workers up to the pool size. */
+  prewarm(): void {
+    while (!this.closed && this.idle.length + this.warming.size < this.size) {
+      const warming = this.spawn().then(
+        (worker) => {
+          this.warming.delete(warming);
+          if (this.closed) {
+            void worker.worker.terminate();
+            return undefined;
+          }
+          this.idle.push(worker);
+          return worker;
+        },
+        () => {
+          this.warming.delete(warming);
+          return undefined;
+        },
+      );
+      this.warming.add(warming);
+    }
+  }
+
+  /** A ready worker: an idle one when there is one, else a newly started one. */
+  async acquire(): Promise<LuaWorker> {
+    if (this.closed) throw new Error('the worker pool is closed');
+    const worker = this.idle.pop() ?? (await this.spawn());
+    worker.worker.ref();
+    this.prewarm();
+    return worker;
+  }
+
+  /**
+   * Gives a worker back after a run that ended normally. The worker prepares a fresh engine and
+   * reports `ready`; only then does it rejoin the pool.
+   */
+  release(worker: LuaWorker, reusable: boolean): void {
+    worker.runs += 1;
+    if (this.closed || !reusable || worker.runs >= this.maxRuns || this.idle.length >= this.size) {
+      void worker.worker.terminate();
+      this.prewarm();
+      return;
+    }
+    worker.worker.unref();
+    const onReady = (message: FromWorker): void => {
+      if (message.type !== 'ready') return;
+      worker.worker.off('message', onReady);
+      if (this.closed || this.idle.length >= this.size) void worker.worker.terminate();
+      else this.idle.push(worker);
+    };
+    worker.worker.on('message', onReady);
+  }
+
+  /** Terminates every idle worker. Workers running a script are ended by their runs. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const idle = this.idle.splice(0);
+    const warming = await Promise.all(this.warming);
+    await Promise.all([...idle, ...warming].map((w) => w?.worker.terminate()));
+  }
+
+  private spawn(): Promise<LuaWorker> {
+    const { port1, port2 } = new MessageChannel();
+    const signal = new SharedArrayBuffer(4);
+    const init: WorkerInit = { replyPort: port2, signal };
+    if (this.entry.entry) init.entry = this.entry.entry;
+    const worker = new Worker(this.entry.file, { workerData: init, transferList: [port2] });
+    worker.unref();
+    port1.unref();
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: FromWorker): void => {
+        if (message.type !== 'ready') return;
+        cleanup();
+        resolve({ worker, replyPort: port1, signal: new Int32Array(signal), runs: 0 });
+      };
+      const onError = (error: Error): void => {
+        cleanup();
+        reject(new Error(`the Lua worker failed to start: ${error.message}`));
+      };
+      const onExit = (code: number): void => {
+        cleanup();
+        reject(new Error(`the Lua worker exited during start-up (code ${code})`));
+      };
+      const cleanup = (): void => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    });
+  }
+}
