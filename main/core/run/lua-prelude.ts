@@ -23,6 +23,8 @@ local rawset, setmetatable, getmetatable, load, _G = rawset, setmetatable, getme
 local math_type, huge = math.type, math.huge
 local sformat, sgsub, sbyte, tonumber = string.format, string.gsub, string.byte, tonumber
 local tconcat, tsort = table.concat, table.sort
+-- Kept only here, for error positions; the debug library itself is removed below.
+local getinfo = debug.getinfo
 
 -- The sandbox: nothing that loads code, reaches files or the process, or inspects the VM.
 -- (Through _G: several of these names are locals from here on.)
@@ -31,8 +33,11 @@ for _, name in next, { 'load', 'loadstring', 'dofile', 'loadfile', 'require', 'c
   _G[name] = nil
 end
 string.dump = nil
--- Hide the shared string metatable so a script cannot change how every string behaves.
-getmetatable('').__metatable = false
+-- wasmoon's loadLibrary leaves the string metatable's __index on a second copy of the library,
+-- which still holds dump: point it at the cleaned global table, then hide the metatable.
+local string_mt = getmetatable('')
+string_mt.__index = string
+string_mt.__metatable = false
 
 ---------------------------------------------------------------------------------------------
 -- JSON encoding of Lua values (Lua -> host)
@@ -120,11 +125,25 @@ end
 ---------------------------------------------------------------------------------------------
 -- Host calls
 ---------------------------------------------------------------------------------------------
+local script_source = '=' .. chunkname
+
+-- Raises msg at the innermost line of the script on the stack, whatever lies between (pcall,
+-- tail calls, sort comparators, metamethods), so host errors always carry the script's file:line.
+local function raise(msg)
+  for level = 2, 250 do
+    local info = getinfo(level, 'Sl')
+    if not info then break end
+    if info.source == script_source and info.currentline and info.currentline > 0 then
+      error(chunkname .. ':' .. info.currentline .. ': ' .. msg, 0)
+    end
+  end
+  error(msg, 0)
+end
+
 local function call_host(method, payload)
   local reply = host_call(method, payload)
   if reply.ok then return reply.value end
-  -- Level 3: the position of the script line that called models.chat / tools.call.
-  error(reply.error, 3)
+  raise(reply.error)
 end
 
 local function to_text(...)
@@ -141,31 +160,29 @@ end
 local function untrusted(s)
   local t = type(s)
   if t == 'number' then s = tostring(s) elseif t ~= 'string' then
-    error('untrusted: expected a string, got ' .. t, 2)
+    raise('untrusted: expected a string, got ' .. t)
   end
   return host_untrusted(s)
 end
 
 local function chat(messages, opts)
   if type(messages) ~= 'table' then
-    error('models.chat: messages must be a list of message tables, got ' .. type(messages), 2)
+    raise('models.chat: messages must be a list of message tables, got ' .. type(messages))
   end
   if opts ~= nil and type(opts) ~= 'table' then
-    error('models.chat: opts must be a table or nil, got ' .. type(opts), 2)
+    raise('models.chat: opts must be a table or nil, got ' .. type(opts))
   end
   local ok, payload = pcall(function()
     return '{"messages":' .. encode(messages, 'messages') .. ',"opts":' .. encode(opts or {}, 'opts') .. '}'
   end)
-  if not ok then error('models.chat: ' .. tostring(payload), 2) end
-  -- Not a tail call: call_host's error level counts this frame.
-  local result = call_host('models.chat', payload)
-  return result
+  if not ok then raise('models.chat: ' .. tostring(payload)) end
+  return call_host('models.chat', payload)
 end
 
 local counts = {}
 local function call_tool(alias, args)
   if type(alias) ~= 'string' then
-    error('tools.call: the tool alias must be a string, got ' .. type(alias), 2)
+    raise('tools.call: the tool alias must be a string, got ' .. type(alias))
   end
   counts[alias] = (counts[alias] or 0) + 1
   local payload
@@ -180,12 +197,11 @@ local function call_tool(alias, args)
       payload = '{"alias":' .. encode_string(alias) .. ',"argsError":' .. encode_string(tostring(json)) .. '}'
     end
   end
-  local output = call_host('tools.call', payload)
-  return output
+  return call_host('tools.call', payload)
 end
 
 local function read_only(name)
-  return function() error(name .. ' is read-only', 2) end
+  return function() raise(name .. ' is read-only') end
 end
 
 local calls = setmetatable({}, {
@@ -213,7 +229,7 @@ local protected = { [calls] = 'tools.calls', [tools] = 'tools', [models] = 'mode
 local raw_rawset = rawset
 _G.rawset = function(t, k, v)
   local name = protected[t]
-  if name then error(name .. ' is read-only', 2) end
+  if name then raise(name .. ' is read-only') end
   return raw_rawset(t, k, v)
 end
 

@@ -11,13 +11,16 @@ import type { FromWorker, HostReply, ToWorker, WorkerInit } from './worker-proto
 const init = workerData as WorkerInit;
 const port = parentPort!;
 const signal = new Int32Array(init.signal);
-const SAFE_LIBRARIES = [
+const OPENED_LIBRARIES = [
   LuaLibraries.Base,
   LuaLibraries.Coroutine,
   LuaLibraries.Table,
   LuaLibraries.String,
   LuaLibraries.Math,
   LuaLibraries.UTF8,
+  // Opened only so the prelude can keep debug.getinfo for error positions; the prelude removes the
+  // global before the script runs.
+  LuaLibraries.Debug,
 ];
 
 function post(message: FromWorker): void {
@@ -47,7 +50,7 @@ async function prepareEngine(): Promise<LuaEngine> {
     injectObjects: false,
     traceAllocations: true,
   });
-  for (const library of SAFE_LIBRARIES) engine.global.loadLibrary(library);
+  for (const library of OPENED_LIBRARIES) engine.global.loadLibrary(library);
   engine.global.set('__pf_host', (method: string, payload: string) => {
     try {
       return hostCall(method, payload);

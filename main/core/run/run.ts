@@ -254,11 +254,21 @@ export class Run {
   private resumeClock(): void {
     if (this.ended || this.computingSince !== undefined) return;
     this.computingSince = performance.now();
-    const remaining = Math.max(0, this.limits.cpuMs - this.cpuUsedMs);
-    this.cpuTimer = setTimeout(
-      () => this.finish('limit', { kind: 'cpu', message: `CPU limit of ${this.limits.cpuMs / 1000} s exceeded (the script computed without returning to the host)` }),
-      remaining,
-    );
+    this.armCpuTimer();
+  }
+
+  private armCpuTimer(): void {
+    const used = this.cpuUsedMs + (performance.now() - (this.computingSince ?? performance.now()));
+    const remaining = this.limits.cpuMs - used;
+    if (remaining <= 0) {
+      this.finish('limit', {
+        kind: 'cpu',
+        message: `CPU limit of ${this.limits.cpuMs / 1000} s exceeded (the script computed without returning to the host)`,
+      });
+      return;
+    }
+    // Timers may fire a little early; the callback re-measures and re-arms for what is left.
+    this.cpuTimer = setTimeout(() => this.armCpuTimer(), Math.ceil(remaining));
   }
 
   private pauseClock(): void {
@@ -271,6 +281,7 @@ export class Run {
   private finish(status: RunStatus, error?: EndError, reusable = false): void {
     if (this.ended) return;
     this.pauseClock();
+    this.dispatcher.cancelPending(error?.message ?? 'the run ended');
     this.ended = true;
     clearTimeout(this.wallTimer);
     this.abort.abort(error?.message ?? 'the run ended');
@@ -309,6 +320,8 @@ export class Run {
   }
 
   private emit(body: RunEventBody): void {
+    // After run-end nothing more is recorded: late answers from a cancelled call are dropped.
+    if (this.ended && body.type !== 'run-end') return;
     const event = this.redact({ ...body, seq: ++this.seq, t: new Date().toISOString(), runId: this.id } as RunEvent);
     this.transcript?.write(event);
     for (const listener of this.listeners) {

@@ -33,6 +33,8 @@ export class ToolDispatcher {
   /** tools.calls, host side: every attempted dispatch per alias. */
   readonly counts: Record<string, number> = {};
   private sequence = 0;
+  /** The call waiting for a decision, if any. */
+  private pending: { callId: string; alias: string; args: JsonObject } | undefined;
 
   constructor(private readonly options: ToolDispatcherOptions) {}
 
@@ -65,6 +67,7 @@ export class ToolDispatcher {
     if (invalid) fail('validation', `tools.call('${alias}'): invalid arguments: ${invalid}`);
 
     const taint = this.options.taint?.check(args) ?? [];
+    this.pending = { callId, alias, args };
     const decision = await this.options.gate.decide(
       {
         runId: this.options.runId,
@@ -77,6 +80,8 @@ export class ToolDispatcher {
       },
       signal,
     );
+    if (this.pending?.callId !== callId) return fail('cancelled', `tools.call('${alias}') was cancelled: the run ended`);
+    this.pending = undefined;
     this.emitDecision(callId, alias, args, decision);
     if (decision.kind === 'deny') fail('denied', `tools.call('${alias}') was denied: ${decision.reason}`);
     if (decision.kind === 'cancelled') fail('cancelled', `tools.call('${alias}') was cancelled: ${decision.reason}`);
@@ -91,6 +96,25 @@ export class ToolDispatcher {
       return fail('run', `tools.call('${alias}') failed: ${what}`);
     }
     return this.deliver(callId, tool, raw, performance.now() - started, fail);
+  }
+
+  /**
+   * Records the call that is waiting for a decision as cancelled (the run is ending). It never runs:
+   * whatever the gate answers later is ignored.
+   */
+  cancelPending(reason: string): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    const at = new Date().toISOString();
+    this.emitDecision(pending.callId, pending.alias, pending.args, { kind: 'cancelled', reason, source: 'policy', at });
+    this.options.emit({
+      type: 'tool-error',
+      callId: pending.callId,
+      alias: pending.alias,
+      stage: 'cancelled',
+      message: `tools.call('${pending.alias}') was cancelled: ${reason}`,
+    });
   }
 
   private deliver(

@@ -153,16 +153,15 @@ export interface Harness {
   run: Run;
 }
 
-/** Runs `script` with the fixture ports and collects everything. */
-export async function runScript(
-  script: string,
-  options: {
-    rounds?: ScriptedRound[];
-    answers?: ApprovalDecision[];
-    scriptPath?: string;
-    overrides?: Partial<RunOptions>;
-  } = {},
-): Promise<Harness> {
+export interface ScriptOptions {
+  rounds?: ScriptedRound[];
+  answers?: ApprovalDecision[];
+  scriptPath?: string;
+  overrides?: Partial<RunOptions>;
+}
+
+/** Starts `script` with the fixture ports; `finished` collects everything once it ends. */
+export function startScript(script: string, options: ScriptOptions = {}): { run: Run; finished: Promise<Harness> } {
   const model = new ScriptedModel(options.rounds ?? []);
   const runner = new FixtureRunner();
   const gate = new ScriptedGate(options.answers);
@@ -175,11 +174,18 @@ export async function runScript(
     toolRunner: runner,
     gate,
     models: resolverFor(model),
-    onEvent: (e) => events.push(e),
     ...options.overrides,
   });
-  await run.start();
-  const result = await run.done;
-  const logs = events.flatMap((e) => (e.type === 'log' ? [e.text] : []));
-  return { result, events, logs, model, runner, gate, run };
+  run.onEvent((e) => events.push(e));
+  const finished = run.start().then(async () => {
+    const result = await run.done;
+    const logs = events.flatMap((e) => (e.type === 'log' ? [e.text] : []));
+    return { result, events, logs, model, runner, gate, run };
+  });
+  return { run, finished };
+}
+
+/** Runs `script` with the fixture ports and collects everything. */
+export function runScript(script: string, options: ScriptOptions = {}): Promise<Harness> {
+  return startScript(script, options).finished;
 }

@@ -172,7 +172,7 @@ describe('Tool calls: dispatch a call', () => {
       local ok, err = pcall(tools.call, 'broken_json')
       log(ok, err)
       tools.call('broken_json')`);
-    expect(h.logs[0]).toMatch(/^false\ttools\.call\('broken_json'\): the tool declares structured output but returned invalid JSON/);
+    expect(h.logs[0]).toMatch(/^false\tagent\.lua:2: tools\.call\('broken_json'\): the tool declares structured output but returned invalid JSON/);
     expect(h.result.status).toBe('error');
     expect(h.result.error?.message).toMatch(/^agent\.lua:4: tools\.call\('broken_json'\): .*invalid JSON/);
   });
@@ -220,7 +220,7 @@ describe('Tool calls: answer a tool call', () => {
       { rounds: [{ calls: [ECHO_CALL] }] },
     );
     expectOk(h);
-    expect(h.logs).toEqual(['models.chat: messages[3].tool_call_id must be the string id of the call it answers']);
+    expect(h.logs).toEqual(['agent.lua:2: models.chat: messages[3].tool_call_id must be the string id of the call it answers']);
   });
 
   it('an id the driver never issued is an error that names the id (SPEC 2.1)', async () => {
@@ -301,7 +301,7 @@ describe('Tool calls: count the dispatches', () => {
       '4\tfalse\tagent.lua:6: tools is read-only',
       '5\tfalse\tagent.lua:7: tools is read-only',
       '6\tfalse\tagent.lua:8: cannot change a protected metatable',
-      '7\tfalse\ttools.calls is read-only',
+      '7\tfalse\tagent.lua:9: tools.calls is read-only',
     ]);
     expect(h.logs[7]).toBe('0\ttools.calls is read-only');
   });
@@ -407,6 +407,6 @@ describe('Tool calls: no MCP tools yet', () => {
   it('"There are no MCP server tools yet. The mcp request shape is reserved."', async () => {
     const h = await runScript(`log(mcp, tools.mcp, models.mcp) log(pcall(tools.call, 'mcp'))`);
     expectOk(h);
-    expect(h.logs).toEqual(['nil\tnil\tnil', 'false\ttools.call: unknown tool "mcp" (not in this agent\'s catalog)']);
+    expect(h.logs).toEqual(['nil\tnil\tnil', 'false\tagent.lua:1: tools.call: unknown tool "mcp" (not in this agent\'s catalog)']);
   });
 });
