@@ -10,6 +10,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: run files in parallel, but not so many that Lua workers starve each other.
     maxWorkers: 2,
-    reporters: ['default'],
+    // The default reporter's table, then one plain `N passed, N failed, N skipped` line for CI logs.
+    reporters: ['default', './test/plain-summary-reporter.ts'],
   },
 });

@@ -23,6 +23,11 @@ export interface ApprovalRequest {
   policy: ApprovalPolicy;
   /** Non-empty when the arguments are tainted. */
   taint: TaintSpan[];
+  /**
+   * The tool's `taintCheck` setting. When false, taint does not force a person's approval. When
+   * absent the gate reads it from its catalog, else assumes true.
+   */
+  taintCheck?: boolean;
 }
 
 /** Who made a decision. */
@@ -31,7 +36,15 @@ export type DecisionSource = 'studio' | 'cli-prompt' | 'policy';
 /** The outcome for one call. `at` is an ISO timestamp. */
 export type ApprovalDecision =
   | { kind: 'approve'; source: DecisionSource; at: string; reason?: string }
-  | { kind: 'approve-edited'; arguments: JsonObject; source: DecisionSource; at: string }
+  | {
+      kind: 'approve-edited';
+      /** The edited arguments: these run. */
+      arguments: JsonObject;
+      source: DecisionSource;
+      at: string;
+      /** The arguments as proposed by the script, kept for the record. */
+      proposed?: JsonObject;
+    }
   | { kind: 'allow-for-run'; source: DecisionSource; at: string }
   | { kind: 'deny'; reason: string; source: DecisionSource; at: string }
   | { kind: 'cancelled'; reason: string; source: DecisionSource; at: string };

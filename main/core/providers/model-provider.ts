@@ -10,6 +10,11 @@ export interface ToolCallRecord {
   rawArguments: string;
   /** The parsed arguments, or undefined when rawArguments is not a JSON object. */
   arguments: JsonObject | undefined;
+  /**
+   * Opaque provider data that must travel back with this call when it is replayed (Gemini's
+   * `thoughtSignature`). Copy it from the `tool-call` event; adapters ignore what they don't know.
+   */
+  providerMetadata?: JsonObject;
 }
 
 /** One message of a model request, after the driver resolved any id-only tool_calls. */
@@ -56,10 +61,15 @@ export type ModelEvent =
   /** A piece of assistant text as it streams in. */
   | { type: 'text-delta'; text: string }
   /** One complete requested tool call (arguments assembled from all of its stream chunks). */
-  | { type: 'tool-call'; id: string; name: string; rawArguments: string }
+  | { type: 'tool-call'; id: string; name: string; rawArguments: string; providerMetadata?: JsonObject }
   /** Provider wire data the transcript keeps verbatim (e.g. an SSE line that could not be parsed). */
   | { type: 'raw'; note: string; data: string }
-  | { type: 'finish'; finishReason: string; usage: Usage };
+  /**
+   * The round's end. `finishReason` is normalised: 'stop' | 'tool_calls' | 'length' |
+   * 'content_filter' | 'refusal' | 'other' (adapters may pass other values through);
+   * `providerFinishReason` is the provider's own word for it (e.g. Gemini `SAFETY`).
+   */
+  | { type: 'finish'; finishReason: string; usage: Usage; providerFinishReason?: string };
 
 /**
  * A model provider adapter (OpenAI, Anthropic, Gemini, OpenAI-compatible, replay).

@@ -28,9 +28,12 @@ export interface ResolvedModel {
   price?: ModelPrice;
 }
 
-/** Resolves `opts.model` (or the default when undefined). Throws an Error naming an unknown alias. */
+/**
+ * Resolves `opts.model` (or the default when undefined), looking up the provider key on first use.
+ * Rejects with an Error naming an unknown alias or saying how to set a missing key.
+ */
 export interface ModelResolver {
-  resolve(alias: string | undefined): ResolvedModel;
+  resolve(alias: string | undefined): Promise<ResolvedModel>;
 }
 
 /** What `models.chat` returns to Lua (snake_case, as the guide shows). */
@@ -112,7 +115,7 @@ export class ModelDriver {
       throw new ScriptError(`models.chat: opts.max_tokens must be an integer`);
     let model: ResolvedModel;
     try {
-      model = this.resolver.resolve(alias);
+      model = await this.resolver.resolve(alias);
     } catch (error) {
       throw new ScriptError(`models.chat: ${(error as Error).message}`);
     }

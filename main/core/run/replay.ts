@@ -4,7 +4,7 @@ import { ProviderError, type ChatMessage, type ModelEvent, type ModelProvider, t
 import { readTranscript, type LocatedEvent } from '../transcript/transcript-reader.js';
 import { FatalRunError } from './run-errors.js';
 
-type RoundRequest = Extract<RunEvent, { type: 'round-request' }>;
+type RoundRequest = Extract<RunEvent, { type: 'round-request' }> & { line: number };
 type RoundResponse = Extract<RunEvent, { type: 'round-response' }>;
 type ToolErrorStage = Extract<RunEvent, { type: 'tool-error' }>['stage'];
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RunEvent, RunEventBody, RunLimits, RunStatus } from '../../../common/run-events.js';
-import type { ApprovalGate } from '../approval/approval-types.js';
+import type { ApprovalGate, ApprovalRequest } from '../approval/approval-types.js';
 import type { ToolCatalog, ToolRunner } from '../tools/tool-spec.js';
 import { redactSecrets, TranscriptWriter } from '../transcript/transcript-writer.js';
 import { ModelDriver, type ModelResolver } from './model-driver.js';
@@ -112,6 +112,11 @@ export class Run {
     });
   }
 
+  /** The script's name as errors show it. */
+  get scriptPath(): string {
+    return this.options.scriptPath;
+  }
+
   /** Subscribes to events; returns an unsubscribe function. */
   onEvent(listener: (event: RunEvent) => void): () => void {
     this.listeners.add(listener);
@@ -165,6 +170,18 @@ export class Run {
       memoryBytes: this.limits.memoryBytes,
     };
     worker.worker.postMessage(start);
+  }
+
+  /** Records that a dispatched call now waits for a person (reported by the approval gate). */
+  notePending(request: ApprovalRequest): void {
+    this.emit({
+      type: 'approval-pending',
+      callId: request.callId,
+      alias: request.alias,
+      description: request.description,
+      arguments: request.arguments,
+      taint: request.taint,
+    });
   }
 
   /** Stops the run at once: pending calls are cancelled and the worker is terminated. */

@@ -43,7 +43,7 @@ export class ScriptedModel implements ModelProvider {
 
 export function resolverFor(provider: ModelProvider): ModelResolver {
   return {
-    resolve(alias) {
+    async resolve(alias) {
       if (alias !== undefined && alias !== 'test-model') throw new Error(`unknown model "${alias}" (not in the model catalog)`);
       return { alias: 'test-model', providerId: provider.id, modelId: 'test-model-1', provider };
     },

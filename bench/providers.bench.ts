@@ -1,0 +1,233 @@
+import { type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ModelRequest } from '../main/core/providers/model-provider.js';
+import { OpenAIChatProvider } from '../main/core/providers/openai-chat-provider.js';
+
+/** One result row; the shape bench/run-all.ts prints. */
+type BenchRow = {
+  name: string;
+  unit: 'ms' | 'us' | 'MiB';
+  median: number;
+  baseline?: { name: string; median: number };
+  ratio?: number;
+  target?: string;
+  samples: number;
+};
+
+const ROUNDS = 200;
+const WARMUP = 20;
+const DELTAS_PER_ROUND = 100;
+const LATENCY_SAMPLES = 300;
+
+const request: ModelRequest = {
+  model: 'bench-model',
+  messages: [{ role: 'user', content: 'Count.' }],
+  tools: [],
+};
+
+function chunk(delta: object, finish: string | null = null): string {
+  return `data: ${JSON.stringify({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    created: 1730000000,
+    model: 'bench-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  })}\n\n`;
+}
+
+/** A full streamed round: DELTAS_PER_ROUND text deltas, finish, usage, [DONE]. */
+function roundBody(): string {
+  let body = chunk({ role: 'assistant', content: '' });
+  for (let i = 0; i < DELTAS_PER_ROUND; i += 1) body += chunk({ content: `token${i} ` });
+  body += chunk({}, 'stop');
+  body += `data: ${JSON.stringify({ id: 'chatcmpl-bench', choices: [], usage: { prompt_tokens: 5, completion_tokens: DELTAS_PER_ROUND } })}\n\n`;
+  body += 'data: [DONE]\n\n';
+  return body;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const now = (): number => Number(process.hrtime.bigint()) / 1e6;
+
+/**
+ * Driver overhead: a full adapter round vs a raw fetch that only reads the body, same server,
+ * interleaved. `paced: false` sends the whole round in one write, so the ratio is the adapter's
+ * pure CPU cost (SSE parsing, one JSON.parse per chunk, events); `paced: true` writes each chunk
+ * separately on its own event-loop turn, as a real provider's stream arrives.
+ */
+async function roundOverhead(paced: boolean): Promise<BenchRow> {
+  const body = roundBody();
+  const pieces = body.split(/(?<=\n\n)/);
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      res.socket?.setNoDelay(true);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (!paced) return void res.end(body);
+      for (const piece of pieces) {
+        res.write(piece);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const provider = new OpenAIChatProvider({
+    baseUrl: `${url}/v1`,
+    providerId: 'openai-compatible',
+    apiKey: 'bench-key',
+  });
+  const rawBody = JSON.stringify(provider.buildBody(request));
+
+  const adapterRound = async (): Promise<number> => {
+    const start = now();
+    let deltas = 0;
+    for await (const event of provider.chat(request, new AbortController().signal))
+      if (event.type === 'text-delta') deltas += 1;
+    if (deltas !== DELTAS_PER_ROUND) throw new Error(`expected ${DELTAS_PER_ROUND} deltas, got ${deltas}`);
+    return now() - start;
+  };
+  const rawRound = async (): Promise<number> => {
+    const start = now();
+    const response = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer bench-key' },
+      body: rawBody,
+    });
+    const reader = response.body!.getReader();
+    for (;;) if ((await reader.read()).done) break;
+    return now() - start;
+  };
+
+  try {
+    for (let i = 0; i < WARMUP; i += 1) {
+      await adapterRound();
+      await rawRound();
+    }
+    const adapter: number[] = [];
+    const raw: number[] = [];
+    for (let i = 0; i < ROUNDS; i += 1) {
+      // Alternate the order so neither side always runs on a warmer connection.
+      if (i % 2 === 0) {
+        adapter.push(await adapterRound());
+        raw.push(await rawRound());
+      } else {
+        raw.push(await rawRound());
+        adapter.push(await adapterRound());
+      }
+    }
+    const adapterMedian = median(adapter);
+    const rawMedian = median(raw);
+    return {
+      name: `providers: OpenAIChatProvider round, ${DELTAS_PER_ROUND} deltas ${paced ? 'written one by one' : 'in one write'}, all events consumed`,
+      unit: 'ms',
+      median: adapterMedian,
+      baseline: { name: 'raw fetch + read body, same server', median: rawMedian },
+      ratio: adapterMedian / rawMedian,
+      target: '<= 1.2x',
+      samples: ROUNDS,
+    };
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/**
+ * Latency from the server writing one delta to the consumer seeing it: via the adapter (a
+ * `text-delta` event) and, as the baseline, via a raw body reader (the bytes arriving).
+ * The server writes the next delta only after the previous one was seen, so each sample is one
+ * write-to-yield trip.
+ */
+async function deltaLatency(): Promise<BenchRow> {
+  let pending: ServerResponse | undefined;
+  let writtenAt = 0;
+  let ready: (() => void) | undefined;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.socket?.setNoDelay(true);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk({ role: 'assistant', content: '' }));
+      pending = res;
+      ready?.();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const writeDelta = (i: number): void => {
+    const text = chunk({ content: `d${i}` });
+    writtenAt = now();
+    pending!.write(text);
+  };
+  const finish = (): void => {
+    pending!.end(chunk({}, 'stop') + 'data: [DONE]\n\n');
+  };
+  const connected = (): Promise<void> => new Promise((resolve) => (ready = resolve));
+
+  try {
+    const provider = new OpenAIChatProvider({ baseUrl: `${url}/v1`, providerId: 'openai-compatible' });
+    const adapterSamples: number[] = [];
+    {
+      const isReady = connected();
+      const iterator = provider.chat(request, new AbortController().signal)[Symbol.asyncIterator]();
+      await iterator.next(); // the request event
+      const next = iterator.next();
+      await isReady;
+      let i = 0;
+      writeDelta(i);
+      for (let result = await next; !result.done; result = await iterator.next()) {
+        if (result.value.type !== 'text-delta') continue;
+        const seen = now();
+        if (i >= WARMUP) adapterSamples.push((seen - writtenAt) * 1000);
+        i += 1;
+        if (i < LATENCY_SAMPLES + WARMUP) writeDelta(i);
+        else finish();
+      }
+    }
+
+    const rawSamples: number[] = [];
+    {
+      const isReady = connected();
+      const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}' });
+      await isReady;
+      const reader = response.body!.getReader();
+      await reader.read(); // the role chunk
+      for (let i = 0; i < LATENCY_SAMPLES + WARMUP; i += 1) {
+        writeDelta(i);
+        await reader.read();
+        const seen = now();
+        if (i >= WARMUP) rawSamples.push((seen - writtenAt) * 1000);
+      }
+      finish();
+      while (!(await reader.read()).done);
+    }
+
+    const adapterMedian = median(adapterSamples);
+    const rawMedian = median(rawSamples);
+    return {
+      name: 'providers: streamed delta latency, server write -> adapter yields text-delta',
+      unit: 'us',
+      median: adapterMedian,
+      baseline: { name: 'server write -> raw body reader sees the bytes', median: rawMedian },
+      ratio: adapterMedian / rawMedian,
+      samples: adapterSamples.length,
+    };
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+export default async function run(): Promise<BenchRow[]> {
+  return [await roundOverhead(false), await roundOverhead(true), await deltaLatency()];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.table(await run());
+}

@@ -1,0 +1,78 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { app, BrowserWindow, session } from 'electron';
+import type { AppLocation } from '../core/studio/app-location.js';
+import { createStudioHandlers } from '../core/studio/studio-handlers.js';
+import { createConsoleLogger } from '../core/studio/studio-logger.js';
+import { createEventSender, registerContractHandlers, type SendEvent } from './ipc-registration.js';
+import { createMainWindow } from './main-window.js';
+import { hardenWebContents, installSessionSecurity } from './session-security.js';
+
+const logger = createConsoleLogger();
+const outDirectory = path.resolve(import.meta.dirname, '..');
+const indexHtmlPath = path.join(outDirectory, 'renderer', 'index.html');
+const devServerUrl = process.env['ELECTRON_RENDERER_URL'];
+const location: AppLocation =
+  !app.isPackaged && devServerUrl !== undefined
+    ? { kind: 'dev-server', url: devServerUrl }
+    : { kind: 'file', indexUrl: pathToFileURL(indexHtmlPath).href };
+
+// The same name in development and in the packaged app, so both use the same userData folder.
+app.setName('PromptForge Studio');
+
+let mainWindow: BrowserWindow | null = null;
+
+/** Pushes contract events to the studio window; the run and approval work calls this. */
+export const sendEvent: SendEvent = createEventSender(() => mainWindow, logger);
+
+function focusMainWindow(): void {
+  if (mainWindow === null || mainWindow.isDestroyed()) return;
+  if (mainWindow.isMinimized()) mainWindow.restore();
+  mainWindow.show();
+  mainWindow.focus();
+}
+
+function openMainWindow(): void {
+  mainWindow = createMainWindow({
+    location,
+    indexHtmlPath,
+    preloadPath: path.join(outDirectory, 'preload', 'index.cjs'),
+    windowStatePath: path.join(app.getPath('userData'), 'window-state.json'),
+    logger,
+  });
+  mainWindow.on('closed', () => {
+    mainWindow = null;
+  });
+}
+
+async function start(): Promise<void> {
+  app.on('second-instance', focusMainWindow);
+  app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, location, logger));
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) openMainWindow();
+  });
+
+  await app.whenReady();
+  installSessionSecurity(session.defaultSession, location, logger);
+  const handlers = createStudioHandlers({
+    appName: app.getName(),
+    appVersion: app.getVersion(),
+    userDataDirectory: app.getPath('userData'),
+    getWorkspaceDirectory: () => null,
+  });
+  registerContractHandlers({ getWindow: () => mainWindow, handlers, location, logger });
+  openMainWindow();
+}
+
+// One studio per user: a second launch focuses the first window and exits.
+if (app.requestSingleInstanceLock()) {
+  start().catch((error: unknown) => {
+    logger.error('startup failed', { reason: error instanceof Error ? error.message : String(error) });
+    app.exit(1);
+  });
+} else {
+  app.quit();
+}

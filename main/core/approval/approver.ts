@@ -1,0 +1,40 @@
+import type { JsonObject } from '../../../common/json.js';
+import type { ApprovalRequest, DecisionSource } from './approval-types.js';
+
+/** A call waiting for a person, as shown in the studio's pending list or on the terminal. */
+export interface PendingCall {
+  request: ApprovalRequest;
+  /** Why a person is asked: the tool's policy is `ask`, or the arguments are tainted. */
+  reason: 'policy' | 'tainted';
+  /** ISO time the call started waiting. */
+  askedAt: string;
+  /** Set when the person's previous edit was rejected: what was wrong with it. */
+  rejectedEdit?: string;
+  /**
+   * Validates edited arguments against the tool's parameter schema: undefined when valid, else a
+   * message naming the bad field. A function, so it is dropped when the call is serialized.
+   */
+  validateEdit(args: JsonObject): string | undefined;
+}
+
+/** What a person decided about one call. The gate adds the time and the source. */
+export type PersonDecision = (
+  | { kind: 'approve'; reason?: string }
+  | { kind: 'approve-edited'; arguments: JsonObject }
+  | { kind: 'deny'; reason: string }
+  | { kind: 'allow-for-run' }
+) & {
+  /** Overrides the approver's source (e.g. a PolicyApprover answers as `policy`). */
+  source?: DecisionSource;
+};
+
+/**
+ * The person behind the gate: the studio (through {@link PendingApprovals}), the terminal, or a
+ * CLI flag. `ask` resolves with their decision; it should stop waiting when `signal` aborts (the
+ * gate then records `cancelled` itself). A rejection counts as a denial.
+ */
+export interface Approver {
+  /** Recorded as the decision's source. Default `studio`. */
+  readonly source?: DecisionSource;
+  ask(pending: PendingCall, signal: AbortSignal): Promise<PersonDecision>;
+}

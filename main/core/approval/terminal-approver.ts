@@ -1,0 +1,168 @@
+import { createInterface, type Interface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import type { JsonObject, JsonValue } from '../../../common/json.js';
+import type { TaintSpan } from './approval-types.js';
+import type { Approver, PendingCall, PersonDecision } from './approver.js';
+
+/**
+ * The CLI's `--approve ask`: prints the call (alias, description, pretty arguments, tainted
+ * spans) and reads one choice per line: [a]pprove, [e]dit (then the new arguments as JSON on one
+ * line), [d]eny (then a reason), a[l]low for this run. Text from the call is printed with control
+ * characters escaped, so an untrusted argument cannot drive the terminal.
+ */
+export class TerminalApprover implements Approver {
+  readonly source = 'cli-prompt' as const;
+  private readonly lines: LineQueue;
+
+  constructor(private readonly io: { input: Readable; output: Writable }) {
+    this.lines = new LineQueue(io.input);
+  }
+
+  async ask(pending: PendingCall, signal: AbortSignal): Promise<PersonDecision> {
+    const { request } = pending;
+    const write = (text: string) => this.io.output.write(text);
+    write(`\nTool call awaiting approval: ${safe(request.alias)} (${safe(request.callId)})\n`);
+    if (request.description) write(`  ${safe(request.description)}\n`);
+    write(`  Arguments:\n${indent(safe(JSON.stringify(request.arguments, null, 2)), '    ')}\n`);
+    if (request.taint.length > 0) {
+      write(`  ! These arguments repeat untrusted tool output:\n`);
+      for (const span of request.taint) write(`    ${describeSpan(request.arguments, span)}\n`);
+    }
+    if (pending.rejectedEdit) write(`  Your last edit was rejected: ${safe(pending.rejectedEdit)}\n`);
+    for (;;) {
+      write('[a]pprove, [e]dit, [d]eny, a[l]low for this run: ');
+      const choice = (await this.readLine(signal)).trim().toLowerCase();
+      switch (choice) {
+        case 'a':
+        case 'approve':
+          return { kind: 'approve' };
+        case 'l':
+        case 'allow':
+          return { kind: 'allow-for-run' };
+        case 'd':
+        case 'deny': {
+          write('Reason: ');
+          const reason = (await this.readLine(signal)).trim();
+          return { kind: 'deny', reason: reason || 'denied at the terminal' };
+        }
+        case 'e':
+        case 'edit': {
+          write('New arguments as JSON on one line: ');
+          const text = await this.readLine(signal);
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch (error) {
+            write(`Not valid JSON: ${safe((error as Error).message)}\n`);
+            continue;
+          }
+          if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+            write('The arguments must be a JSON object.\n');
+            continue;
+          }
+          const problem = pending.validateEdit(parsed as JsonObject);
+          if (problem !== undefined) {
+            write(`Rejected: ${safe(problem)}\n`);
+            continue;
+          }
+          return { kind: 'approve-edited', arguments: parsed as JsonObject };
+        }
+        default:
+          write(`Please answer a, e, d or l.\n`);
+      }
+    }
+  }
+
+  /** Stops reading the input (the CLI calls this when the run ends). */
+  close(): void {
+    this.lines.close();
+  }
+
+  private async readLine(signal: AbortSignal): Promise<string> {
+    const line = await this.lines.next(signal);
+    if (line === undefined) throw new Error(signal.aborted ? 'cancelled' : 'the terminal input closed');
+    return line;
+  }
+}
+
+/** Lines from a stream, one waiter at a time; a waiter whose signal aborts gives up its turn. */
+class LineQueue {
+  private readonly reader: Interface;
+  private readonly buffered: string[] = [];
+  private waiter: ((line: string | undefined) => void) | undefined;
+  private ended = false;
+
+  constructor(input: Readable) {
+    this.reader = createInterface({ input, terminal: false, crlfDelay: Infinity });
+    this.reader.on('line', (line) => {
+      if (this.waiter) {
+        const waiter = this.waiter;
+        this.waiter = undefined;
+        waiter(line);
+      } else this.buffered.push(line);
+    });
+    this.reader.on('close', () => {
+      this.ended = true;
+      this.waiter?.(undefined);
+      this.waiter = undefined;
+    });
+  }
+
+  next(signal: AbortSignal): Promise<string | undefined> {
+    const line = this.buffered.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.ended || signal.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        if (this.waiter === settle) this.waiter = undefined;
+        resolve(undefined);
+      };
+      const settle = (value: string | undefined) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      this.waiter = settle;
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  close(): void {
+    this.reader.close();
+  }
+}
+
+function describeSpan(args: JsonObject, span: TaintSpan): string {
+  const value = valueAt(args, span.path);
+  const text = typeof value === 'string' ? value.slice(span.start, span.end) : '';
+  const excerpt = text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  const from = span.sourceOutputId === 'envelope' ? 'an envelope tag' : `output of ${span.sourceOutputId}`;
+  return `${safe(span.path || '/')} [${span.start}..${span.end}] repeats ${safe(from)}: >>${safe(excerpt)}<<`;
+}
+
+function valueAt(root: JsonValue, pointer: string): JsonValue | undefined {
+  if (pointer === '') return root;
+  let node: JsonValue | undefined = root;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (Array.isArray(node)) node = node[Number(key)];
+    else if (node !== null && typeof node === 'object') node = node[key];
+    else return undefined;
+  }
+  return node;
+}
+
+// Matching control characters is the point here: they are what must not reach the terminal.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+
+/** Escapes C0/C1 control characters (except newline) so printed text cannot steer the terminal. */
+function safe(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split('\n')
+    .map((line) => prefix + line)
+    .join('\n');
+}

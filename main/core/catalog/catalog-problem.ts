@@ -1,0 +1,124 @@
+import { isMap, isPair, isScalar, isSeq, LineCounter, type Document, type Node as YamlNode } from 'yaml';
+
+/**
+ * One thing wrong (or worth a warning) in a workspace file. Every problem names the file, the
+ * place inside it and a fix, so the studio can underline it and the CLI can print it.
+ */
+export interface CatalogProblem {
+  /** `error`: the entry (or file) is dropped. `warning`: it loads, but something deserves a look. */
+  severity: 'error' | 'warning';
+  /** Workspace-relative path with forward slashes, e.g. `tools.yaml`. */
+  file: string;
+  /** JSON pointer inside the file (`/search/url`); `` for the whole file. */
+  pointer: string;
+  /** 1-based line and column of the offending node (or of its nearest existing parent). */
+  line: number;
+  column: number;
+  /** What is wrong, naming the entry. */
+  message: string;
+  /** What to do about it. */
+  fix: string;
+}
+
+/** Formats a problem as `file:line:column: severity: message (fix)`, the CLI's one-line form. */
+export function formatProblem(problem: CatalogProblem): string {
+  return `${problem.file}:${problem.line}:${problem.column}: ${problem.severity}: ${problem.message} (fix: ${problem.fix})`;
+}
+
+/** Encodes one JSON pointer segment (RFC 6901). */
+export function pointerSegment(segment: string | number): string {
+  return String(segment).replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Builds a JSON pointer from segments. */
+export function toPointer(segments: readonly (string | number)[]): string {
+  return segments.map((segment) => `/${pointerSegment(segment)}`).join('');
+}
+
+/** Splits a JSON pointer into decoded segments. */
+export function fromPointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
+}
+
+/**
+ * A parsed YAML file plus what is needed to turn a JSON pointer into a line and column, so every
+ * problem can point at the exact node.
+ */
+export class LocatedYaml {
+  constructor(
+    readonly file: string,
+    readonly document: Document,
+    readonly lineCounter: LineCounter,
+  ) {}
+
+  /** Position of the node at `segments`, or of its deepest existing ancestor. */
+  locate(segments: readonly (string | number)[], preferKey = false): { line: number; column: number } {
+    let node: unknown = this.document.contents;
+    let offset = rangeStart(node) ?? 0;
+    for (let index = 0; index < segments.length; index += 1) {
+      const segment = segments[index];
+      const last = index === segments.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isPair(item) && scalarKey(item.key) === String(segment));
+        if (!pair) break;
+        const keyStart = rangeStart(pair.key);
+        const valueStart = rangeStart(pair.value);
+        if (last && preferKey && keyStart !== undefined) {
+          offset = keyStart;
+          break;
+        }
+        if (valueStart !== undefined) offset = valueStart;
+        else if (keyStart !== undefined) offset = keyStart;
+        node = pair.value;
+      } else if (isSeq(node)) {
+        const item = node.items[Number(segment)];
+        const start = rangeStart(item);
+        if (item === undefined || start === undefined) break;
+        offset = start;
+        node = item;
+      } else {
+        break;
+      }
+    }
+    const position = this.lineCounter.linePos(offset);
+    return { line: position.line, column: position.col };
+  }
+
+  /** 1-based line and column of a character offset. */
+  position(offset: number): { line: number; column: number } {
+    const position = this.lineCounter.linePos(offset);
+    return { line: position.line, column: position.col };
+  }
+
+  /** A problem at `segments` (the deepest existing node on that path). */
+  problem(
+    severity: CatalogProblem['severity'],
+    segments: readonly (string | number)[],
+    message: string,
+    fix: string,
+    options: { preferKey?: boolean; offset?: number } = {},
+  ): CatalogProblem {
+    const { line, column } =
+      options.offset !== undefined ? this.position(options.offset) : this.locate(segments, options.preferKey ?? false);
+    return { severity, file: this.file, pointer: toPointer(segments), line, column, message, fix };
+  }
+}
+
+function rangeStart(node: unknown): number | undefined {
+  if (node && typeof node === 'object' && 'range' in node) {
+    const range = (node as YamlNode).range;
+    if (range) return range[0];
+  }
+  return undefined;
+}
+
+/** The string form of a mapping key (`undefined` for complex keys). */
+export function scalarKey(key: unknown): string | undefined {
+  if (isScalar(key)) return key.value === null ? 'null' : String(key.value);
+  if (typeof key === 'string') return key;
+  return undefined;
+}

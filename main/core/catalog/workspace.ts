@@ -1,0 +1,136 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { ToolSpec } from '../tools/tool-spec.js';
+import {
+  type CatalogFileName,
+  CATALOG_FILES,
+  type CatalogTexts,
+  checkCatalogs,
+  type WorkspaceSettings,
+} from './catalog-loader.js';
+import type { CatalogProblem } from './catalog-problem.js';
+import { UserSchemaCompiler } from './catalog-schemas.js';
+import { type ModelCatalog, ModelCatalogImpl } from './model-catalog.js';
+import { ToolCatalogImpl } from './tool-catalog.js';
+
+/** A loaded workspace folder: settings, catalogs, scripts and every problem found. */
+export interface Workspace {
+  /** Absolute path of the workspace folder. */
+  root: string;
+  settings: WorkspaceSettings;
+  tools: ToolCatalogImpl;
+  models: ModelCatalog;
+  /** Errors (entry or file dropped) and warnings, in file order. */
+  problems: CatalogProblem[];
+  /** Agent scripts: workspace-relative paths of `agents/*.lua`, sorted. */
+  agents: string[];
+  /** sha256 of each catalog file that exists, for the transcript's run-start event. */
+  catalogVersions: Record<string, string>;
+}
+
+/** Folder of agent scripts, relative to the root. */
+export const AGENTS_DIR = 'agents';
+/** Folder of run transcripts (`*.jsonl`), relative to the root. Written by the run engine. */
+export const RUNS_DIR = 'runs';
+
+/**
+ * The nearest folder at or above `startDir` that holds promptforge.yaml, tools.yaml or models.yaml;
+ * undefined when there is none up to the filesystem root.
+ */
+export async function findWorkspaceRoot(startDir: string): Promise<string | undefined> {
+  let dir = path.resolve(startDir);
+  for (;;) {
+    for (const file of CATALOG_FILES) {
+      try {
+        const stat = await fs.stat(path.join(dir, file));
+        if (stat.isFile()) return dir;
+      } catch {
+        // Not here; keep looking.
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Reads the catalog files that exist under `root`; unreadable files become problems. */
+export async function readCatalogTexts(root: string, problems: CatalogProblem[] = []): Promise<CatalogTexts> {
+  const texts: CatalogTexts = {};
+  await Promise.all(
+    CATALOG_FILES.map(async (file) => {
+      try {
+        texts[file] = await fs.readFile(path.join(root, file), 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return;
+        problems.push({
+          severity: 'error',
+          file,
+          pointer: '',
+          line: 1,
+          column: 1,
+          message: `cannot read ${file}: ${code ?? (error as Error).message}`,
+          fix:
+            code === 'EISDIR'
+              ? `${file} is a folder; remove it or turn it into a file.`
+              : `Check the file's permissions.`,
+        });
+      }
+    }),
+  );
+  return texts;
+}
+
+/**
+ * Loads the workspace at `dir`. Never rejects for bad content: bad entries are dropped and
+ * reported in `problems`, and the valid rest is usable. A folder with no catalog files still has
+ * the builtin tools. Rejects only when `dir` itself cannot be read.
+ */
+export async function loadWorkspace(dir: string): Promise<Workspace> {
+  const root = path.resolve(dir);
+  const stat = await fs.stat(root);
+  if (!stat.isDirectory()) throw new Error(`${root} is not a folder`);
+  const readProblems: CatalogProblem[] = [];
+  const texts = await readCatalogTexts(root, readProblems);
+  const workspace = buildWorkspace(root, texts);
+  workspace.problems.unshift(...readProblems);
+  workspace.agents = await listAgents(root);
+  return workspace;
+}
+
+/** Builds a workspace from catalog texts already in memory (used to validate before writing). */
+export function buildWorkspace(root: string, texts: CatalogTexts): Workspace {
+  const compiler = new UserSchemaCompiler();
+  const checked = checkCatalogs(texts, compiler);
+  const agentModels = new Map<string, string>();
+  for (const [agentPath, agentSettings] of Object.entries(checked.settings.agents)) {
+    if (agentSettings.model !== undefined) agentModels.set(agentPath, agentSettings.model);
+  }
+  return {
+    root,
+    settings: checked.settings,
+    tools: new ToolCatalogImpl(checked.tools as ToolSpec[], compiler),
+    models: new ModelCatalogImpl(checked.models, root, checked.settings.defaultModel, agentModels),
+    problems: checked.problems,
+    agents: [],
+    catalogVersions: checked.versions,
+  };
+}
+
+async function listAgents(root: string): Promise<string[]> {
+  try {
+    const entries = await fs.readdir(path.join(root, AGENTS_DIR), { withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.lua'))
+      .map((entry) => `${AGENTS_DIR}/${entry.name}`)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `file` names one of the catalog files. */
+export function isCatalogFileName(file: string): file is CatalogFileName {
+  return (CATALOG_FILES as readonly string[]).includes(file);
+}

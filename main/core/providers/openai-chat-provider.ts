@@ -1,0 +1,259 @@
+import type { JsonObject, JsonValue } from '../../../common/json.js';
+import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, Usage } from './model-provider.js';
+import { isPlainObject, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
+import {
+  type ProviderEndpoint,
+  abortedError,
+  type ProviderHttpOptions,
+  describeProviderText,
+  parseJsonData,
+  providerError,
+  streamCutOffError,
+  streamSse,
+} from './provider-http.js';
+
+/** Settings for {@link OpenAIChatProvider}. */
+export interface OpenAIChatProviderOptions extends ProviderHttpOptions {
+  /** e.g. `https://api.openai.com/v1` or `http://localhost:11434/v1`; `/chat/completions` is appended. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer`; omitted when undefined (local servers). */
+  apiKey?: string;
+  /** `openai`, `ollama`, `groq`, ...: used in error hints and as {@link ModelProvider.id}. */
+  providerId: string;
+  /** Name in messages (default: the provider id). */
+  label?: string;
+  /** Sentence added to connection errors, e.g. how to start the local server. */
+  connectionHint?: string;
+  /** Extra request headers (e.g. OpenRouter's `HTTP-Referer`). Never logged. */
+  headers?: Record<string, string>;
+  /**
+   * Where `maxTokens` goes. OpenAI's own API wants `max_completion_tokens` (its reasoning models
+   * reject `max_tokens`); most compatible servers only know `max_tokens`. Default: by provider id.
+   */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+}
+
+interface PendingToolCall {
+  index: number;
+  id: string;
+  name: string;
+  rawArguments: string;
+}
+
+/**
+ * OpenAI Chat Completions adapter (`POST {baseUrl}/chat/completions`, streamed), also used for
+ * every OpenAI-compatible endpoint (Ollama, LM Studio, OpenRouter, Groq, vLLM).
+ */
+export class OpenAIChatProvider implements ModelProvider {
+  readonly id: string;
+  private readonly endpoint: ProviderEndpoint;
+  /** The key without surrounding whitespace (a pasted or piped key often ends in a newline). */
+  private readonly apiKey: string | undefined;
+
+  constructor(private readonly options: OpenAIChatProviderOptions) {
+    this.apiKey = options.apiKey?.trim() || undefined;
+    this.id = options.providerId;
+    this.endpoint = {
+      providerId: options.providerId,
+      label: options.label ?? options.providerId,
+      hasKey: this.apiKey !== undefined,
+      secrets: [options.apiKey, this.apiKey],
+      ...(options.connectionHint ? { connectionHint: options.connectionHint } : {}),
+    };
+  }
+
+  /** The exact JSON body this adapter sends for `request` (exported for tests and the bench). */
+  buildBody(request: ModelRequest): JsonObject {
+    const body: JsonObject = { model: request.model, messages: request.messages.map(toOpenAIMessage) };
+    // No tools advertised means no `tools` (and no `tool_choice`) field at all: some servers
+    // treat an empty list as an error, and the spec forbids advertising anything by default.
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      }));
+    }
+    if (request.temperature !== undefined) body.temperature = request.temperature;
+    if (request.maxTokens !== undefined) {
+      const field =
+        this.options.maxTokensField ?? (this.options.providerId === 'openai' ? 'max_completion_tokens' : 'max_tokens');
+      body[field] = request.maxTokens;
+    }
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+    return mergeProviderOptions(body, request.providerOptions);
+  }
+
+  async *chat(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> {
+    const url = joinUrl(this.options.baseUrl, 'chat/completions');
+    const body = this.buildBody(request);
+    yield { type: 'request', url, body };
+
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...this.options.headers,
+    };
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+
+    const secrets = this.endpoint.secrets;
+    const pending = new Map<number, PendingToolCall>();
+    let lastIndex = -1;
+    let sawToolCalls = false;
+    let refused = false;
+    let providerReason: string | undefined;
+    let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    let done = false;
+
+    const flushToolCalls = function* (): Generator<ModelEvent> {
+      const calls = [...pending.values()].sort((a, b) => a.index - b.index);
+      pending.clear();
+      for (const call of calls)
+        yield { type: 'tool-call', id: call.id, name: call.name, rawArguments: call.rawArguments };
+    };
+
+    stream: for await (const batch of streamSse(
+      this.endpoint,
+      { url, headers, body: JSON.stringify(body) },
+      this.options,
+      signal,
+    )) {
+      for (const item of batch) {
+        // A batch can hold the rest of the round; a stop must not let it run to the end.
+        if (signal.aborted) throw abortedError(this.endpoint);
+        if (item.kind === 'malformed') {
+          yield malformedEvent(item.line, secrets);
+          continue;
+        }
+        if (item.data.trim() === '[DONE]') {
+          done = true;
+          break stream;
+        }
+        const chunk = parseJsonData(item.data);
+        if (!isPlainObject(chunk)) {
+          yield malformedEvent(item.data, secrets);
+          continue;
+        }
+        if (chunk.error !== undefined) {
+          // OpenRouter and some proxies report failures mid-stream as an `error` chunk.
+          throw providerError(
+            this.endpoint,
+            'server',
+            `${this.endpoint.label} reported an error mid-stream: ${describeProviderText(JSON.stringify(chunk.error), secrets)}`,
+          );
+        }
+        const chunkUsage = isPlainObject(chunk.usage)
+          ? chunk.usage
+          : isPlainObject(chunk.x_groq) && isPlainObject(chunk.x_groq.usage)
+            ? chunk.x_groq.usage
+            : undefined;
+        if (chunkUsage)
+          usage = {
+            inputTokens: tokenCount(chunkUsage.prompt_tokens),
+            outputTokens: tokenCount(chunkUsage.completion_tokens),
+          };
+
+        const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+        for (const choice of choices) {
+          if (!isPlainObject(choice) || (choice.index !== undefined && choice.index !== 0)) continue;
+          const delta = isPlainObject(choice.delta) ? choice.delta : {};
+          if (typeof delta.content === 'string' && delta.content !== '')
+            yield { type: 'text-delta', text: delta.content };
+          if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+            // A refusal is the model's answer: the script sees it as content, and the finish says why.
+            refused = true;
+            yield { type: 'text-delta', text: delta.refusal };
+          }
+          if (Array.isArray(delta.tool_calls)) {
+            for (const part of delta.tool_calls) {
+              if (!isPlainObject(part)) continue;
+              sawToolCalls = true;
+              lastIndex = accumulateToolCall(pending, part, lastIndex);
+            }
+          }
+          if (typeof choice.finish_reason === 'string') {
+            providerReason = choice.finish_reason;
+            yield* flushToolCalls();
+          }
+        }
+      }
+    }
+    if (!done) throw streamCutOffError(this.endpoint, 'the connection closed before `data: [DONE]`');
+    yield* flushToolCalls();
+    yield {
+      type: 'finish',
+      finishReason: normaliseOpenAIFinish(providerReason, sawToolCalls, refused),
+      usage,
+      ...(providerReason !== undefined ? { providerFinishReason: providerReason } : {}),
+    };
+  }
+}
+
+function accumulateToolCall(pending: Map<number, PendingToolCall>, part: JsonObject, lastIndex: number): number {
+  const fn = isPlainObject(part.function) ? part.function : {};
+  let index: number;
+  if (typeof part.index === 'number') {
+    index = part.index;
+  } else {
+    // Some compatible servers omit `index`; a new id starts a new call, otherwise the last one continues.
+    const known = typeof part.id === 'string' ? [...pending.values()].find((call) => call.id === part.id) : undefined;
+    index = known
+      ? known.index
+      : typeof part.id === 'string' && part.id !== ''
+        ? lastIndex + 1
+        : Math.max(lastIndex, 0);
+  }
+  let call = pending.get(index);
+  if (!call) {
+    call = { index, id: '', name: '', rawArguments: '' };
+    pending.set(index, call);
+  }
+  if (typeof part.id === 'string' && part.id !== '') call.id = part.id;
+  if (typeof fn.name === 'string') call.name += fn.name;
+  if (typeof fn.arguments === 'string') call.rawArguments += fn.arguments;
+  else if (isPlainObject(fn.arguments)) call.rawArguments += JSON.stringify(fn.arguments);
+  if (call.id === '') call.id = `call-${index}`;
+  return Math.max(index, lastIndex);
+}
+
+function toOpenAIMessage(message: ChatMessage): JsonValue {
+  switch (message.role) {
+    case 'system':
+    case 'user':
+      return { role: message.role, content: message.content };
+    case 'assistant':
+      if (message.toolCalls && message.toolCalls.length > 0) {
+        return {
+          role: 'assistant',
+          // The reference shape: content is null when the turn is only tool calls.
+          content: message.content === '' ? null : message.content,
+          tool_calls: message.toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function',
+            function: { name: call.name, arguments: call.rawArguments },
+          })),
+        };
+      }
+      return { role: 'assistant', content: message.content };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+}
+
+function normaliseOpenAIFinish(reason: string | undefined, sawToolCalls: boolean, refused: boolean): string {
+  if (refused) return 'refusal';
+  switch (reason) {
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool_calls';
+    case 'stop':
+    case undefined:
+      // Older Ollama builds report `stop` for a tool-call turn.
+      return sawToolCalls ? 'tool_calls' : reason === 'stop' ? 'stop' : 'other';
+    case 'length':
+    case 'content_filter':
+      return reason;
+    default:
+      return 'other';
+  }
+}

@@ -1,0 +1,510 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { ProviderError } from './model-provider.js';
+import { redactSecrets } from './redact-secrets.js';
+
+/**
+ * Retry policy for 429 and 5xx answers. Every field is optional; `random` and `sleep` exist so
+ * tests can observe the waits without waiting.
+ */
+export interface RetryOptions {
+  /** Retries after the first attempt (default 3). */
+  maxRetries?: number;
+  /** First backoff step in ms, doubled per retry (default 500). */
+  baseDelayMs?: number;
+  /** Cap on one backoff wait in ms (default 8000). */
+  maxDelayMs?: number;
+  /** Longest Retry-After the adapter honours, in ms (default 60000); a longer one fails at once. */
+  maxRetryAfterMs?: number;
+  /** A number in [0, 1) for jitter (default Math.random). */
+  random?: () => number;
+  /** Waits `ms` milliseconds; must reject promptly when `signal` aborts. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/** HTTP settings every adapter accepts. */
+export interface ProviderHttpOptions {
+  /** The fetch to use (default: the global fetch). */
+  fetch?: typeof fetch;
+  retry?: RetryOptions;
+  /**
+   * Inactivity timeout in ms: the longest wait for the response headers or for the next chunk of
+   * the stream (default 600000, the OpenAI SDK's default; slow local models and reasoning models
+   * can be silent for minutes).
+   */
+  timeoutMs?: number;
+}
+
+/** Who an HTTP exchange is with, for error messages. */
+export interface ProviderEndpoint {
+  /** Provider id, used in the `promptforge keys set <id>` hint. */
+  providerId: string;
+  /** Human name, e.g. "OpenAI" or "Ollama". */
+  label: string;
+  /** Extra sentence for connection failures, e.g. how to start a local server. */
+  connectionHint?: string;
+  /** Whether a key was configured (changes the 401 wording). */
+  hasKey: boolean;
+  /** Values scrubbed from every message (the key). */
+  secrets: readonly (string | undefined)[];
+}
+
+/** One wire request: a JSON POST whose answer is an SSE stream. */
+export interface StreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One parsed SSE item: a dispatched event, or a line that is not valid SSE (kept verbatim). */
+export type SseItem = { kind: 'event'; event: string | undefined; data: string } | { kind: 'malformed'; line: string };
+
+export const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_RETRY = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
+const ERROR_BODY_LIMIT = 500;
+
+const defaultSleep = async (ms: number, signal: AbortSignal): Promise<void> => {
+  await delay(ms, undefined, { signal });
+};
+
+/**
+ * Sends `request`, retrying 429/5xx answers, and yields the SSE items of the answer as they
+ * arrive, one batch per network read (batches keep the per-event cost of async iteration off
+ * the hot path; see bench/providers.bench.ts). Every failure is a {@link ProviderError} whose message has the secrets scrubbed:
+ * `aborted` when `signal` fires, `timeout` on inactivity, `stream` when the connection breaks
+ * mid-body. Ending the iteration early cancels the request.
+ */
+export async function* streamSse(
+  endpoint: ProviderEndpoint,
+  request: StreamRequest,
+  http: ProviderHttpOptions,
+  signal: AbortSignal,
+): AsyncGenerator<SseItem[]> {
+  const session = new HttpSession(endpoint, request, http, signal);
+  try {
+    const response = await session.open();
+    if (!response.body) throw session.streamCutOff('the response had no body');
+    const reader = response.body.getReader();
+    const parser = new SseParser();
+    try {
+      for (;;) {
+        session.arm();
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await session.whileOpen(reader.read());
+        } catch (error) {
+          throw session.classifyFailure(error, 'stream');
+        }
+        if (chunk.done) break;
+        const items = parser.push(chunk.value);
+        if (items.length > 0) {
+          // The timeout measures the provider's silence, not the time the consumer spends.
+          session.pause();
+          yield items;
+        }
+      }
+      const rest = parser.end();
+      if (rest.length > 0) yield rest;
+    } finally {
+      reader.cancel().catch(() => undefined);
+    }
+  } finally {
+    session.close();
+  }
+}
+
+/** Parses an SSE `data` payload as JSON, or returns undefined when it is not JSON. */
+export function parseJsonData(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error for a stream that ended before its terminal event. */
+export function streamCutOffError(endpoint: ProviderEndpoint, detail: string): ProviderError {
+  return new ProviderError(
+    'stream',
+    redactSecrets(
+      `the ${endpoint.label} stream was cut off before it finished (${detail}); the round's output is incomplete`,
+      endpoint.secrets,
+    ),
+  );
+}
+
+/** The error for a round stopped through its AbortSignal. */
+export function abortedError(endpoint: ProviderEndpoint): ProviderError {
+  return providerError(endpoint, 'aborted', `the request to ${endpoint.label} was stopped`);
+}
+
+/** Builds a ProviderError with the endpoint's secrets scrubbed from the message. */
+export function providerError(
+  endpoint: ProviderEndpoint,
+  kind: ProviderError['kind'],
+  message: string,
+  status?: number,
+): ProviderError {
+  return new ProviderError(kind, redactSecrets(message, endpoint.secrets), status);
+}
+
+/** Shortens and scrubs a provider's error text for inclusion in a message. */
+export function describeProviderText(text: string, secrets: readonly (string | undefined)[]): string {
+  const scrubbed = redactSecrets(text.trim(), secrets);
+  const oneLine = scrubbed.replace(/\s+/g, ' ');
+  return oneLine.length > ERROR_BODY_LIMIT ? `${oneLine.slice(0, ERROR_BODY_LIMIT)}…` : oneLine;
+}
+
+class HttpSession {
+  private readonly controller = new AbortController();
+  private readonly forwardAbort = (): void => this.controller.abort();
+  private readonly abortedPromise: Promise<never>;
+  private timer: NodeJS.Timeout | undefined;
+  private timedOut = false;
+  private readonly timeoutMs: number;
+  private readonly retry: Required<RetryOptions>;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(
+    private readonly endpoint: ProviderEndpoint,
+    private readonly request: StreamRequest,
+    http: ProviderHttpOptions,
+    private readonly signal: AbortSignal,
+  ) {
+    // Forwarded by hand rather than with AbortSignal.any, which keeps every round's signal
+    // reachable from the long-lived run signal until that one is collected.
+    signal.addEventListener('abort', this.forwardAbort, { once: true });
+    this.abortedPromise = new Promise<never>((_resolve, reject) => {
+      this.controller.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    });
+    this.abortedPromise.catch(() => undefined);
+    this.timeoutMs = http.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retry = {
+      ...DEFAULT_RETRY,
+      random: Math.random,
+      sleep: defaultSleep,
+      ...withoutUndefined(http.retry ?? {}),
+    };
+    this.fetchImpl = http.fetch ?? globalThis.fetch;
+  }
+
+  /** (Re)starts the inactivity timer. */
+  arm(): void {
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort();
+    }, this.timeoutMs);
+  }
+
+  /**
+   * Settles with `operation`, or rejects as soon as the round is aborted or times out. undici
+   * does not reliably reject a body read that starts after its fetch was aborted (observed on
+   * Node 20: the read never settles), so abort never depends on it.
+   */
+  whileOpen<T>(operation: Promise<T>): Promise<T> {
+    if (this.controller.signal.aborted) {
+      operation.catch(() => undefined);
+      return Promise.reject(new Error('aborted'));
+    }
+    return Promise.race([operation, this.abortedPromise]);
+  }
+
+  /** Stops the inactivity timer while the consumer holds the stream. */
+  pause(): void {
+    this.disarm();
+  }
+
+  close(): void {
+    this.disarm();
+    this.signal.removeEventListener('abort', this.forwardAbort);
+    // No abort() here: a consumer that stops early is handled by cancelling the body reader, and
+    // aborting a finished fetch costs a DOMException per round (bench/providers.bench.ts).
+  }
+
+  async open(): Promise<Response> {
+    if (this.signal.aborted) throw this.aborted();
+    for (let attempt = 0; ; attempt += 1) {
+      this.arm();
+      let response: Response;
+      try {
+        response = await this.fetchImpl(this.request.url, {
+          method: 'POST',
+          headers: this.request.headers,
+          body: this.request.body,
+          signal: this.controller.signal,
+        });
+      } catch (error) {
+        throw this.classifyFailure(error, 'connect');
+      }
+      if (response.ok) return response;
+      let text = '';
+      try {
+        text = await this.whileOpen(response.text());
+      } catch (error) {
+        throw this.classifyFailure(error, 'stream');
+      }
+      this.disarm();
+      const wait = this.retryWait(response, attempt);
+      if (wait.retry) {
+        try {
+          await this.retry.sleep(wait.ms, this.signal);
+        } catch (error) {
+          if (this.signal.aborted) throw this.aborted();
+          throw error;
+        }
+        if (this.signal.aborted) throw this.aborted();
+        continue;
+      }
+      throw this.httpError(response.status, text, attempt, wait.refusedRetryAfterMs);
+    }
+  }
+
+  private retryWait(
+    response: Response,
+    attempt: number,
+  ): { retry: true; ms: number } | { retry: false; refusedRetryAfterMs?: number } {
+    const status = response.status;
+    const retryable = status === 429 || status === 408 || status >= 500;
+    if (!retryable || attempt >= this.retry.maxRetries) return { retry: false };
+    const retryAfter = parseRetryAfter(response.headers, Date.now());
+    if (retryAfter !== undefined) {
+      if (retryAfter > this.retry.maxRetryAfterMs) return { retry: false, refusedRetryAfterMs: retryAfter };
+      return { retry: true, ms: retryAfter };
+    }
+    const step = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** attempt);
+    // "Equal jitter": at least half the step, so a retry storm still spreads out but never hammers.
+    return { retry: true, ms: Math.round(step / 2 + (this.retry.random() * step) / 2) };
+  }
+
+  private httpError(
+    status: number,
+    text: string,
+    attempt: number,
+    refusedRetryAfterMs: number | undefined,
+  ): ProviderError {
+    const { label, providerId } = this.endpoint;
+    const said = text.trim() ? ` Provider said: ${describeProviderText(text, this.endpoint.secrets)}` : '';
+    const tries = attempt === 0 ? '' : ` after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}`;
+    if (status === 401 || status === 403) {
+      const lead = this.endpoint.hasKey ? `key rejected by ${label}` : `${label} requires a key and none is set`;
+      return providerError(
+        this.endpoint,
+        'auth',
+        `${lead} (HTTP ${status}). Set a new key with \`promptforge keys set ${providerId}\` or in Settings → Credentials.${said}`,
+        status,
+      );
+    }
+    if (status === 429) {
+      const why =
+        refusedRetryAfterMs !== undefined
+          ? ` and asks to wait ${Math.ceil(refusedRetryAfterMs / 1000)} s, longer than the ${Math.round(this.retry.maxRetryAfterMs / 1000)} s PromptForge waits`
+          : tries;
+      return providerError(
+        this.endpoint,
+        'rate-limit',
+        `${label} is rate limiting requests (HTTP 429)${why}. Wait a moment and run again, or check your plan's limits.${said}`,
+        status,
+      );
+    }
+    if (status >= 500 || status === 408) {
+      return providerError(
+        this.endpoint,
+        'server',
+        `${label} returned a server error (HTTP ${status})${tries}. Try again later.${said}`,
+        status,
+      );
+    }
+    return providerError(
+      this.endpoint,
+      'bad-request',
+      `${label} rejected the request (HTTP ${status}).${said}`,
+      status,
+    );
+  }
+
+  /** Maps a fetch or body-read failure to a ProviderError. */
+  classifyFailure(error: unknown, phase: 'connect' | 'stream'): ProviderError {
+    if (error instanceof ProviderError) return error;
+    if (this.signal.aborted) return this.aborted();
+    if (this.timedOut) {
+      const seconds = this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`;
+      const what = phase === 'connect' ? 'did not answer' : 'stopped sending';
+      return providerError(
+        this.endpoint,
+        'timeout',
+        `${this.endpoint.label} ${what} within ${seconds} (request to ${this.request.url}). Try again, or raise the provider timeout.`,
+      );
+    }
+    const code = errorCode(error);
+    if (phase === 'connect') {
+      const hint = this.endpoint.connectionHint ? ` ${this.endpoint.connectionHint}` : '';
+      return providerError(
+        this.endpoint,
+        'connection',
+        `could not connect to ${this.endpoint.label} at ${this.request.url} (${code ?? describeError(error)}).${hint}`,
+      );
+    }
+    return streamCutOffError(this.endpoint, code ?? describeError(error));
+  }
+
+  streamCutOff(detail: string): ProviderError {
+    return streamCutOffError(this.endpoint, detail);
+  }
+
+  private aborted(): ProviderError {
+    return abortedError(this.endpoint);
+  }
+
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+/**
+ * Reads `retry-after-ms` (OpenAI) or `retry-after` (seconds or an HTTP date) into milliseconds.
+ * Exported for tests.
+ */
+export function parseRetryAfter(headers: Headers, now: number): number | undefined {
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Math.max(0, Math.round(Number(value) * 1000));
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'ABORT_ERR') return code;
+    const nested = (current as { errors?: unknown }).errors;
+    if (Array.isArray(nested) && nested.length > 0) {
+      const inner = errorCode(nested[0]);
+      if (inner) return inner;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error && cause.message ? `${error.message}: ${cause.message}` : error.message;
+  }
+  return String(error);
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Incremental Server-Sent Events parser (WHATWG HTML §9.2), tolerant of a missing final blank line. */
+export class SseParser {
+  private readonly decoder = new TextDecoder();
+  private buffer = '';
+  private event: string | undefined;
+  private data: string[] = [];
+  private skipLeadingLineFeed = false;
+  private out: SseItem[] = [];
+
+  /** Feeds bytes; returns the items completed by them. */
+  push(bytes: Uint8Array): SseItem[] {
+    this.buffer += this.decoder.decode(bytes, { stream: true });
+    this.drainLines();
+    return this.take();
+  }
+
+  /** Ends the stream; returns what the last bytes completed. */
+  end(): SseItem[] {
+    this.buffer += this.decoder.decode();
+    this.drainLines();
+    if (this.buffer.length > 0) {
+      const line = this.buffer;
+      this.buffer = '';
+      this.line(line);
+    }
+    if (this.data.length > 0) this.dispatch();
+    return this.take();
+  }
+
+  private take(): SseItem[] {
+    const items = this.out;
+    this.out = [];
+    return items;
+  }
+
+  private drainLines(): void {
+    const buffer = this.buffer;
+    let start = 0;
+    // Position of the next CR at or after `start`, or -1 for none in the rest of the buffer.
+    // Cached so a CR-free stream is not rescanned to its end for every line.
+    let cr = buffer.indexOf('\r');
+    for (;;) {
+      if (this.skipLeadingLineFeed && start < buffer.length) {
+        if (buffer.charCodeAt(start) === 10) start += 1;
+        this.skipLeadingLineFeed = false;
+      }
+      if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start);
+      const lf = buffer.indexOf('\n', start);
+      if (cr !== -1 && (lf === -1 || cr < lf)) {
+        this.line(buffer.slice(start, cr));
+        if (cr + 1 < buffer.length) {
+          start = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
+        } else {
+          // A lone CR at the end of a chunk may be half of a CRLF split across chunks.
+          this.skipLeadingLineFeed = true;
+          start = cr + 1;
+        }
+        continue;
+      }
+      if (lf === -1) break;
+      this.line(buffer.slice(start, lf));
+      start = lf + 1;
+    }
+    this.buffer = buffer.slice(start);
+  }
+
+  private line(line: string): void {
+    if (line === '') {
+      if (this.data.length > 0) this.dispatch();
+      else this.event = undefined;
+      return;
+    }
+    if (line.charCodeAt(0) === 58 /* ':' */) return;
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32 /* ' ' */) value = value.slice(1);
+    switch (field) {
+      case 'data':
+        this.data.push(value);
+        return;
+      case 'event':
+        this.event = value;
+        return;
+      case 'id':
+      case 'retry':
+        return;
+      default:
+        this.out.push({ kind: 'malformed', line });
+    }
+  }
+
+  private dispatch(): void {
+    this.out.push({
+      kind: 'event',
+      event: this.event,
+      data: this.data.length === 1 ? this.data[0]! : this.data.join('\n'),
+    });
+    this.event = undefined;
+    this.data = [];
+  }
+}

@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { RunEvent, RunLimits } from '../../../common/run-events.js';
+import { ApprovalGateImpl, type GateEvent } from '../approval/approval-gate.js';
+import type { Approver } from '../approval/approver.js';
+import { TaintTracker } from '../approval/taint-tracker.js';
+import { RUNS_DIR, type Workspace } from '../catalog/workspace.js';
+import { resolveProviderKey, type ProviderKeySource } from '../credentials/resolve-provider-key.js';
+import type { SecretStore } from '../credentials/secret-store.js';
+import { createProvider, providerPreset } from '../providers/presets.js';
+import { createToolRunner } from '../tools/tool-runner.js';
+import type { ModelResolver, ResolvedModel } from './model-driver.js';
+import { ReplayProvider, ReplayRecording } from './replay.js';
+import { Run } from './run.js';
+import type { WorkerPool } from './worker-pool.js';
+
+/** A run could not be set up (bad model alias, unreadable script...): a usage or catalog error. */
+export class RunSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RunSetupError';
+  }
+}
+
+/** Everything the CLI or the studio knows when it starts a run. */
+export interface PrepareRunOptions {
+  /** Absolute path of the Lua script. */
+  scriptFile: string;
+  /** The script text, when the caller has it (the studio's unsaved editor); else read from disk. */
+  scriptText?: string;
+  workspace: Workspace;
+  pool: WorkerPool;
+  /** Who decides `ask` calls: the studio's queue, the terminal, or a policy. */
+  approver: Approver;
+  /** The OS keychain. */
+  secrets?: SecretStore;
+  /** Allow provider keys from environment variables (the CLI's headless mode). */
+  allowEnvKeys?: boolean;
+  env?: Record<string, string | undefined>;
+  /** `--model`: a model alias that overrides the agent's default. */
+  model?: string;
+  /** `--base-url` and `--model-id`: a one-off OpenAI-compatible endpoint. */
+  endpoint?: { baseUrl: string; modelId: string };
+  /** `--replay`: answer models.chat and tools.call from this transcript. */
+  replayPath?: string;
+  /** Where the transcript goes; default `<workspace>/runs/<run id>.jsonl`. `false`: none. */
+  transcriptPath?: string | false;
+  limits?: Partial<RunLimits>;
+  onEvent?: (event: RunEvent) => void;
+  onGateEvent?: (event: GateEvent) => void;
+  /** Told once per provider which key source was used (never the key). */
+  onKeySource?: (providerId: string, source: ProviderKeySource) => void;
+}
+
+function newRunId(): string {
+  return `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Builds a {@link Run} from a workspace: its catalog, tool runner, approval gate with taint
+ * tracking, model resolver (keys from the keychain, or the environment when allowed) or replay,
+ * and transcript. The run is returned unstarted.
+ */
+export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
+  const { workspace } = options;
+  const scriptPath = path.relative(workspace.root, options.scriptFile) || path.basename(options.scriptFile);
+  const displayPath = scriptPath.startsWith('..') ? options.scriptFile : scriptPath;
+  let script = options.scriptText;
+  if (script === undefined) {
+    try {
+      script = await readFile(options.scriptFile, 'utf8');
+    } catch (error) {
+      throw new RunSetupError(`${options.scriptFile}: cannot read the script (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+
+  const replay = options.replayPath ? ReplayRecording.fromFile(options.replayPath) : undefined;
+  const secretValues: string[] = [];
+  const models = replay ? replayResolver(replay) : workspaceResolver(options, displayPath, secretValues);
+  const defaultModel = replay?.start.model ?? (await describeDefault(options, displayPath));
+
+  const taint = new TaintTracker();
+  let run: Run | undefined;
+  const gate = new ApprovalGateImpl({
+    approver: options.approver,
+    catalog: workspace.tools,
+    onEvent: (event) => {
+      if (event.type === 'approval-pending') run?.notePending(event.pending.request);
+      options.onGateEvent?.(event);
+    },
+  });
+  const runId = newRunId();
+  const transcriptPath =
+    options.transcriptPath === false ? undefined : (options.transcriptPath ?? path.join(workspace.root, RUNS_DIR, `${runId}.jsonl`));
+  run = new Run({
+    script,
+    scriptPath: displayPath,
+    runId,
+    pool: options.pool,
+    catalog: workspace.tools,
+    toolRunner: createToolRunner({ workspaceRoot: workspace.root, secrets: options.secrets ?? { get: async () => undefined } }),
+    gate,
+    models,
+    taint,
+    ...(replay && { replay }),
+    ...(options.limits && { limits: options.limits }),
+    ...(transcriptPath && { transcriptPath }),
+    secrets: secretValues,
+    workspace: workspace.root,
+    catalogHashes: workspace.catalogVersions,
+    ...(defaultModel && { defaultModel }),
+    ...(options.onEvent && { onEvent: options.onEvent }),
+  });
+  return run;
+}
+
+async function describeDefault(
+  options: PrepareRunOptions,
+  scriptPath: string,
+): Promise<{ alias: string; provider: string; modelId: string } | undefined> {
+  if (options.endpoint) return { alias: 'cli-endpoint', provider: 'openai-compatible', modelId: options.endpoint.modelId };
+  const alias = options.model ?? options.workspace.models.defaultFor(scriptPath);
+  if (alias === undefined) return undefined;
+  const spec = options.workspace.models.get(alias);
+  if (!spec) {
+    const known = options.workspace.models.list().map((m) => m.alias);
+    throw new RunSetupError(
+      `unknown model "${alias}"${options.model ? ' (from --model)' : ''}; models.yaml defines ${known.length ? known.join(', ') : 'none'}`,
+    );
+  }
+  return { alias, provider: spec.provider, modelId: spec.model };
+}
+
+function replayResolver(recording: ReplayRecording): ModelResolver {
+  const provider = new ReplayProvider(recording);
+  const recorded = recording.start.model;
+  return {
+    async resolve(alias) {
+      return {
+        alias: alias ?? recorded?.alias ?? 'replay',
+        providerId: 'replay',
+        modelId: recorded?.modelId ?? 'replay',
+        provider,
+      };
+    },
+  };
+}
+
+function workspaceResolver(options: PrepareRunOptions, scriptPath: string, secretValues: string[]): ModelResolver {
+  const cache = new Map<string, Promise<ResolvedModel>>();
+  const keyFor = async (providerId: string, envVar?: string): Promise<string | undefined> => {
+    const resolved = await resolveProviderKey(providerId, {
+      ...(options.secrets && { store: options.secrets }),
+      allowEnv: options.allowEnvKeys ?? false,
+      ...(options.env && { env: options.env }),
+      ...(envVar && { envVar }),
+    });
+    options.onKeySource?.(providerId, resolved.source);
+    if (resolved.key) secretValues.push(resolved.key);
+    return resolved.key;
+  };
+
+  const build = async (alias: string | undefined): Promise<ResolvedModel> => {
+    if (options.endpoint && (alias === undefined || alias === 'cli-endpoint')) {
+      const apiKey = await keyFor('openai-compatible', 'OPENAI_API_KEY');
+      return {
+        alias: 'cli-endpoint',
+        providerId: 'openai-compatible',
+        modelId: options.endpoint.modelId,
+        provider: createProvider({ providerId: 'openai-compatible', baseUrl: options.endpoint.baseUrl, ...(apiKey && { apiKey }) }),
+      };
+    }
+    const chosen = alias ?? options.model ?? options.workspace.models.defaultFor(scriptPath);
+    if (chosen === undefined)
+      throw new Error(
+        'no model chosen: pass opts.model, set defaultModel in promptforge.yaml, or use --model / --base-url with --model-id',
+      );
+    const spec = options.workspace.models.get(chosen);
+    if (!spec) throw new Error(`unknown model "${chosen}" (not in the model catalog)`);
+    if (spec.provider === 'replay')
+      throw new Error(`model "${chosen}" is a replay model: run with --replay TRANSCRIPT to use it`);
+    const preset = providerPreset(spec.provider);
+    const apiKey = await keyFor(spec.provider);
+    if (!apiKey && preset?.needsKey)
+      throw new Error(
+        `no key for ${preset.label}: set one with \`promptforge keys set ${spec.provider}\` or in Settings → Credentials` +
+          (preset.keyEnvVar ? ` (headless runs may use ${preset.keyEnvVar})` : ''),
+      );
+    return {
+      alias: spec.alias,
+      providerId: spec.provider,
+      modelId: spec.model,
+      provider: createProvider({ providerId: spec.provider, ...(spec.baseUrl && { baseUrl: spec.baseUrl }), ...(apiKey && { apiKey }) }),
+      ...(spec.defaults && { defaults: spec.defaults }),
+      ...(spec.price && { price: spec.price }),
+    };
+  };
+
+  return {
+    resolve(alias) {
+      const key = alias ?? '';
+      let entry = cache.get(key);
+      if (!entry) {
+        entry = build(alias);
+        // A failure (say, a missing key) is not cached: the person may fix it and retry.
+        entry.catch(() => cache.delete(key));
+        cache.set(key, entry);
+      }
+      return entry;
+    },
+  };
+}

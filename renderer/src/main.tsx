@@ -1,0 +1,15 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { applyTheme, readSavedTheme } from './theme';
+import './styles.css';
+
+applyTheme(readSavedTheme());
+
+const container = document.getElementById('root');
+if (container === null) throw new Error('index.html has no #root element');
+createRoot(container).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

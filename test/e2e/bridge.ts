@@ -1,0 +1,277 @@
+/**
+ * The end-to-end test bridge: the built renderer in Debian's Chromium, with `window.promptforge`
+ * built from the same contract table as the preload, answered by the real core in the test
+ * process. Nothing here needs the Electron binary.
+ *
+ * ```ts
+ * const studio = new StudioHarness();
+ * await studio.open();
+ * await studio.openAbout();
+ * await studio.screenshot('about');
+ * await studio.close();
+ * ```
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import {
+  contractEventNames,
+  contractEvents,
+  contractMethodNames,
+  type ContractEventName,
+  type ContractEventPayload,
+} from '../../common/contract.js';
+import {
+  createStudioHandlers,
+  dispatchContractCall,
+  type StudioHandlers,
+} from '../../main/core/studio/studio-handlers.js';
+import type { StudioLogFields, StudioLogger } from '../../main/core/studio/studio-logger.js';
+import { startRendererServer, type RendererServer } from './renderer-server.js';
+
+/** The repository root (this file is test/e2e/bridge.ts). */
+export const repositoryRoot = path.resolve(import.meta.dirname, '..', '..');
+/** Where `electron-vite build` puts the renderer. */
+export const builtRendererDirectory = path.join(repositoryRoot, 'out', 'renderer');
+/** Where `screenshot(name)` writes. */
+export const screenshotDirectory = path.join(repositoryRoot, 'docs', 'screenshots');
+
+const chromiumExecutable = process.env['PROMPTFORGE_CHROMIUM'] ?? '/usr/bin/chromium';
+const invokeBindingName = '__pfInvoke';
+const deliverEventName = '__pfDeliverEvent';
+
+/** One line the core logged during the session. */
+export interface LoggedLine {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  fields: StudioLogFields | undefined;
+}
+
+/** What a harness may change; everything has a test-friendly default. */
+export interface StudioHarnessOptions {
+  /** Handlers answering `window.promptforge`; defaults to the real core's, on temp folders. */
+  handlers?: StudioHandlers;
+  /**
+   * The folder standing in for Electron's userData. Defaults to a fresh temporary folder; pass a
+   * fixed path when a screenshot shows it, so the committed PNG does not change on every run.
+   */
+  userDataDirectory?: string;
+  /** Viewport in CSS pixels; default 1280x800. */
+  viewport?: { width: number; height: number };
+}
+
+/**
+ * Builds `window.promptforge` inside the page. Serialised by Playwright into an init script, so
+ * it must not use anything from its module scope: the method and event names come in as `names`.
+ */
+function installPromptForgeApi(names: {
+  methods: string[];
+  events: string[];
+  invokeBinding: string;
+  deliverEvent: string;
+}): void {
+  const page = globalThis as unknown as Record<string, unknown> & { top: unknown };
+  // Like the Electron preload (nodeIntegrationInSubFrames: false): the main frame only.
+  if (page.top !== globalThis) return;
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const api: Record<string, unknown> = {};
+  for (const method of names.methods) {
+    api[method] = (request: unknown) =>
+      (page[names.invokeBinding] as (...args: unknown[]) => Promise<unknown>)(method, request);
+  }
+  api['on'] = (event: string, listener: (payload: unknown) => void) => {
+    if (!names.events.includes(event)) throw new Error(`promptforge.on: unknown event ${JSON.stringify(event)}`);
+    const set = listeners.get(event) ?? new Set();
+    listeners.set(event, set);
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+    };
+  };
+  Object.defineProperty(page, 'promptforge', { value: Object.freeze(api), enumerable: true });
+  Object.defineProperty(page, names.deliverEvent, {
+    value: (event: string, payload: unknown) => {
+      for (const listener of listeners.get(event) ?? []) listener(payload);
+    },
+  });
+}
+
+/**
+ * Drives the built studio UI in Chromium through the real core. Open it, use the `waitForX()`
+ * helpers (they wait on the page; no sleeps), close it.
+ */
+export class StudioHarness {
+  /** Lines the core logged (refusals, failures). */
+  readonly log: LoggedLine[] = [];
+  /** Console errors, uncaught page errors and CSP violations seen in the page. */
+  readonly pageErrors: string[] = [];
+  /** Every contract call the page made, in order. */
+  readonly calls: Array<{ method: unknown; ok: boolean }> = [];
+
+  private readonly options: StudioHarnessOptions;
+  private server: RendererServer | undefined;
+  private browser: Browser | undefined;
+  private context: BrowserContext | undefined;
+  private currentPage: Page | undefined;
+  private temporaryDirectory: string | undefined;
+
+  constructor(options: StudioHarnessOptions = {}) {
+    this.options = options;
+  }
+
+  /** The logger handed to the core; records into {@link log}. */
+  readonly logger: StudioLogger = {
+    info: (message, fields) => this.log.push({ level: 'info', message, fields }),
+    warn: (message, fields) => this.log.push({ level: 'warn', message, fields }),
+    error: (message, fields) => this.log.push({ level: 'error', message, fields }),
+  };
+
+  /** The open page; throws before {@link open}. */
+  get page(): Page {
+    if (this.currentPage === undefined) throw new Error('StudioHarness: call open() first');
+    return this.currentPage;
+  }
+
+  /** Where the page was loaded from, e.g. `http://127.0.0.1:41234/`. */
+  get url(): string {
+    if (this.server === undefined) throw new Error('StudioHarness: call open() first');
+    return this.server.url;
+  }
+
+  /** The folder standing in for Electron's userData (created by open()). */
+  get userDataDirectory(): string {
+    if (this.options.userDataDirectory !== undefined) return this.options.userDataDirectory;
+    if (this.temporaryDirectory === undefined) throw new Error('StudioHarness: call open() first');
+    return path.join(this.temporaryDirectory, 'user-data');
+  }
+
+  /** Serves out/renderer, launches Chromium, installs the bridge and waits for the app shell. */
+  async open(): Promise<void> {
+    if (!existsSync(path.join(builtRendererDirectory, 'index.html'))) {
+      throw new Error(`${builtRendererDirectory}/index.html is missing: run \`npm run build\` first`);
+    }
+    this.temporaryDirectory = await mkdtemp(path.join(os.tmpdir(), 'promptforge-e2e-'));
+    await mkdir(this.userDataDirectory, { recursive: true });
+    const handlers =
+      this.options.handlers ??
+      createStudioHandlers({
+        appName: 'PromptForge Studio',
+        appVersion: await readOwnVersion(),
+        userDataDirectory: this.userDataDirectory,
+        getWorkspaceDirectory: () => null,
+      });
+
+    this.server = await startRendererServer(builtRendererDirectory);
+    this.browser = await chromium.launch({
+      executablePath: chromiumExecutable,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    this.context = await this.browser.newContext({
+      viewport: this.options.viewport ?? { width: 1280, height: 800 },
+      colorScheme: 'dark',
+    });
+    const page = await this.context.newPage();
+    this.currentPage = page;
+    page.on('console', (message) => {
+      if (message.type() === 'error') this.pageErrors.push(`${message.text()} (${message.location().url})`);
+    });
+    page.on('pageerror', (error) => this.pageErrors.push(error.message));
+
+    await page.exposeBinding(invokeBindingName, async (source, method: unknown, payload: unknown) => {
+      // The app checks the sender frame; so does the bridge: only the main frame may call.
+      if (source.frame !== page.mainFrame()) {
+        this.logger.warn('refused IPC call: foreign sender', { url: source.frame.url() });
+        this.calls.push({ method, ok: false });
+        return { ok: false, error: { code: 'forbidden-sender', message: 'refused: not the studio main frame' } };
+      }
+      const result = await dispatchContractCall(handlers, method, payload, this.logger);
+      this.calls.push({ method, ok: result.ok });
+      return result;
+    });
+    await page.addInitScript(installPromptForgeApi, {
+      methods: [...contractMethodNames],
+      events: [...contractEventNames],
+      invokeBinding: invokeBindingName,
+      deliverEvent: deliverEventName,
+    });
+    await page.goto(this.server.url);
+    await this.waitForAppShell();
+  }
+
+  /** Closes the browser, the server and the temporary folders. Safe to call twice. */
+  async close(): Promise<void> {
+    await this.context?.close();
+    await this.browser?.close();
+    await this.server?.close();
+    if (this.temporaryDirectory !== undefined) await rm(this.temporaryDirectory, { recursive: true, force: true });
+    this.context = undefined;
+    this.browser = undefined;
+    this.server = undefined;
+    this.currentPage = undefined;
+    this.temporaryDirectory = undefined;
+  }
+
+  /** Saves a PNG of the window to docs/screenshots/NAME.png and returns its path. */
+  async screenshot(name: string): Promise<string> {
+    await mkdir(screenshotDirectory, { recursive: true });
+    const filePath = path.join(screenshotDirectory, `${name}.png`);
+    await this.page.screenshot({ path: filePath, animations: 'disabled', caret: 'hide' });
+    return filePath;
+  }
+
+  /** Pushes a contract event to the page, as main's `sendEvent` would (payload checked first). */
+  async pushEvent<E extends ContractEventName>(name: E, payload: ContractEventPayload<E>): Promise<void> {
+    const checked = contractEvents[name].parse(payload);
+    await this.page.evaluate(
+      ([deliver, event, data]) => {
+        (globalThis as unknown as Record<string, (event: unknown, payload: unknown) => void>)[deliver]!(event, data);
+      },
+      [deliverEventName, name, checked] as const,
+    );
+  }
+
+  /** Waits until the header "PromptForge Studio" is rendered. */
+  async waitForAppShell(): Promise<void> {
+    await this.page.getByRole('heading', { level: 1, name: 'PromptForge Studio' }).waitFor();
+  }
+
+  /** Waits until `text` is visible somewhere in the page. */
+  async waitForText(text: string): Promise<void> {
+    await this.page.getByText(text, { exact: false }).first().waitFor();
+  }
+
+  /** Clicks the header's About button and waits for the panel to show the app info. */
+  async openAbout(): Promise<void> {
+    await this.page.getByRole('button', { name: 'About', exact: true }).click();
+    await this.waitForAboutDetails();
+  }
+
+  /** Waits for the About panel's version list and returns its rows as `label -> value`. */
+  async waitForAboutDetails(): Promise<Record<string, string>> {
+    const panel = this.page.getByRole('complementary', { name: 'About' });
+    await panel.getByRole('definition').first().waitFor();
+    const rows = await panel
+      .locator('.details-row')
+      .evaluateAll((elements) =>
+        elements.map((element) => [
+          element.querySelector('dt')?.textContent ?? '',
+          element.querySelector('dd')?.textContent ?? '',
+        ]),
+      );
+    return Object.fromEntries(rows);
+  }
+}
+
+async function readOwnVersion(): Promise<string> {
+  const manifest = JSON.parse(await readFile(path.join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+  return manifest.version;
+}

@@ -1,0 +1,86 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { _electron } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { repositoryRoot } from './bridge.js';
+
+/**
+ * Where the Electron binary would be, or why it cannot run. Does not `require('electron')`:
+ * that module downloads the binary when it is missing, which must never happen in a test.
+ */
+function findElectron(): { executablePath: string } | { skipReason: string } {
+  const packageDirectory = path.join(repositoryRoot, 'node_modules', 'electron');
+  const pathFile = path.join(packageDirectory, 'path.txt');
+  if (!existsSync(pathFile)) {
+    return {
+      skipReason: `Electron binary not downloaded on this machine: ${pathFile} is missing (installed with ELECTRON_SKIP_BINARY_DOWNLOAD or offline)`,
+    };
+  }
+  const executablePath = path.join(packageDirectory, 'dist', readFileSync(pathFile, 'utf8').trim());
+  if (!existsSync(executablePath)) {
+    return { skipReason: `Electron binary not downloaded on this machine: ${executablePath} does not exist` };
+  }
+  if (process.platform === 'linux' && !process.env['DISPLAY'] && !process.env['WAYLAND_DISPLAY']) {
+    return { skipReason: 'Electron needs a display: DISPLAY and WAYLAND_DISPLAY are unset (run under xvfb-run)' };
+  }
+  if (!existsSync(path.join(repositoryRoot, 'out', 'main', 'index.js'))) {
+    return { skipReason: 'out/main/index.js is missing: run `npm run build` first' };
+  }
+  return { executablePath };
+}
+
+const electron = findElectron();
+const skipReason = 'skipReason' in electron ? electron.skipReason : null;
+if (skipReason !== null) console.warn(`electron-smoke skipped: ${skipReason}`);
+
+describe('Electron smoke test', () => {
+  it.skipIf(skipReason !== null)(
+    'launches the built app with the security baseline and answers app:info',
+    async () => {
+      if (!('executablePath' in electron)) throw new Error('unreachable: the test is skipped without a binary');
+      const userData = mkdtempSync(path.join(os.tmpdir(), 'promptforge-electron-'));
+      const app = await _electron.launch({
+        executablePath: electron.executablePath,
+        args: [repositoryRoot, `--user-data-dir=${userData}`, ...(process.env['CI'] ? ['--no-sandbox'] : [])],
+        cwd: repositoryRoot,
+      });
+      try {
+        const window = await app.firstWindow();
+        await window.getByRole('heading', { level: 1, name: 'PromptForge Studio' }).waitFor();
+        const loadedUrl = await app.evaluate(({ BrowserWindow }) =>
+          BrowserWindow.getAllWindows()[0]?.webContents.getURL(),
+        );
+        expect(loadedUrl).toMatch(/^file:\/\/.*\/out\/renderer\/index\.html$/);
+        const page = await window.evaluate(async () => {
+          const global = globalThis as unknown as Record<string, unknown> & {
+            promptforge: {
+              'app:info': (
+                request: unknown,
+              ) => Promise<{ ok: boolean; value?: { versions: { electron: string | null } } }>;
+            };
+          };
+          const info = await global.promptforge['app:info']({});
+          return {
+            api: Object.keys(global.promptforge).sort(),
+            require: typeof global['require'],
+            process: typeof global['process'],
+            ok: info.ok,
+            electron: info.value?.versions.electron ?? null,
+          };
+        });
+        expect(page).toMatchObject({ api: ['app:info', 'on'], require: 'undefined', process: 'undefined', ok: true });
+        expect(page.electron).toMatch(/^\d+\.\d+\.\d+/);
+        const opened = await window.evaluate(() =>
+          (globalThis as unknown as { open: (url: string) => unknown }).open('https://example.com/'),
+        );
+        expect(opened).toBeNull();
+        expect(app.windows()).toHaveLength(1);
+      } finally {
+        await app.close();
+        rmSync(userData, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+});
