@@ -82,6 +82,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     content: z.string(),
     toolCalls: z.array(RequestedCallSchema),
     finishReason: z.string(),
+    /** The provider's own word for it, when it differs (e.g. Gemini `SAFETY`). */
+    providerFinishReason: z.string().optional(),
     usage: UsageSchema,
     /** Cost of the round in the model's price currency, when the catalog has prices. */
     cost: z.number().optional(),
@@ -110,9 +112,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     alias: z.string(),
     description: z.string(),
     arguments: json,
-    taint: z.array(
-      z.object({ path: z.string(), start: z.number(), end: z.number(), sourceOutputId: z.string() }),
-    ),
+    taint: z.array(z.object({ path: z.string(), start: z.number(), end: z.number(), sourceOutputId: z.string() })),
   }),
   z.object({
     ...base,
@@ -168,7 +168,11 @@ export type RunEvent = z.infer<typeof RunEventSchema>;
 /** The name of a run event (`run-start`, `tool-output`, ...). */
 export type RunEventType = RunEvent['type'];
 /** A run event as emitted, before `seq`, `t` and `runId` are stamped. */
-export type RunEventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'seq' | 't' | 'runId'> : never) : never;
+export type RunEventBody = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, 'seq' | 't' | 'runId'>
+    : never
+  : never;
 /** A run's final status. */
 export type RunStatus = Extract<RunEvent, { type: 'run-end' }>['status'];
 /** A decision as recorded. */

@@ -104,7 +104,11 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       say(`${error.message}\nRun \`promptforge --help\` for usage.`);
       return EXIT.usage;
     }
-    if (error instanceof RunSetupError || error instanceof TranscriptError || error instanceof SecretStoreUnavailableError) {
+    if (
+      error instanceof RunSetupError ||
+      error instanceof TranscriptError ||
+      error instanceof SecretStoreUnavailableError
+    ) {
       say(error.message);
       return EXIT.usage;
     }
@@ -124,7 +128,8 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
 function positiveNumber(flag: string, value: string | undefined, unit: string): number | undefined {
   if (value === undefined) return undefined;
   const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new UsageError(`${flag} must be a positive number of ${unit}, got "${value}"`);
+  if (!Number.isFinite(number) || number <= 0)
+    throw new UsageError(`${flag} must be a positive number of ${unit}, got "${value}"`);
   return number;
 }
 
@@ -144,7 +149,8 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   });
   if (positionals.length !== 1) throw new UsageError('run takes exactly one script: promptforge run FILE.lua');
   const scriptFile = path.resolve(io.cwd, positionals[0]!);
-  if (!statSync(scriptFile, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`${positionals[0]}: no such script file`);
+  if (!statSync(scriptFile, { throwIfNoEntry: false })?.isFile())
+    throw new UsageError(`${positionals[0]}: no such script file`);
 
   const approve = values.approve ?? (io.stdin.isTTY ? 'ask' : 'deny');
   if (approve !== 'ask' && approve !== 'auto' && approve !== 'deny')
@@ -165,7 +171,8 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
   let transcriptDefault: string | false | undefined;
   if (values.workspace !== undefined) {
     root = path.resolve(io.cwd, values.workspace);
-    if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--workspace ${values.workspace}: no such folder`);
+    if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
+      throw new UsageError(`--workspace ${values.workspace}: no such folder`);
   } else {
     const found = (await findWorkspaceRoot(path.dirname(scriptFile))) ?? (await findWorkspaceRoot(io.cwd));
     root = found ?? io.cwd;
@@ -194,7 +201,9 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
       allowEnvKeys: true,
       env: io.env,
       ...(values.model !== undefined && { model: values.model }),
-      ...(values['base-url'] !== undefined && { endpoint: { baseUrl: values['base-url'], modelId: values['model-id']! } }),
+      ...(values['base-url'] !== undefined && {
+        endpoint: { baseUrl: values['base-url'], modelId: values['model-id']! },
+      }),
       ...(values.replay !== undefined && { replayPath: path.resolve(io.cwd, values.replay) }),
       ...(values.transcript !== undefined
         ? { transcriptPath: path.resolve(io.cwd, values.transcript) }
@@ -210,7 +219,8 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
       onKeySource: (providerId, source) => {
         if (reported.has(providerId)) return;
         reported.add(providerId);
-        const where = source === 'keychain' ? 'the OS keychain' : source === 'none' ? 'nowhere (no key set)' : source.slice(4);
+        const where =
+          source === 'keychain' ? 'the OS keychain' : source === 'none' ? 'nowhere (no key set)' : source.slice(4);
         io.stderr.write(`promptforge: ${providerId} key from ${where}\n`);
       },
     });
@@ -223,10 +233,13 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     const result = await run.done;
     unsubscribe();
     if (result.error) {
-      const message = /^[^\s:]+:\d+: /.test(result.error.message) ? result.error.message : `${run.scriptPath}: ${result.error.message}`;
+      const message = /^[^\s:]+:\d+: /.test(result.error.message)
+        ? result.error.message
+        : `${run.scriptPath}: ${result.error.message}`;
       io.stderr.write(`${message}\n`);
     }
-    if (result.transcriptPath && !json) io.stderr.write(`promptforge: transcript ${path.relative(io.cwd, result.transcriptPath)}\n`);
+    if (result.transcriptPath && !json)
+      io.stderr.write(`promptforge: transcript ${path.relative(io.cwd, result.transcriptPath)}\n`);
     return result.exitCode;
   } finally {
     await pool.close();
@@ -273,7 +286,9 @@ async function keysCommand(args: string[], io: CliIo): Promise<number> {
     if (!name) throw new UsageError(`keys ${action} needs a provider, e.g. \`promptforge keys ${action} openai\``);
     if (extra.length > 0)
       throw new UsageError(
-        action === 'set' ? 'the key is read from stdin, never from the command line (it would land in shell history)' : 'keys delete takes one provider',
+        action === 'set'
+          ? 'the key is read from stdin, never from the command line (it would land in shell history)'
+          : 'keys delete takes one provider',
       );
     if (!SECRET_NAME.test(name)) throw new UsageError(`"${name}" is not a valid key name (letters, digits, . _ -)`);
   }
@@ -296,7 +311,8 @@ async function keysCommand(args: string[], io: CliIo): Promise<number> {
       const rows: string[] = [];
       for (const [id, preset] of Object.entries(PROVIDER_PRESETS)) {
         const set = await store.has(id);
-        const env = preset.keyEnvVar && io.env[preset.keyEnvVar] ? ` (${preset.keyEnvVar} is also set in the environment)` : '';
+        const env =
+          preset.keyEnvVar && io.env[preset.keyEnvVar] ? ` (${preset.keyEnvVar} is also set in the environment)` : '';
         const state = set ? 'set in the OS keychain' : preset.needsKey ? 'not set' : 'not set (not needed)';
         rows.push(`${id.padEnd(18)} ${state}${env}`);
       }

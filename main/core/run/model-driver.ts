@@ -8,15 +8,12 @@ import {
   type ToolDefinition,
   type Usage,
 } from '../providers/model-provider.js';
+import { costOf, type TokenPrice } from '../providers/cost.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import { FatalRunError, ScriptError } from './run-errors.js';
 
 /** Prices per million tokens, from the model catalog. */
-export interface ModelPrice {
-  inputPerMillion: number;
-  outputPerMillion: number;
-  currency?: string;
-}
+export type ModelPrice = TokenPrice;
 
 /** A model alias resolved to a provider adapter, with its catalog defaults. */
 export interface ResolvedModel {
@@ -42,6 +39,8 @@ export interface LuaChatResult {
   tool_calls?: LuaToolCall[];
   usage: { input_tokens: number; output_tokens: number; total_tokens: number };
   finish_reason: string;
+  /** The provider's own finish reason when it adds detail (e.g. Gemini `SAFETY`). */
+  provider_finish_reason?: string;
   model: string;
 }
 
@@ -154,8 +153,8 @@ export class ModelDriver {
 
     const started = performance.now();
     let content = '';
-    const calls: { id: string; name: string; rawArguments: string }[] = [];
-    let finish: { finishReason: string; usage: Usage } | undefined;
+    const calls: { id: string; name: string; rawArguments: string; providerMetadata?: JsonObject }[] = [];
+    let finish: { finishReason: string; usage: Usage; providerFinishReason?: string } | undefined;
     try {
       for await (const event of model.provider.chat(request, signal)) {
         switch (event.type) {
@@ -169,14 +168,20 @@ export class ModelDriver {
             break;
           case 'tool-call':
             emitRequest();
-            calls.push({ id: event.id, name: event.name, rawArguments: event.rawArguments });
+            // providerMetadata (e.g. Gemini's thoughtSignature) must come back when the call is replayed.
+            calls.push({
+              id: event.id,
+              name: event.name,
+              rawArguments: event.rawArguments,
+              ...(event.providerMetadata && { providerMetadata: event.providerMetadata }),
+            });
             break;
           case 'raw':
             emitRequest();
             this.emit({ type: 'provider-raw', round, note: event.note, data: event.data });
             break;
           case 'finish':
-            finish = { finishReason: event.finishReason, usage: event.usage };
+            finish = event;
             break;
         }
       }
@@ -189,27 +194,25 @@ export class ModelDriver {
     emitRequest();
     if (!finish) throw new ScriptError(`models.chat: the ${model.providerId} response ended without a finish event`);
 
-    const records: ToolCallRecord[] = calls.map((call) => {
-      const parsed = parseToolArguments(call.rawArguments);
-      return { id: call.id, name: call.name, rawArguments: call.rawArguments, arguments: parsed.value };
-    });
-    const roundCost = model.price
-      ? (finish.usage.inputTokens * model.price.inputPerMillion + finish.usage.outputTokens * model.price.outputPerMillion) /
-        1_000_000
-      : undefined;
+    const parsed = calls.map((call) => parseToolArguments(call.rawArguments));
+    const records: ToolCallRecord[] = calls.map((call, index) => ({ ...call, arguments: parsed[index]!.value }));
+    const requested = calls.map((call, index) => ({
+      id: call.id,
+      name: call.name,
+      rawArguments: call.rawArguments,
+      ...(parsed[index]!.error && { error: parsed[index]!.error }),
+    }));
+    const roundCost = costOf(finish.usage, model.price);
     if (roundCost !== undefined) this.cost = (this.cost ?? 0) + roundCost;
     this.usage.inputTokens += finish.usage.inputTokens;
     this.usage.outputTokens += finish.usage.outputTokens;
-    const requested = records.map((record) => {
-      const parsed = parseToolArguments(record.rawArguments);
-      return { id: record.id, name: record.name, rawArguments: record.rawArguments, ...(parsed.error && { error: parsed.error }) };
-    });
     this.emit({
       type: 'round-response',
       round,
       content,
       toolCalls: requested,
       finishReason: finish.finishReason,
+      ...(finish.providerFinishReason && { providerFinishReason: finish.providerFinishReason }),
       usage: finish.usage,
       ...(roundCost !== undefined && { cost: roundCost }),
       durationMs: performance.now() - started,
@@ -227,9 +230,10 @@ export class ModelDriver {
       finish_reason: finish.finishReason,
       model: model.alias,
     };
+    if (finish.providerFinishReason) result.provider_finish_reason = finish.providerFinishReason;
     if (records.length > 0) {
       result.tool_calls = records.map((record, index) => {
-        const error = requested[index]!.error;
+        const error = parsed[index]!.error;
         if (error) return { id: record.id, name: record.name, error, raw_arguments: record.rawArguments };
         return { id: record.id, name: record.name, arguments: record.arguments! };
       });
@@ -244,9 +248,14 @@ export class ModelDriver {
     const seen = new Set<string>();
     return list.flatMap((alias, index) => {
       if (typeof alias !== 'string')
-        throw new ScriptError(`models.chat: opts.tools[${index + 1}] must be a tool alias (string), got ${typeof alias}`);
+        throw new ScriptError(
+          `models.chat: opts.tools[${index + 1}] must be a tool alias (string), got ${typeof alias}`,
+        );
       const tool = this.catalog.get(alias);
-      if (!tool) throw new ScriptError(`models.chat: opts.tools[${index + 1}]: unknown tool "${alias}" (not in this agent's catalog)`);
+      if (!tool)
+        throw new ScriptError(
+          `models.chat: opts.tools[${index + 1}]: unknown tool "${alias}" (not in this agent's catalog)`,
+        );
       if (seen.has(alias)) return [];
       seen.add(alias);
       return [{ name: tool.alias, description: tool.description, parameters: tool.parameters }];
@@ -256,7 +265,8 @@ export class ModelDriver {
   private toChatMessages(raw: unknown): ChatMessage[] {
     const list = asList(raw);
     if (!list) throw new ScriptError('models.chat: messages must be a list of message tables');
-    if (list.length === 0) throw new ScriptError('models.chat: messages is empty; add at least one { role = "user", content = "..." }');
+    if (list.length === 0)
+      throw new ScriptError('models.chat: messages is empty; add at least one { role = "user", content = "..." }');
     return list.map((item, index) => this.toChatMessage(item, `messages[${index + 1}]`));
   }
 
@@ -288,7 +298,9 @@ export class ModelDriver {
           const resolved = calls.map((call, i) => {
             const id = isObject(call) ? call['id'] : undefined;
             if (typeof id !== 'string')
-              throw new ScriptError(`models.chat: ${where}.tool_calls[${i + 1}].id must be the string id of a requested call`);
+              throw new ScriptError(
+                `models.chat: ${where}.tool_calls[${i + 1}].id must be the string id of a requested call`,
+              );
             const record = this.issued.get(id);
             if (!record)
               throw new ScriptError(

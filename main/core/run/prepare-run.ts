@@ -71,7 +71,9 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     try {
       script = await readFile(options.scriptFile, 'utf8');
     } catch (error) {
-      throw new RunSetupError(`${options.scriptFile}: cannot read the script (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      throw new RunSetupError(
+        `${options.scriptFile}: cannot read the script (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
     }
   }
 
@@ -81,25 +83,31 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const defaultModel = replay?.start.model ?? (await describeDefault(options, displayPath));
 
   const taint = new TaintTracker();
-  let run: Run | undefined;
+  // The gate is built before the run it reports to.
+  const target: { run?: Run } = {};
   const gate = new ApprovalGateImpl({
     approver: options.approver,
     catalog: workspace.tools,
     onEvent: (event) => {
-      if (event.type === 'approval-pending') run?.notePending(event.pending.request);
+      if (event.type === 'approval-pending') target.run?.notePending(event.pending.request);
       options.onGateEvent?.(event);
     },
   });
   const runId = newRunId();
   const transcriptPath =
-    options.transcriptPath === false ? undefined : (options.transcriptPath ?? path.join(workspace.root, RUNS_DIR, `${runId}.jsonl`));
-  run = new Run({
+    options.transcriptPath === false
+      ? undefined
+      : (options.transcriptPath ?? path.join(workspace.root, RUNS_DIR, `${runId}.jsonl`));
+  const run = new Run({
     script,
     scriptPath: displayPath,
     runId,
     pool: options.pool,
     catalog: workspace.tools,
-    toolRunner: createToolRunner({ workspaceRoot: workspace.root, secrets: options.secrets ?? { get: async () => undefined } }),
+    toolRunner: createToolRunner({
+      workspaceRoot: workspace.root,
+      secrets: options.secrets ?? { get: async () => undefined },
+    }),
     gate,
     models,
     taint,
@@ -112,6 +120,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     ...(defaultModel && { defaultModel }),
     ...(options.onEvent && { onEvent: options.onEvent }),
   });
+  target.run = run;
   return run;
 }
 
@@ -119,7 +128,8 @@ async function describeDefault(
   options: PrepareRunOptions,
   scriptPath: string,
 ): Promise<{ alias: string; provider: string; modelId: string } | undefined> {
-  if (options.endpoint) return { alias: 'cli-endpoint', provider: 'openai-compatible', modelId: options.endpoint.modelId };
+  if (options.endpoint)
+    return { alias: 'cli-endpoint', provider: 'openai-compatible', modelId: options.endpoint.modelId };
   const alias = options.model ?? options.workspace.models.defaultFor(scriptPath);
   if (alias === undefined) return undefined;
   const spec = options.workspace.models.get(alias);
@@ -168,7 +178,11 @@ function workspaceResolver(options: PrepareRunOptions, scriptPath: string, secre
         alias: 'cli-endpoint',
         providerId: 'openai-compatible',
         modelId: options.endpoint.modelId,
-        provider: createProvider({ providerId: 'openai-compatible', baseUrl: options.endpoint.baseUrl, ...(apiKey && { apiKey }) }),
+        provider: createProvider({
+          providerId: 'openai-compatible',
+          baseUrl: options.endpoint.baseUrl,
+          ...(apiKey && { apiKey }),
+        }),
       };
     }
     const chosen = alias ?? options.model ?? options.workspace.models.defaultFor(scriptPath);
@@ -191,7 +205,11 @@ function workspaceResolver(options: PrepareRunOptions, scriptPath: string, secre
       alias: spec.alias,
       providerId: spec.provider,
       modelId: spec.model,
-      provider: createProvider({ providerId: spec.provider, ...(spec.baseUrl && { baseUrl: spec.baseUrl }), ...(apiKey && { apiKey }) }),
+      provider: createProvider({
+        providerId: spec.provider,
+        ...(spec.baseUrl && { baseUrl: spec.baseUrl }),
+        ...(apiKey && { apiKey }),
+      }),
       ...(spec.defaults && { defaults: spec.defaults }),
       ...(spec.price && { price: spec.price }),
     };

@@ -1,6 +1,12 @@
 import type { JsonObject, JsonValue } from '../../../common/json.js';
 import type { RecordedDecision, RunEvent } from '../../../common/run-events.js';
-import { ProviderError, type ChatMessage, type ModelEvent, type ModelProvider, type ModelRequest } from '../providers/model-provider.js';
+import {
+  ProviderError,
+  type ChatMessage,
+  type ModelEvent,
+  type ModelProvider,
+  type ModelRequest,
+} from '../providers/model-provider.js';
 import { readTranscript, type LocatedEvent } from '../transcript/transcript-reader.js';
 import { FatalRunError } from './run-errors.js';
 
@@ -34,7 +40,9 @@ const NONCE = /untrusted_input_[0-9A-Za-z]+/g;
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) => {
     if (item && typeof item === 'object' && !Array.isArray(item)) {
-      return Object.fromEntries(Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      return Object.fromEntries(
+        Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+      );
     }
     return item;
   }).replace(NONCE, 'untrusted_input_NONCE');
@@ -70,7 +78,8 @@ export class ReplayRecording {
           break;
         case 'round-response': {
           const request = requests.get(event.round);
-          if (!request) throw new FatalRunError(`${path}:${event.line}: round ${event.round} has a response but no request`);
+          if (!request)
+            throw new FatalRunError(`${path}:${event.line}: round ${event.round} has a response but no request`);
           this.rounds.push({ line: event.line, request, response: event });
           break;
         }
@@ -79,7 +88,11 @@ export class ReplayRecording {
             line: event.line,
             alias: event.alias,
             arguments: event.arguments,
-            outcome: { kind: 'error', stage: 'run', message: `the recording ends before tools.call('${event.alias}') finished` },
+            outcome: {
+              kind: 'error',
+              stage: 'run',
+              message: `the recording ends before tools.call('${event.alias}') finished`,
+            },
           };
           byCall.set(event.callId, dispatch);
           this.dispatches.push(dispatch);
@@ -92,7 +105,13 @@ export class ReplayRecording {
         }
         case 'tool-output': {
           const dispatch = byCall.get(event.callId);
-          if (dispatch) dispatch.outcome = { kind: 'output', output: event.output, trust: event.trust, structured: event.structured };
+          if (dispatch)
+            dispatch.outcome = {
+              kind: 'output',
+              output: event.output,
+              trust: event.trust,
+              structured: event.structured,
+            };
           break;
         }
         case 'tool-error': {
@@ -170,7 +189,8 @@ export class ReplayProvider implements ModelProvider {
     if (signal.aborted) throw new ProviderError('aborted', 'the run was stopped');
     const response = this.recording.nextRoundFor(request);
     if (response.content) yield { type: 'text-delta', text: response.content };
-    for (const call of response.toolCalls) yield { type: 'tool-call', id: call.id, name: call.name, rawArguments: call.rawArguments };
+    for (const call of response.toolCalls)
+      yield { type: 'tool-call', id: call.id, name: call.name, rawArguments: call.rawArguments };
     yield { type: 'finish', finishReason: response.finishReason, usage: response.usage };
   }
 }

@@ -93,7 +93,8 @@ export class Run {
   private replyCount = 0;
 
   constructor(private readonly options: RunOptions) {
-    this.id = options.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
+    this.id =
+      options.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     if (options.onEvent) this.listeners.add(options.onEvent);
@@ -142,7 +143,11 @@ export class Run {
     });
     if (this.limits.wallMs !== undefined) {
       this.wallTimer = setTimeout(
-        () => this.finish('limit', { kind: 'timeout', message: `wall-clock limit of ${this.limits.wallMs! / 1000} s exceeded` }),
+        () =>
+          this.finish('limit', {
+            kind: 'timeout',
+            message: `wall-clock limit of ${this.limits.wallMs! / 1000} s exceeded`,
+          }),
         this.limits.wallMs,
       );
     }
@@ -231,7 +236,10 @@ export class Run {
     } else if (/not enough memory/.test(message.message)) {
       this.finish(
         'limit',
-        { kind: 'memory', message: `${message.message} (the Lua heap limit is ${Math.round(this.limits.memoryBytes / 1048576)} MiB)` },
+        {
+          kind: 'memory',
+          message: `${message.message} (the Lua heap limit is ${Math.round(this.limits.memoryBytes / 1048576)} MiB)`,
+        },
         false,
       );
     } else {
@@ -256,7 +264,10 @@ export class Run {
         this.finish('error', { kind: 'host', message: error.message });
         return;
       } else {
-        reply = { ok: false, error: `${method}: internal error: ${error instanceof Error ? error.message : String(error)}` };
+        reply = {
+          ok: false,
+          error: `${method}: internal error: ${error instanceof Error ? error.message : String(error)}`,
+        };
       }
     }
     if (this.ended || !this.worker) return;

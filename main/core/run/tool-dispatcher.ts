@@ -38,7 +38,10 @@ export class ToolDispatcher {
 
   constructor(private readonly options: ToolDispatcherOptions) {}
 
-  async call(payload: { alias?: unknown; args?: unknown; argsError?: unknown }, signal: AbortSignal): Promise<JsonValue> {
+  async call(
+    payload: { alias?: unknown; args?: unknown; argsError?: unknown },
+    signal: AbortSignal,
+  ): Promise<JsonValue> {
     const alias = String(payload.alias);
     const count = (this.counts[alias] ?? 0) + 1;
     this.counts[alias] = count;
@@ -50,7 +53,10 @@ export class ToolDispatcher {
     const { emit } = this.options;
     emit({ type: 'tool-dispatch', callId, alias, arguments: args, count });
 
-    const fail = (stage: 'unknown-tool' | 'validation' | 'denied' | 'cancelled' | 'run' | 'output', message: string): never => {
+    const fail = (
+      stage: 'unknown-tool' | 'validation' | 'denied' | 'cancelled' | 'run' | 'output',
+      message: string,
+    ): never => {
       emit({ type: 'tool-error', callId, alias, stage, message });
       throw new ScriptError(message);
     };
@@ -80,7 +86,8 @@ export class ToolDispatcher {
       },
       signal,
     );
-    if (this.pending?.callId !== callId) return fail('cancelled', `tools.call('${alias}') was cancelled: the run ended`);
+    if (this.pending?.callId !== callId)
+      return fail('cancelled', `tools.call('${alias}') was cancelled: the run ended`);
     this.pending = undefined;
     this.emitDecision(callId, alias, args, decision);
     if (decision.kind === 'deny') fail('denied', `tools.call('${alias}') was denied: ${decision.reason}`);
@@ -131,16 +138,22 @@ export class ToolDispatcher {
       try {
         value = JSON.parse(raw) as JsonValue;
       } catch (error) {
-        fail('output', `tools.call('${alias}'): the tool declares structured output but returned invalid JSON (${(error as Error).message})`);
+        fail(
+          'output',
+          `tools.call('${alias}'): the tool declares structured output but returned invalid JSON (${(error as Error).message})`,
+        );
       }
       // A replayed output was validated when it was recorded.
       const invalid = this.options.replay ? undefined : this.options.catalog.validateOutput(alias, value);
-      if (invalid) fail('output', `tools.call('${alias}'): the output does not match the tool's output schema: ${invalid}`);
+      if (invalid)
+        fail('output', `tools.call('${alias}'): the output does not match the tool's output schema: ${invalid}`);
     }
     this.options.emit({ type: 'tool-output', callId, alias, trust, output: raw, structured, durationMs });
     if (trust === 'trusted') return value;
     this.options.taint?.recordUntrustedOutput(callId, raw);
-    return typeof value === 'string' ? wrapUntrusted(value, this.options.nonce) : wrapUntrustedStrings(value, this.options.nonce);
+    return typeof value === 'string'
+      ? wrapUntrusted(value, this.options.nonce)
+      : wrapUntrustedStrings(value, this.options.nonce);
   }
 
   private emitDecision(callId: string, alias: string, proposed: JsonObject, decision: ApprovalDecision): void {

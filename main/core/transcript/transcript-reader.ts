@@ -21,7 +21,9 @@ export function readTranscript(path: string): LocatedEvent[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new TranscriptError(`${path}: cannot read the transcript (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new TranscriptError(
+      `${path}: cannot read the transcript (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();

@@ -34,7 +34,13 @@ interface Captured {
 
 async function cli(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string>; stdin?: string; store?: SecretStore; interruptAfterMs?: number } = {},
+  options: {
+    cwd?: string;
+    env?: Record<string, string>;
+    stdin?: string;
+    store?: SecretStore;
+    interruptAfterMs?: number;
+  } = {},
 ): Promise<Captured> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -91,19 +97,26 @@ describe('promptforge run: offline replays of the examples', () => {
     writeFileSync(path.join(dir, 'agents/echo-loop.lua'), script);
     const result = await cli(['run', 'agents/echo-loop.lua', '--replay', 'recordings/echo-loop.jsonl'], { cwd: dir });
     expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`replay diverged at tool call 1 (${path.join(dir, 'recordings/echo-loop.jsonl')}:`);
     expect(result.stderr).toContain(
-      `replay diverged at tool call 1 (${path.join(dir, 'recordings/echo-loop.jsonl')}:`,
+      `the script called tools.call('echo', {"text":"changed"}), the recording has tools.call('echo', {"text":"hello"})`,
     );
-    expect(result.stderr).toContain(`the script called tools.call('echo', {"text":"changed"}), the recording has tools.call('echo', {"text":"hello"})`);
   });
 
   it('a replay whose script asks the model differently fails at that round', async () => {
     const dir = tempWorkspace();
-    const script = readFileSync(path.join(dir, 'agents/weather-report.lua'), 'utf8').replace('in Oslo today', 'in Lisbon today');
+    const script = readFileSync(path.join(dir, 'agents/weather-report.lua'), 'utf8').replace(
+      'in Oslo today',
+      'in Lisbon today',
+    );
     writeFileSync(path.join(dir, 'agents/weather-report.lua'), script);
-    const result = await cli(['run', 'agents/weather-report.lua', '--replay', 'recordings/weather-report.jsonl'], { cwd: dir });
+    const result = await cli(['run', 'agents/weather-report.lua', '--replay', 'recordings/weather-report.jsonl'], {
+      cwd: dir,
+    });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/replay diverged at model round 1 \(.*weather-report\.jsonl:\d+\): message 1 differs/);
+    expect(result.stderr).toMatch(
+      /replay diverged at model round 1 \(.*weather-report\.jsonl:\d+\): message 1 differs/,
+    );
   });
 
   it('a truncated transcript gives a clear error, exit code 2, and nothing else', async () => {
@@ -113,7 +126,9 @@ describe('promptforge run: offline replays of the examples', () => {
     const result = await cli(['run', 'agents/echo-loop.lua', '--replay', 'cut.jsonl'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^promptforge: .*cut\.jsonl:\d+: the last line is incomplete \(no newline\); the transcript was cut off while it was being written\n$/);
+    expect(result.stderr).toMatch(
+      /^promptforge: .*cut\.jsonl:\d+: the last line is incomplete \(no newline\); the transcript was cut off while it was being written\n$/,
+    );
   });
 
   it('a corrupt transcript names the line', async () => {
@@ -129,9 +144,14 @@ describe('promptforge run: offline replays of the examples', () => {
 
   it('--json prints every event as a JSON line on stdout', async () => {
     const dir = tempWorkspace();
-    const result = await cli(['run', 'agents/echo-loop.lua', '--replay', 'recordings/echo-loop.jsonl', '--json'], { cwd: dir });
+    const result = await cli(['run', 'agents/echo-loop.lua', '--replay', 'recordings/echo-loop.jsonl', '--json'], {
+      cwd: dir,
+    });
     expect(result.code).toBe(0);
-    const events = result.stdout.trimEnd().split('\n').map((line) => RunEventSchema.parse(JSON.parse(line)) as RunEvent);
+    const events = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => RunEventSchema.parse(JSON.parse(line)) as RunEvent);
     expect(events[0]!.type).toBe('run-start');
     expect(events.at(-1)).toMatchObject({ type: 'run-end', status: 'ok', exitCode: 0, toolCalls: { echo: 2 } });
     expect(events.filter((e) => e.type === 'message-delta').length).toBeGreaterThan(0);
@@ -163,13 +183,19 @@ describe('promptforge run: exit codes and errors', () => {
 
   it('1 on a runtime error, reported as file:line: message on stderr', async () => {
     const result = await cli(['run', 'runtime.lua'], { cwd: dir });
-    expect(result).toEqual({ code: 1, stdout: 'a\n', stderr: 'runtime.lua:2: attempt to perform arithmetic on a nil value\n' });
+    expect(result).toEqual({
+      code: 1,
+      stdout: 'a\n',
+      stderr: 'runtime.lua:2: attempt to perform arithmetic on a nil value\n',
+    });
   });
 
   it('3 when a limit is exceeded', async () => {
     const result = await cli(['run', 'spin.lua', '--cpu-limit', '0.3'], { cwd: dir });
     expect(result.code).toBe(3);
-    expect(result.stderr).toBe('spin.lua: CPU limit of 0.3 s exceeded (the script computed without returning to the host)\n');
+    expect(result.stderr).toBe(
+      'spin.lua: CPU limit of 0.3 s exceeded (the script computed without returning to the host)\n',
+    );
     const timeout = await cli(['run', 'spin.lua', '--timeout', '0.3'], { cwd: dir });
     expect(timeout).toMatchObject({ code: 3, stderr: 'spin.lua: wall-clock limit of 0.3 s exceeded\n' });
   });
@@ -179,7 +205,11 @@ describe('promptforge run: exit codes and errors', () => {
     const result = await cli(['run', 'spin.lua', '--transcript', transcript], { cwd: dir, interruptAfterMs: 400 });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('spin.lua: interrupted (Ctrl-C)');
-    expect(readTranscript(transcript).at(-1)).toMatchObject({ type: 'run-end', status: 'stopped', error: { kind: 'stopped' } });
+    expect(readTranscript(transcript).at(-1)).toMatchObject({
+      type: 'run-end',
+      status: 'stopped',
+      error: { kind: 'stopped' },
+    });
   });
 
   it('--approve deny refuses ask tools; the script sees the reason', async () => {
@@ -225,7 +255,17 @@ describe('promptforge run --base-url against a loopback OpenAI-compatible server
     const dir = tempWorkspace();
     const transcript = path.join(dir, 'http.jsonl');
     const result = await cli(
-      ['run', 'agents/echo-loop.lua', '--base-url', server.url, '--model-id', 'gpt-test', '--transcript', transcript, '--json'],
+      [
+        'run',
+        'agents/echo-loop.lua',
+        '--base-url',
+        server.url,
+        '--model-id',
+        'gpt-test',
+        '--transcript',
+        transcript,
+        '--json',
+      ],
       { cwd: dir, env: { OPENAI_API_KEY: canary } },
     );
     expect(result.code).toBe(0);
@@ -236,7 +276,8 @@ describe('promptforge run --base-url against a loopback OpenAI-compatible server
     expect(sent.messages.find((m) => m.role === 'assistant')?.tool_calls).toEqual([
       { id: 'call_a', type: 'function', function: { name: 'echo', arguments: '{"text":"via http"}' } },
     ]);
-    for (const text of [result.stdout, result.stderr, readFileSync(transcript, 'utf8')]) expect(text).not.toContain(canary);
+    for (const text of [result.stdout, result.stderr, readFileSync(transcript, 'utf8')])
+      expect(text).not.toContain(canary);
   });
 });
 
@@ -246,7 +287,17 @@ describe('the promptforge bin, as a real process', () => {
   }
 
   it('`npx promptforge` runs an example offline in the checkout', async () => {
-    const child = spawnBin(['run', 'examples/agents/echo-loop.lua', '--replay', 'examples/recordings/echo-loop.jsonl', '--transcript', path.join(mkdtempSync(path.join(tmpdir(), 'pf-')), 't.jsonl')], root);
+    const child = spawnBin(
+      [
+        'run',
+        'examples/agents/echo-loop.lua',
+        '--replay',
+        'examples/recordings/echo-loop.jsonl',
+        '--transcript',
+        path.join(mkdtempSync(path.join(tmpdir(), 'pf-')), 't.jsonl'),
+      ],
+      root,
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -258,7 +309,11 @@ describe('the promptforge bin, as a real process', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pf-'));
     writeFileSync(path.join(dir, 'spin.lua'), `log('spinning') while true do end`);
     const transcript = path.join(dir, 't.jsonl');
-    const child = spawn(process.execPath, [path.join(root, 'main/cli/promptforge.mjs'), 'run', 'spin.lua', '--transcript', transcript], { cwd: dir });
+    const child = spawn(
+      process.execPath,
+      [path.join(root, 'main/cli/promptforge.mjs'), 'run', 'spin.lua', '--transcript', transcript],
+      { cwd: dir },
+    );
     child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('spinning')) child.kill('SIGINT');
     });

@@ -65,37 +65,108 @@ describe('errors name the file and line', () => {
   it('a runtime error reports file:line: message', async () => {
     const h = await runScript(`log('a')\nlocal t = nil\nlog(t.x)`, { scriptPath: 'agents/bad.lua' });
     expect(h.result).toMatchObject({ status: 'error', exitCode: 1 });
-    expect(h.result.error).toEqual({ kind: 'runtime', message: "agents/bad.lua:3: attempt to index a nil value (local 't')" });
+    expect(h.result.error).toEqual({
+      kind: 'runtime',
+      message: "agents/bad.lua:3: attempt to index a nil value (local 't')",
+    });
     expect(h.logs).toEqual(['a']);
   });
 
   it('host errors carry the line of the script call, even inside functions', async () => {
     // (A Lua tail call, `return tools.call(...)`, leaves no frame of its own: the caller's line is used.)
-    const h = await runScript(`local function go()\n  local out = tools.call('echo', { text = 5 })\n  return out\nend\ngo()`);
+    const h = await runScript(
+      `local function go()\n  local out = tools.call('echo', { text = 5 })\n  return out\nend\ngo()`,
+    );
     expect(h.result.error?.message).toBe("agent.lua:2: tools.call('echo'): invalid arguments: /text: must be string");
     const sorted = await runScript(`local t = { 2, 1 }\ntable.sort(t, function(a, b)\n  tools.call('nope')\nend)`);
-    expect(sorted.result.error?.message).toBe('agent.lua:3: tools.call: unknown tool "nope" (not in this agent\'s catalog)');
+    expect(sorted.result.error?.message).toBe(
+      'agent.lua:3: tools.call: unknown tool "nope" (not in this agent\'s catalog)',
+    );
   });
 });
 
 describe('bad input to the host API gives errors that name the thing', () => {
   const cases: [string, string, string][] = [
-    ['unknown tool alias', `tools.call('nope')`, `agent.lua:1: tools.call: unknown tool "nope" (not in this agent's catalog)`],
-    ['alias of the wrong type', `tools.call(42)`, 'agent.lua:1: tools.call: the tool alias must be a string, got number'],
-    ['args of the wrong type', `tools.call('echo', 'text')`, "agent.lua:1: tools.call('echo'): args must be a table or nil, got string"],
-    ['args with a function', `tools.call('echo', { text = print })`, "agent.lua:1: tools.call('echo'): args.text: a function cannot be sent to the host"],
-    ['args that contain themselves', `local t = {} t.self = t tools.call('echo', t)`, "agent.lua:1: tools.call('echo'): args.self: the table contains itself and cannot be sent to the host"],
-    ['args as a list', `tools.call('echo', { 'a', 'b' })`, "agent.lua:1: tools.call('echo'): args must be a table of named arguments, not a list"],
-    ['NaN in args', `tools.call('echo', { n = 0/0 })`, "agent.lua:1: tools.call('echo'): args.n: -nan cannot be sent to the host (not a JSON number)"],
-    ['failing tool', `tools.call('fail')`, "agent.lua:1: tools.call('fail') failed: exited with code 3: something broke"],
-    ['messages not a table', `models.chat('hi')`, 'agent.lua:1: models.chat: messages must be a list of message tables, got string'],
-    ['empty messages', `models.chat({})`, 'agent.lua:1: models.chat: messages is empty; add at least one { role = "user", content = "..." }'],
-    ['bad role', `models.chat({ { role = 'robot', content = 'x' } })`, 'agent.lua:1: models.chat: messages[1].role must be one of system, user, assistant, tool (got "robot")'],
-    ['missing content', `models.chat({ { role = 'user' } })`, 'agent.lua:1: models.chat: messages[1].content is missing'],
-    ['unknown advertised tool', `models.chat({ { role = 'user', content = 'x' } }, { tools = { 'echo', 'ghost' } })`, 'agent.lua:1: models.chat: opts.tools[2]: unknown tool "ghost" (not in this agent\'s catalog)'],
-    ['tools not a list', `models.chat({ { role = 'user', content = 'x' } }, { tools = 'echo' })`, 'agent.lua:1: models.chat: opts.tools must be a list of tool aliases, got string'],
-    ['unknown model alias', `models.chat({ { role = 'user', content = 'x' } }, { model = 'gpt-9' })`, 'agent.lua:1: models.chat: unknown model "gpt-9" (not in the model catalog)'],
-    ['opts not a table', `models.chat({ { role = 'user', content = 'x' } }, 'fast')`, 'agent.lua:1: models.chat: opts must be a table or nil, got string'],
+    [
+      'unknown tool alias',
+      `tools.call('nope')`,
+      `agent.lua:1: tools.call: unknown tool "nope" (not in this agent's catalog)`,
+    ],
+    [
+      'alias of the wrong type',
+      `tools.call(42)`,
+      'agent.lua:1: tools.call: the tool alias must be a string, got number',
+    ],
+    [
+      'args of the wrong type',
+      `tools.call('echo', 'text')`,
+      "agent.lua:1: tools.call('echo'): args must be a table or nil, got string",
+    ],
+    [
+      'args with a function',
+      `tools.call('echo', { text = print })`,
+      "agent.lua:1: tools.call('echo'): args.text: a function cannot be sent to the host",
+    ],
+    [
+      'args that contain themselves',
+      `local t = {} t.self = t tools.call('echo', t)`,
+      "agent.lua:1: tools.call('echo'): args.self: the table contains itself and cannot be sent to the host",
+    ],
+    [
+      'args as a list',
+      `tools.call('echo', { 'a', 'b' })`,
+      "agent.lua:1: tools.call('echo'): args must be a table of named arguments, not a list",
+    ],
+    [
+      'NaN in args',
+      `tools.call('echo', { n = 0/0 })`,
+      "agent.lua:1: tools.call('echo'): args.n: -nan cannot be sent to the host (not a JSON number)",
+    ],
+    [
+      'failing tool',
+      `tools.call('fail')`,
+      "agent.lua:1: tools.call('fail') failed: exited with code 3: something broke",
+    ],
+    [
+      'messages not a table',
+      `models.chat('hi')`,
+      'agent.lua:1: models.chat: messages must be a list of message tables, got string',
+    ],
+    [
+      'empty messages',
+      `models.chat({})`,
+      'agent.lua:1: models.chat: messages is empty; add at least one { role = "user", content = "..." }',
+    ],
+    [
+      'bad role',
+      `models.chat({ { role = 'robot', content = 'x' } })`,
+      'agent.lua:1: models.chat: messages[1].role must be one of system, user, assistant, tool (got "robot")',
+    ],
+    [
+      'missing content',
+      `models.chat({ { role = 'user' } })`,
+      'agent.lua:1: models.chat: messages[1].content is missing',
+    ],
+    [
+      'unknown advertised tool',
+      `models.chat({ { role = 'user', content = 'x' } }, { tools = { 'echo', 'ghost' } })`,
+      'agent.lua:1: models.chat: opts.tools[2]: unknown tool "ghost" (not in this agent\'s catalog)',
+    ],
+    [
+      'tools not a list',
+      `models.chat({ { role = 'user', content = 'x' } }, { tools = 'echo' })`,
+      'agent.lua:1: models.chat: opts.tools must be a list of tool aliases, got string',
+    ],
+    [
+      'unknown model alias',
+      `models.chat({ { role = 'user', content = 'x' } }, { model = 'gpt-9' })`,
+      'agent.lua:1: models.chat: unknown model "gpt-9" (not in the model catalog)',
+    ],
+    [
+      'opts not a table',
+      `models.chat({ { role = 'user', content = 'x' } }, 'fast')`,
+      'agent.lua:1: models.chat: opts must be a table or nil, got string',
+    ],
     ['untrusted of a table', `untrusted({})`, 'agent.lua:1: untrusted: expected a string, got table'],
   ];
   it.each(cases)('%s', async (_name, script, message) => {
@@ -105,7 +176,7 @@ describe('bad input to the host API gives errors that name the thing', () => {
   });
 });
 
-describe('invalid JSON in a model\'s tool-call arguments', () => {
+describe("invalid JSON in a model's tool-call arguments", () => {
   it('is kept raw in the transcript and reaches the script as an error field on that call', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pf-run-'));
     const transcriptPath = join(dir, 'run.jsonl');
@@ -115,18 +186,32 @@ describe('invalid JSON in a model\'s tool-call arguments', () => {
        log(bad.arguments, bad.error, bad.raw_arguments)
        log(good.arguments.text, good.error)`,
       {
-        rounds: [{ calls: [{ id: 'c1', name: 'echo', rawArguments: '{"text": "unterminated' }, { id: 'c2', name: 'echo', rawArguments: '{"text":"fine"}' }] }],
+        rounds: [
+          {
+            calls: [
+              { id: 'c1', name: 'echo', rawArguments: '{"text": "unterminated' },
+              { id: 'c2', name: 'echo', rawArguments: '{"text":"fine"}' },
+            ],
+          },
+        ],
         overrides: { transcriptPath },
       },
     );
     expect(h.result.status).toBe('ok');
-    expect(h.logs[0]).toMatch(/^nil\tthe model sent arguments that are not valid JSON \(.+\)\t\{"text": "unterminated$/);
+    expect(h.logs[0]).toMatch(
+      /^nil\tthe model sent arguments that are not valid JSON \(.+\)\t\{"text": "unterminated$/,
+    );
     expect(h.logs[1]).toBe('fine\tnil');
     const events = readTranscript(transcriptPath);
     const response = events.find((e) => e.type === 'round-response');
     expect(response).toMatchObject({
       toolCalls: [
-        { id: 'c1', name: 'echo', rawArguments: '{"text": "unterminated', error: expect.stringContaining('not valid JSON') },
+        {
+          id: 'c1',
+          name: 'echo',
+          rawArguments: '{"text": "unterminated',
+          error: expect.stringContaining('not valid JSON'),
+        },
         { id: 'c2', name: 'echo', rawArguments: '{"text":"fine"}' },
       ],
     });
@@ -143,7 +228,8 @@ describe('transcripts', () => {
         transcriptPath,
         onEvent: (e) => {
           // Each event is on disk before listeners see the next one.
-          if (e.type === 'log' && linesAtFirstLog < 0) linesAtFirstLog = readFileSync(transcriptPath, 'utf8').split('\n').length - 1;
+          if (e.type === 'log' && linesAtFirstLog < 0)
+            linesAtFirstLog = readFileSync(transcriptPath, 'utf8').split('\n').length - 1;
         },
       },
     });
@@ -151,7 +237,15 @@ describe('transcripts', () => {
     const lines = readFileSync(transcriptPath, 'utf8').trimEnd().split('\n');
     expect(linesAtFirstLog).toBe(2);
     const events = lines.map((line) => RunEventSchema.parse(JSON.parse(line)));
-    expect(events.map((e) => e.type)).toEqual(['run-start', 'log', 'tool-dispatch', 'approval-decision', 'tool-output', 'log', 'run-end']);
+    expect(events.map((e) => e.type)).toEqual([
+      'run-start',
+      'log',
+      'tool-dispatch',
+      'approval-decision',
+      'tool-output',
+      'log',
+      'run-end',
+    ]);
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(events[0]).toMatchObject({ type: 'run-start', script: { path: 'agent.lua' } });
     expect(events[4]).toMatchObject({ type: 'tool-output', alias: 'web', trust: 'untrusted', structured: false });

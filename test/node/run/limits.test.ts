@@ -28,7 +28,9 @@ describe('runaway scripts are stopped by their limits while the host keeps ticki
     expect(h.result.status).toBe('limit');
     expect(h.result.exitCode).toBe(3);
     expect(h.result.error?.kind).toBe('cpu');
-    expect(h.result.error?.message).toBe('CPU limit of 0.4 s exceeded (the script computed without returning to the host)');
+    expect(h.result.error?.message).toBe(
+      'CPU limit of 0.4 s exceeded (the script computed without returning to the host)',
+    );
     expect(h.result.cpuMs).toBeGreaterThanOrEqual(400);
     // The main thread was never blocked: its timer kept firing the whole time.
     expect(ticks).toBeGreaterThanOrEqual(20);
@@ -48,7 +50,9 @@ describe('runaway scripts are stopped by their limits while the host keeps ticki
   });
 
   it('string.rep of a huge count → memory limit', async () => {
-    const h = await runScript(`local s = string.rep('x', 1 << 30)`, { overrides: { limits: { memoryBytes: 16 * 1024 * 1024 } } });
+    const h = await runScript(`local s = string.rep('x', 1 << 30)`, {
+      overrides: { limits: { memoryBytes: 16 * 1024 * 1024 } },
+    });
     expect(h.result.status).toBe('limit');
     expect(h.result.error?.kind).toBe('memory');
   });
@@ -121,7 +125,9 @@ describe('stopping a run', () => {
         return new Promise<ApprovalDecision>(() => undefined);
       },
     };
-    const { run, finished } = startScript(`tools.call('ask_tool', { x = 1 }) log('never')`, { overrides: { gate: waitingGate } });
+    const { run, finished } = startScript(`tools.call('ask_tool', { x = 1 }) log('never')`, {
+      overrides: { gate: waitingGate },
+    });
     run.onEvent((e) => {
       if (e.type === 'tool-dispatch') setTimeout(() => run.stop('stopped while waiting'), 50);
     });

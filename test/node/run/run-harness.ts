@@ -44,7 +44,8 @@ export class ScriptedModel implements ModelProvider {
 export function resolverFor(provider: ModelProvider): ModelResolver {
   return {
     async resolve(alias) {
-      if (alias !== undefined && alias !== 'test-model') throw new Error(`unknown model "${alias}" (not in the model catalog)`);
+      if (alias !== undefined && alias !== 'test-model')
+        throw new Error(`unknown model "${alias}" (not in the model catalog)`);
       return { alias: 'test-model', providerId: provider.id, modelId: 'test-model-1', provider };
     },
   };
@@ -68,7 +69,9 @@ function tool(alias: string, extra: Partial<ToolSpec> = {}): ToolSpec {
 
 /** Fixture tools covering the guide: echo, structured, untrusted, failing, ask and deny tools. */
 export const FIXTURE_TOOLS: ToolSpec[] = [
-  tool('echo', { parameters: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false } }),
+  tool('echo', {
+    parameters: { type: 'object', properties: { text: { type: 'string' } }, additionalProperties: false },
+  }),
   tool('weather', { outputSchema: { type: 'object' } }),
   tool('broken_json', { outputSchema: { type: 'object' } }),
   tool('web', { trust: 'untrusted' }),

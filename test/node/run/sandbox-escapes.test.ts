@@ -6,7 +6,9 @@ import { runScript } from './run-harness.js';
 
 type Case = [name: string, script: string, expected: { error: RegExp } | { logs: string[] }];
 
-const nilGlobal = (name: string) => ({ error: new RegExp(`attempt to (index|call) a nil value \\(global '${name}'\\)`) });
+const nilGlobal = (name: string) => ({
+  error: new RegExp(`attempt to (index|call) a nil value \\(global '${name}'\\)`),
+});
 
 const CASES: Case[] = [
   ['io.open', `io.open('/etc/passwd')`, nilGlobal('io')],
@@ -25,7 +27,11 @@ const CASES: Case[] = [
   ['loadfile', `loadfile('/etc/passwd')`, nilGlobal('loadfile')],
   ['collectgarbage', `collectgarbage('count')`, nilGlobal('collectgarbage')],
   ['string.dump', `string.dump(function() end)`, { error: /attempt to call a nil value \(field 'dump'\)/ }],
-  ['string method dump', `local f = function() end; ('x'):dump(f)`, { error: /attempt to call a nil value \(method 'dump'\)/ }],
+  [
+    'string method dump',
+    `local f = function() end; ('x'):dump(f)`,
+    { error: /attempt to call a nil value \(method 'dump'\)/ },
+  ],
   ['debug.getinfo', `debug.getinfo(1)`, nilGlobal('debug')],
   ['debug.sethook', `debug.sethook(function() end, 'l')`, nilGlobal('debug')],
   ['debug.getregistry', `debug.getregistry()`, nilGlobal('debug')],
@@ -45,13 +51,21 @@ const CASES: Case[] = [
   ['_ENV set to nil', `local _ENV = nil; print('x')`, { error: /^agent\.lua:1: attempt to index a nil value/ }],
   ['string metatable is hidden', `log(getmetatable(''), getmetatable('abc'))`, { logs: ['false\tfalse'] }],
   ['string metatable write', `getmetatable('').__index = {}`, { error: /attempt to index a boolean value/ }],
-  ['string metatable replace', `setmetatable('', {})`, { error: /bad argument #1 to 'setmetatable' \(table expected, got string\)/ }],
+  [
+    'string metatable replace',
+    `setmetatable('', {})`,
+    { error: /bad argument #1 to 'setmetatable' \(table expected, got string\)/ },
+  ],
   [
     'string table changes stay local',
     `string.upper = function() return 'hacked' end; log(('a'):upper(), untrusted('a'):find('untrusted_input_') ~= nil)`,
     { logs: ['hacked\ttrue'] },
   ],
-  ['host functions are gone', `log(__pf_host, __pf_log, __pf_done, __pf_untrusted, __pf_src, __pf_chunk)`, { logs: ['nil\tnil\tnil\tnil\tnil\tnil'] }],
+  [
+    'host functions are gone',
+    `log(__pf_host, __pf_log, __pf_done, __pf_untrusted, __pf_src, __pf_chunk)`,
+    { logs: ['nil\tnil\tnil\tnil\tnil\tnil'] },
+  ],
   [
     'a fake __pf_done cannot hide an error',
     `__pf_done = function() end; error('real error')`,
@@ -62,7 +76,11 @@ const CASES: Case[] = [
   ['tools.call replaced', `tools.call = function() return 'fake' end`, { error: /tools is read-only/ }],
   ['models.chat replaced', `models.chat = function() end`, { error: /models is read-only/ }],
   ['tools metatable', `setmetatable(tools, {})`, { error: /cannot change a protected metatable/ }],
-  ['tools.calls metatable read', `log(getmetatable(tools.calls), getmetatable(tools))`, { logs: ['tools.calls is read-only\ttools is read-only'] }],
+  [
+    'tools.calls metatable read',
+    `log(getmetatable(tools.calls), getmetatable(tools))`,
+    { logs: ['tools.calls is read-only\ttools is read-only'] },
+  ],
   [
     'pairs copy does not write through',
     `tools.call('echo'); for k, v in pairs(tools.calls) do end; local copy = {}; for k, v in pairs(tools.calls) do copy[k] = v + 10 end; log(tools.calls.echo)`,
@@ -96,7 +114,11 @@ const CASES: Case[] = [
     `error(setmetatable({}, { __tostring = function() error('nope') end }))`,
     { error: /^\(error object of type table\)$/ },
   ],
-  ['coroutine cannot smuggle load', `local co = coroutine.wrap(function() return load end); log(co())`, { logs: ['nil'] }],
+  [
+    'coroutine cannot smuggle load',
+    `local co = coroutine.wrap(function() return load end); log(co())`,
+    { logs: ['nil'] },
+  ],
 ];
 
 describe('sandbox escape corpus', () => {

@@ -140,7 +140,9 @@ describe('Tool calls: dispatch a call', () => {
   });
 
   it('"Omit args, or pass nil, to call a tool without arguments; the tool receives the empty argument object."', async () => {
-    const h = await runScript(`log(tools.call('args_json'), tools.call('args_json', nil), tools.call('args_json', {}))`);
+    const h = await runScript(
+      `log(tools.call('args_json'), tools.call('args_json', nil), tools.call('args_json', {}))`,
+    );
     expectOk(h);
     expect(h.logs).toEqual(['{}\t{}\t{}']);
     expect(h.runner.received.map((r) => r.args)).toEqual([{}, {}, {}]);
@@ -172,7 +174,9 @@ describe('Tool calls: dispatch a call', () => {
       local ok, err = pcall(tools.call, 'broken_json')
       log(ok, err)
       tools.call('broken_json')`);
-    expect(h.logs[0]).toMatch(/^false\tagent\.lua:2: tools\.call\('broken_json'\): the tool declares structured output but returned invalid JSON/);
+    expect(h.logs[0]).toMatch(
+      /^false\tagent\.lua:2: tools\.call\('broken_json'\): the tool declares structured output but returned invalid JSON/,
+    );
     expect(h.result.status).toBe('error');
     expect(h.result.error?.message).toMatch(/^agent\.lua:4: tools\.call\('broken_json'\): .*invalid JSON/);
   });
@@ -199,7 +203,7 @@ describe('Tool calls: answer a tool call', () => {
     expect(h.model.requests[1]!.messages.at(-1)).toEqual({ role: 'tool', toolCallId: 'call_1', content: 'hello' });
   });
 
-  it('"First replay the assistant\'s tool-calling round with an assistant message that carries the round\'s tool_calls array." (id-only entries are filled from the driver\'s record)', async () => {
+  it("\"First replay the assistant's tool-calling round with an assistant message that carries the round's tool_calls array.\" (id-only entries are filled from the driver's record)", async () => {
     const h = await runScript(ANSWER, { rounds: [{ calls: [ECHO_CALL] }, { content: 'ok' }] });
     expectOk(h);
     expect(h.model.requests[1]!.messages[1]).toEqual({
@@ -220,7 +224,9 @@ describe('Tool calls: answer a tool call', () => {
       { rounds: [{ calls: [ECHO_CALL] }] },
     );
     expectOk(h);
-    expect(h.logs).toEqual(['agent.lua:2: models.chat: messages[3].tool_call_id must be the string id of the call it answers']);
+    expect(h.logs).toEqual([
+      'agent.lua:2: models.chat: messages[3].tool_call_id must be the string id of the call it answers',
+    ]);
   });
 
   it('an id the driver never issued is an error that names the id (SPEC 2.1)', async () => {
@@ -330,7 +336,11 @@ describe('Tool calls: trust and the envelope', () => {
     );
     expectOk(h);
     expect(h.logs).toEqual(['<b>as is</b> & more']);
-    expect(h.model.requests[1]!.messages[2]).toEqual({ role: 'tool', toolCallId: 'call_1', content: '<b>as is</b> & more' });
+    expect(h.model.requests[1]!.messages[2]).toEqual({
+      role: 'tool',
+      toolCallId: 'call_1',
+      content: '<b>as is</b> & more',
+    });
   });
 
   it('"Untrusted output arrives inside an <untrusted_input_...> envelope, wrapped by the host before it can reach the next model turn or your script."', async () => {
@@ -407,6 +417,9 @@ describe('Tool calls: no MCP tools yet', () => {
   it('"There are no MCP server tools yet. The mcp request shape is reserved."', async () => {
     const h = await runScript(`log(mcp, tools.mcp, models.mcp) log(pcall(tools.call, 'mcp'))`);
     expectOk(h);
-    expect(h.logs).toEqual(['nil\tnil\tnil', 'false\tagent.lua:1: tools.call: unknown tool "mcp" (not in this agent\'s catalog)']);
+    expect(h.logs).toEqual([
+      'nil\tnil\tnil',
+      'false\tagent.lua:1: tools.call: unknown tool "mcp" (not in this agent\'s catalog)',
+    ]);
   });
 });
