@@ -15,6 +15,17 @@
  * @module
  */
 import { z } from 'zod';
+import { RunEventSchema } from './run-events.js';
+import {
+  CatalogFileSchema,
+  CatalogProblemSchema,
+  CompareRowSchema,
+  KeyStatusSchema,
+  PendingApprovalSchema,
+  RelativePathSchema,
+  StudioDecisionSchema,
+  WorkspaceStateSchema,
+} from './studio-schemas.js';
 
 /** A path on disk, as the main process sees it (absolute). */
 const absolutePath = z.string().min(1);
@@ -57,6 +68,85 @@ const appInfoResponse = z.object({
 export const contractMethods = {
   /** Name, version, runtime versions and data folders of the running studio. */
   'app:info': { request: appInfoRequest, response: appInfoResponse },
+
+  /** Asks the person for a folder (the OS dialog in the app); `null` when they cancel. */
+  'workspace:choose': { request: z.strictObject({}), response: z.object({ path: absolutePath.nullable() }) },
+  /** Opens a workspace folder and starts watching it for external edits. */
+  'workspace:open': { request: z.strictObject({ path: absolutePath }), response: WorkspaceStateSchema },
+  /** Copies the example workspace (agents with recordings) into the data folder and opens it. */
+  'workspace:open-example': { request: z.strictObject({}), response: WorkspaceStateSchema },
+  /** The open workspace, or `null` when none is open. */
+  'workspace:state': { request: z.strictObject({}), response: WorkspaceStateSchema.nullable() },
+
+  /** Reads a workspace file (an agent script or a catalog file). */
+  'file:read': { request: z.strictObject({ path: RelativePathSchema }), response: z.object({ text: z.string() }) },
+  /** Saves an agent script (`*.lua`) atomically. Catalog files go through `catalog:write`. */
+  'file:write': {
+    request: z.strictObject({ path: RelativePathSchema, text: z.string() }),
+    response: z.object({ saved: z.literal(true) }),
+  },
+
+  /** Validates catalog text without saving it (live validation in the editors). */
+  'catalog:check': {
+    request: z.strictObject({ file: CatalogFileSchema, text: z.string() }),
+    response: z.object({ problems: z.array(CatalogProblemSchema) }),
+  },
+  /** Saves a catalog file atomically when it has no errors; otherwise returns the problems. */
+  'catalog:write': {
+    request: z.strictObject({ file: CatalogFileSchema, text: z.string() }),
+    response: z.object({ saved: z.boolean(), problems: z.array(CatalogProblemSchema) }),
+  },
+
+  /** Starts a run of an agent; `text` runs the editor's unsaved buffer. Events follow as `run-event`. */
+  'run:start': {
+    request: z.strictObject({
+      script: RelativePathSchema,
+      text: z.string().optional(),
+      model: z.string().min(1).optional(),
+      /** A workspace-relative transcript to replay offline. */
+      replay: RelativePathSchema.optional(),
+      cpuLimitSeconds: z.number().positive().optional(),
+      memoryLimitMiB: z.number().positive().optional(),
+      timeoutSeconds: z.number().positive().optional(),
+    }),
+    response: z.object({ runId: z.string() }),
+  },
+  /** Stops a run at once; its pending calls are cancelled. */
+  'run:stop': { request: z.strictObject({ runId: z.string().min(1) }), response: z.object({ stopped: z.boolean() }) },
+
+  /** Every call waiting for a person. */
+  'approval:list': { request: z.strictObject({}), response: z.array(PendingApprovalSchema) },
+  /** Approves, approves with edited arguments, denies with a reason, or allows the tool for the run. */
+  'approval:decide': {
+    request: z.strictObject({ runId: z.string().min(1), callId: z.string().min(1), decision: StudioDecisionSchema }),
+    response: z.object({ ok: z.literal(true) }),
+  },
+
+  /** Keychain status per provider: `set` or not, never the key. */
+  'keys:status': {
+    request: z.strictObject({}),
+    response: z.object({ available: z.boolean(), error: z.string().nullable(), keys: z.array(KeyStatusSchema) }),
+  },
+  /** Stores or replaces a provider key in the OS keychain. The key only travels renderer → main. */
+  'keys:set': {
+    request: z.strictObject({ provider: z.string().min(1), key: z.string().trim().min(1, 'the key is empty') }),
+    response: z.object({ replaced: z.boolean() }),
+  },
+  /** Deletes a provider key from the OS keychain. */
+  'keys:delete': { request: z.strictObject({ provider: z.string().min(1) }), response: z.object({ deleted: z.boolean() }) },
+
+  /** Every event of a past (or running) run, from its transcript. */
+  'history:read': { request: z.strictObject({ runId: z.string().min(1) }), response: z.object({ events: z.array(RunEventSchema) }) },
+  /** A run's transcript as JSONL text, for saving elsewhere. */
+  'history:export': {
+    request: z.strictObject({ runId: z.string().min(1) }),
+    response: z.object({ fileName: z.string(), text: z.string() }),
+  },
+  /** Two runs side by side: the rounds, calls and logs that differ. */
+  'history:compare': {
+    request: z.strictObject({ left: z.string().min(1), right: z.string().min(1) }),
+    response: z.object({ rows: z.array(CompareRowSchema) }),
+  },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 /**
@@ -64,25 +154,14 @@ export const contractMethods = {
  * payload. Main validates a payload before sending it.
  */
 export const contractEvents = {
-  /**
-   * One event of a run, as it happens. Placeholder: the payload is loose until the run work
-   * pins down the event union.
-   */
-  'run-event': z.looseObject({
-    /** The run the event belongs to. */
-    runId: z.string().min(1),
-    /** The event kind, e.g. `log`, `message-delta`, `run-end`. */
-    type: z.string().min(1),
-  }),
-  /**
-   * A dispatched tool call is waiting for a person's decision. Placeholder: later work adds the
-   * arguments, taint spans and tool description.
-   */
-  'approval-pending': z.looseObject({
-    runId: z.string().min(1),
-    callId: z.string().min(1),
-    alias: z.string().min(1),
-  }),
+  /** One event of a run, as it happens (the same events the transcript holds). */
+  'run-event': RunEventSchema,
+  /** A dispatched tool call is waiting for a person's decision. */
+  'approval-pending': PendingApprovalSchema,
+  /** A pending call was decided (here or elsewhere) or cancelled. */
+  'approval-resolved': z.object({ runId: z.string().min(1), callId: z.string().min(1) }),
+  /** The open workspace changed on disk (an external edit, a new run) or another was opened. */
+  'workspace-changed': WorkspaceStateSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** The name of an IPC method, e.g. `app:info`. */

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, session } from 'electron';
+import { app, BrowserWindow, dialog, session, type OpenDialogOptions } from 'electron';
+import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
 import type { AppLocation } from '../core/studio/app-location.js';
 import { createStudioHandlers } from '../core/studio/studio-handlers.js';
 import { createConsoleLogger } from '../core/studio/studio-logger.js';
+import { StudioService } from '../core/studio/studio-service.js';
 import { createEventSender, registerContractHandlers, type SendEvent } from './ipc-registration.js';
 import { createMainWindow } from './main-window.js';
 import { hardenWebContents, installSessionSecurity } from './session-security.js';
@@ -57,11 +59,23 @@ async function start(): Promise<void> {
 
   await app.whenReady();
   installSessionSecurity(session.defaultSession, location, logger);
+  const service = new StudioService({
+    userDataDirectory: app.getPath('userData'),
+    examplesDirectory: path.join(app.getAppPath(), 'examples'),
+    secrets: new KeyringSecretStore(),
+    emit: sendEvent,
+    chooseFolder: async () => {
+      const options: OpenDialogOptions = { title: 'Open a workspace folder', properties: ['openDirectory', 'createDirectory'] };
+      const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+      return result.canceled ? null : (result.filePaths[0] ?? null);
+    },
+  });
+  app.on('before-quit', () => void service.close());
   const handlers = createStudioHandlers({
     appName: app.getName(),
     appVersion: app.getVersion(),
     userDataDirectory: app.getPath('userData'),
-    getWorkspaceDirectory: () => null,
+    service,
   });
   registerContractHandlers({ getWindow: () => mainWindow, handlers, location, logger });
   openMainWindow();

@@ -29,6 +29,9 @@ import {
   type StudioHandlers,
 } from '../../main/core/studio/studio-handlers.js';
 import type { StudioLogFields, StudioLogger } from '../../main/core/studio/studio-logger.js';
+import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
+import type { SecretStore } from '../../main/core/credentials/secret-store.js';
+import { StudioService } from '../../main/core/studio/studio-service.js';
 import { startRendererServer, type RendererServer } from './renderer-server.js';
 
 /** The repository root (this file is test/e2e/bridge.ts). */
@@ -60,6 +63,13 @@ export interface StudioHarnessOptions {
   userDataDirectory?: string;
   /** Viewport in CSS pixels; default 1280x800. */
   viewport?: { width: number; height: number };
+  /**
+   * The keychain the studio uses. Default: the real OS keychain under a separate service name
+   * (`PromptForge Studio (e2e)`), so tests never touch a person's own keys.
+   */
+  secrets?: SecretStore;
+  /** What the folder picker answers (`workspace:choose`). Default: cancelled. */
+  chooseFolder?: () => Promise<string | null>;
 }
 
 /**
@@ -116,6 +126,7 @@ export class StudioHarness {
   private context: BrowserContext | undefined;
   private currentPage: Page | undefined;
   private temporaryDirectory: string | undefined;
+  private studio: StudioService | undefined;
 
   constructor(options: StudioHarnessOptions = {}) {
     this.options = options;
@@ -154,13 +165,23 @@ export class StudioHarness {
     }
     this.temporaryDirectory = await mkdtemp(path.join(os.tmpdir(), 'promptforge-e2e-'));
     await mkdir(this.userDataDirectory, { recursive: true });
+    this.studio = new StudioService({
+      userDataDirectory: this.userDataDirectory,
+      examplesDirectory: path.join(repositoryRoot, 'examples'),
+      secrets: this.options.secrets ?? new KeyringSecretStore({ service: 'PromptForge Studio (e2e)' }),
+      chooseFolder: this.options.chooseFolder ?? (async () => null),
+      // Events reach the page exactly as main's sendEvent delivers them (checked against the contract).
+      emit: (name, payload) => {
+        if (this.currentPage) void this.pushEvent(name, payload).catch((error: unknown) => this.pageErrors.push(String(error)));
+      },
+    });
     const handlers =
       this.options.handlers ??
       createStudioHandlers({
         appName: 'PromptForge Studio',
         appVersion: await readOwnVersion(),
         userDataDirectory: this.userDataDirectory,
-        getWorkspaceDirectory: () => null,
+        service: this.studio,
       });
 
     this.server = await startRendererServer(builtRendererDirectory);
@@ -207,8 +228,16 @@ export class StudioHarness {
     await this.waitForAppShell();
   }
 
+  /** The real core behind the page (runs, approvals, workspace); throws before {@link open}. */
+  get service(): StudioService {
+    if (this.studio === undefined) throw new Error('StudioHarness: call open() first');
+    return this.studio;
+  }
+
   /** Closes the browser, the server and the temporary folders. Safe to call twice. */
   async close(): Promise<void> {
+    await this.studio?.close();
+    this.studio = undefined;
     await this.context?.close();
     await this.browser?.close();
     await this.server?.close();
@@ -230,7 +259,8 @@ export class StudioHarness {
 
   /** Pushes a contract event to the page, as main's `sendEvent` would (payload checked first). */
   async pushEvent<E extends ContractEventName>(name: E, payload: ContractEventPayload<E>): Promise<void> {
-    const checked = contractEvents[name].parse(payload);
+    // Typed as unknown: Playwright's serializable-argument type cannot follow the JSON event union.
+    const checked: unknown = contractEvents[name].parse(payload);
     await this.page.evaluate(
       ([deliver, event, data]) => {
         (globalThis as unknown as Record<string, (event: unknown, payload: unknown) => void>)[deliver]!(event, data);

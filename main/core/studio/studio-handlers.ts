@@ -7,6 +7,7 @@ import {
 import { dispatchCall, type ContractHandlerTable } from './contract-dispatcher.js';
 import { collectRuntimeVersions, readInstalledPackageVersion, type RuntimeVersions } from './runtime-versions.js';
 import { createConsoleLogger, type StudioLogger } from './studio-logger.js';
+import type { StudioService } from './studio-service.js';
 
 /**
  * What the studio's handlers need from their host. The Electron glue passes `app.getName()`,
@@ -19,8 +20,8 @@ export interface StudioHandlerDeps {
   appVersion: string;
   /** Absolute path of the per-user data folder. */
   userDataDirectory: string;
-  /** The open workspace's absolute path, or `null` when none is open. Read on every call. */
-  getWorkspaceDirectory: () => string | null;
+  /** The studio's state in main: workspace, runs, approvals, keychain. */
+  service: StudioService;
   /** Defaults to this process's versions. */
   runtimeVersions?: RuntimeVersions;
   /** Defaults to the installed wasmoon's package.json version. */
@@ -42,14 +43,33 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     deps.wasmoonVersion === undefined ? readInstalledPackageVersion('wasmoon') : deps.wasmoonVersion;
   const platform = deps.platform ?? `${process.platform}-${process.arch}`;
 
+  const { service } = deps;
   return {
     'app:info': () => ({
       name: deps.appName,
       version: deps.appVersion,
       platform,
       versions: { ...runtimeVersions, wasmoon: wasmoonVersion },
-      paths: { userData: deps.userDataDirectory, workspace: deps.getWorkspaceDirectory() },
+      paths: { userData: deps.userDataDirectory, workspace: service.workspaceRoot },
     }),
+    'workspace:choose': async () => ({ path: await service.chooseFolder() }),
+    'workspace:open': ({ path }) => service.openWorkspace(path),
+    'workspace:open-example': () => service.openExample(),
+    'workspace:state': () => service.state(),
+    'file:read': ({ path }) => service.readFile(path),
+    'file:write': ({ path, text }) => service.writeScript(path, text),
+    'catalog:check': ({ file, text }) => service.checkCatalog(file, text),
+    'catalog:write': ({ file, text }) => service.writeCatalog(file, text),
+    'run:start': (request) => service.startRun(request),
+    'run:stop': ({ runId }) => service.stopRun(runId),
+    'approval:list': () => service.listApprovals(),
+    'approval:decide': ({ runId, callId, decision }) => service.decide(runId, callId, decision),
+    'keys:status': () => service.keyStatus(),
+    'keys:set': ({ provider, key }) => service.setKey(provider, key),
+    'keys:delete': ({ provider }) => service.deleteKey(provider),
+    'history:read': ({ runId }) => service.readRun(runId),
+    'history:export': ({ runId }) => service.exportRun(runId),
+    'history:compare': ({ left, right }) => service.compare(left, right),
   };
 }
 

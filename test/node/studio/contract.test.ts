@@ -15,6 +15,7 @@ import {
   type ContractHandlerTable,
 } from '../../../main/core/studio/contract-dispatcher.js';
 import { readInstalledPackageVersion } from '../../../main/core/studio/runtime-versions.js';
+import type { StudioService } from '../../../main/core/studio/studio-service.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioLogFields, StudioLogger } from '../../../main/core/studio/studio-logger.js';
 
@@ -32,7 +33,8 @@ const studioHandlers = createStudioHandlers({
   appName: 'PromptForge Studio',
   appVersion: '9.8.7',
   userDataDirectory: '/home/someone/.config/PromptForge Studio',
-  getWorkspaceDirectory: () => '/home/someone/agents',
+  // app:info reads only the workspace folder from the service.
+  service: { workspaceRoot: '/home/someone/agents' } as StudioService,
   runtimeVersions: { node: '22.1.0', v8: '13.0', electron: '45.5.0', chrome: '142.0.1' },
   wasmoonVersion: '1.16.0',
   platform: 'linux-x64',
@@ -114,7 +116,7 @@ describe('createStudioHandlers', () => {
       appName: 'PromptForge Studio',
       appVersion: '0.0.1',
       userDataDirectory: '/tmp/user-data',
-      getWorkspaceDirectory: () => null,
+      service: { workspaceRoot: null } as StudioService,
     });
     const result = await dispatchContractCall(handlers, 'app:info', {}, recordingLogger());
     const wasmoonManifest = JSON.parse(

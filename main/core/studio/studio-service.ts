@@ -1,0 +1,325 @@
+import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
+import type { RunEvent } from '../../../common/run-events.js';
+import type {
+  CatalogFile,
+  CatalogProblemInfo,
+  CompareRow,
+  KeyStatus,
+  PendingApproval,
+  StudioDecision,
+  WorkspaceState,
+} from '../../../common/studio-schemas.js';
+import type { PendingCall } from '../approval/approver.js';
+import { PendingApprovals, QueueApprover } from '../approval/pending-approvals.js';
+import { writeFileAtomic } from '../catalog/atomic-write.js';
+import { writeCatalogFile } from '../catalog/catalog-edit.js';
+import { watchWorkspace } from '../catalog/watch-workspace.js';
+import { buildWorkspace, loadWorkspace, readCatalogTexts, RUNS_DIR, type Workspace } from '../catalog/workspace.js';
+import { SecretStoreUnavailableError, type SecretStore } from '../credentials/secret-store.js';
+import { PROVIDER_PRESETS } from '../providers/presets.js';
+import { prepareRun } from '../run/prepare-run.js';
+import type { Run } from '../run/run.js';
+import { WorkerPool } from '../run/worker-pool.js';
+import { compareRuns, listRuns, readTranscriptLenient } from '../transcript/run-history.js';
+import { ContractError } from './contract-error.js';
+
+/** What the studio service needs from its host (the Electron glue, or the e2e test bridge). */
+export interface StudioServiceOptions {
+  /** The per-user data folder; the example workspace is copied under it. */
+  userDataDirectory: string;
+  /** The shipped example workspace (agents, tools, recordings). */
+  examplesDirectory: string;
+  /** The OS keychain. */
+  secrets: SecretStore;
+  /** Pushes a contract event to the renderer. */
+  emit: <E extends ContractEventName>(event: E, payload: ContractEventPayload<E>) => void;
+  /** Shows the OS folder picker; `null` when cancelled. */
+  chooseFolder?: () => Promise<string | null>;
+  pool?: WorkerPool;
+}
+
+/** The folder of recordings inside a workspace: `recordings/<agent name>.jsonl`. */
+const RECORDINGS_DIR = 'recordings';
+
+/**
+ * The studio's state in the main process: the open workspace (watched for external edits), the
+ * runs in progress, the queue of calls waiting for a person, and the keychain. Every contract
+ * handler is a thin call into this class; it never imports Electron.
+ */
+export class StudioService {
+  private workspace: Workspace | undefined;
+  private stopWatching: (() => void) | undefined;
+  private readonly runs = new Map<string, Run>();
+  private readonly pending: PendingApprovals;
+  private readonly pool: WorkerPool;
+
+  constructor(private readonly options: StudioServiceOptions) {
+    this.pool = options.pool ?? new WorkerPool({ size: 2 });
+    this.pool.prewarm();
+    this.pending = new PendingApprovals({
+      onEvent: (event) => {
+        if (event.type === 'approval-pending') options.emit('approval-pending', toPendingApproval(event.pending, this.workspace));
+        else options.emit('approval-resolved', { runId: event.request.runId, callId: event.request.callId });
+      },
+    });
+  }
+
+  /** The open workspace's folder, or null. */
+  get workspaceRoot(): string | null {
+    return this.workspace?.root ?? null;
+  }
+
+  async chooseFolder(): Promise<string | null> {
+    if (!this.options.chooseFolder) throw new ContractError('not-supported', 'this host cannot show a folder picker');
+    return this.options.chooseFolder();
+  }
+
+  async openWorkspace(dir: string): Promise<WorkspaceState> {
+    if (!existsSync(dir)) throw new ContractError('not-found', `no folder at ${dir}`);
+    this.workspace = await loadWorkspace(dir);
+    this.stopWatching?.();
+    this.stopWatching = watchWorkspace(this.workspace.root, ({ workspace }) => {
+      this.workspace = workspace;
+      this.options.emit('workspace-changed', this.describe(workspace));
+    });
+    return this.describe(this.workspace);
+  }
+
+  /** Copies the shipped examples into the data folder once (keeping the person's edits), then opens them. */
+  async openExample(): Promise<WorkspaceState> {
+    const target = path.join(this.options.userDataDirectory, 'example-workspace');
+    if (!existsSync(target)) {
+      cpSync(this.options.examplesDirectory, target, {
+        recursive: true,
+        filter: (source) => path.basename(source) !== RUNS_DIR || path.dirname(source) !== this.options.examplesDirectory,
+      });
+    }
+    return this.openWorkspace(target);
+  }
+
+  state(): WorkspaceState | null {
+    return this.workspace ? this.describe(this.workspace) : null;
+  }
+
+  async readFile(relative: string): Promise<{ text: string }> {
+    const file = this.resolve(relative);
+    try {
+      return { text: await readFile(file, 'utf8') };
+    } catch (error) {
+      throw new ContractError('not-found', `${relative}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+
+  async writeScript(relative: string, text: string): Promise<{ saved: true }> {
+    if (!relative.endsWith('.lua'))
+      throw new ContractError('not-a-script', `${relative}: only agent scripts (*.lua) are saved here; catalogs go through catalog:write`);
+    await writeFileAtomic(this.resolve(relative), text);
+    await this.refresh();
+    return { saved: true };
+  }
+
+  async checkCatalog(file: CatalogFile, text: string): Promise<{ problems: CatalogProblemInfo[] }> {
+    const ws = this.requireWorkspace();
+    const texts = await readCatalogTexts(ws.root);
+    texts[file] = text;
+    return { problems: buildWorkspace(ws.root, texts).problems.filter((p) => p.file === file) };
+  }
+
+  async writeCatalog(file: CatalogFile, text: string): Promise<{ saved: boolean; problems: CatalogProblemInfo[] }> {
+    const ws = this.requireWorkspace();
+    const result = await writeCatalogFile(ws.root, file, text);
+    if (result.ok) await this.refresh();
+    return { saved: result.ok, problems: result.problems };
+  }
+
+  async startRun(request: {
+    script: string;
+    text?: string;
+    model?: string;
+    replay?: string;
+    cpuLimitSeconds?: number;
+    memoryLimitMiB?: number;
+    timeoutSeconds?: number;
+  }): Promise<{ runId: string }> {
+    const ws = this.requireWorkspace();
+    const run = await prepareRun({
+      scriptFile: this.resolve(request.script),
+      ...(request.text !== undefined && { scriptText: request.text }),
+      workspace: ws,
+      pool: this.pool,
+      approver: new QueueApprover(this.pending, 'studio'),
+      secrets: this.options.secrets,
+      ...(request.model && { model: request.model }),
+      ...(request.replay && { replayPath: this.resolve(request.replay) }),
+      limits: {
+        ...(request.cpuLimitSeconds !== undefined && { cpuMs: request.cpuLimitSeconds * 1000 }),
+        ...(request.memoryLimitMiB !== undefined && { memoryBytes: request.memoryLimitMiB * 1024 * 1024 }),
+        ...(request.timeoutSeconds !== undefined && { wallMs: request.timeoutSeconds * 1000 }),
+      },
+      onEvent: (event: RunEvent) => this.options.emit('run-event', event),
+    });
+    this.runs.set(run.id, run);
+    void run.done.then(() => {
+      this.runs.delete(run.id);
+      // The finished run now shows in the history list.
+      if (this.workspace) this.options.emit('workspace-changed', this.describe(this.workspace));
+    });
+    await run.start();
+    return { runId: run.id };
+  }
+
+  stopRun(runId: string): { stopped: boolean } {
+    const run = this.runs.get(runId);
+    if (!run) return { stopped: false };
+    run.stop('stopped from the studio');
+    return { stopped: true };
+  }
+
+  listApprovals(): PendingApproval[] {
+    return this.pending.list().map((call) => toPendingApproval(call, this.workspace));
+  }
+
+  decide(runId: string, callId: string, decision: StudioDecision): { ok: true } {
+    const result = this.pending.resolve(callId, decision, runId);
+    if (!result.ok) throw new ContractError('approval-rejected', result.error);
+    return { ok: true };
+  }
+
+  async keyStatus(): Promise<{ available: boolean; error: string | null; keys: KeyStatus[] }> {
+    const keys: KeyStatus[] = [];
+    try {
+      for (const [provider, preset] of Object.entries(PROVIDER_PRESETS)) {
+        keys.push({
+          provider,
+          label: preset.label,
+          set: await this.options.secrets.has(provider),
+          needsKey: preset.needsKey,
+          envVar: preset.keyEnvVar ?? null,
+        });
+      }
+      return { available: true, error: null, keys };
+    } catch (error) {
+      if (error instanceof SecretStoreUnavailableError) return { available: false, error: error.message, keys: [] };
+      throw error;
+    }
+  }
+
+  async setKey(provider: string, key: string): Promise<{ replaced: boolean }> {
+    this.requireProvider(provider);
+    const replaced = await this.options.secrets.has(provider);
+    await this.options.secrets.set(provider, key.trim());
+    return { replaced };
+  }
+
+  async deleteKey(provider: string): Promise<{ deleted: boolean }> {
+    this.requireProvider(provider);
+    return { deleted: await this.options.secrets.delete(provider) };
+  }
+
+  readRun(runId: string): { events: RunEvent[] } {
+    return { events: readTranscriptLenient(this.transcriptFile(runId)) };
+  }
+
+  async exportRun(runId: string): Promise<{ fileName: string; text: string }> {
+    const file = this.transcriptFile(runId);
+    return { fileName: path.basename(file), text: await readFile(file, 'utf8') };
+  }
+
+  compare(left: string, right: string): { rows: CompareRow[] } {
+    return { rows: compareRuns(this.readRun(left).events, this.readRun(right).events) };
+  }
+
+  /** Stops every run and the watcher; for app shutdown. */
+  async close(): Promise<void> {
+    for (const run of this.runs.values()) run.stop('the studio is closing');
+    await Promise.all([...this.runs.values()].map((run) => run.done));
+    this.stopWatching?.();
+    await this.pool.close();
+  }
+
+  private async refresh(): Promise<void> {
+    if (!this.workspace) return;
+    this.workspace = await loadWorkspace(this.workspace.root);
+    this.options.emit('workspace-changed', this.describe(this.workspace));
+  }
+
+  private requireWorkspace(): Workspace {
+    if (!this.workspace) throw new ContractError('no-workspace', 'open a workspace first');
+    return this.workspace;
+  }
+
+  private requireProvider(provider: string): void {
+    if (!Object.hasOwn(PROVIDER_PRESETS, provider))
+      throw new ContractError('unknown-provider', `unknown provider "${provider}"; known: ${Object.keys(PROVIDER_PRESETS).join(', ')}`);
+  }
+
+  /** A workspace-relative path resolved inside the open workspace (the schema already refused `..`). */
+  private resolve(relative: string): string {
+    const root = this.requireWorkspace().root;
+    const file = path.resolve(root, relative);
+    if (!file.startsWith(root + path.sep)) throw new ContractError('outside-workspace', `${relative} is outside the workspace`);
+    return file;
+  }
+
+  private transcriptFile(runId: string): string {
+    if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ContractError('run-not-found', `no run "${runId}"`);
+    const file = this.resolve(path.join(RUNS_DIR, `${runId}.jsonl`));
+    if (!existsSync(file)) throw new ContractError('run-not-found', `no transcript for run "${runId}" in ${RUNS_DIR}/`);
+    return file;
+  }
+
+  private describe(ws: Workspace): WorkspaceState {
+    const recordings: Record<string, string> = {};
+    const recordingsDir = path.join(ws.root, RECORDINGS_DIR);
+    const available = existsSync(recordingsDir) ? new Set(readdirSync(recordingsDir)) : new Set<string>();
+    for (const agent of ws.agents) {
+      const name = `${path.basename(agent, '.lua')}.jsonl`;
+      if (available.has(name)) recordings[agent] = path.join(RECORDINGS_DIR, name);
+    }
+    return {
+      root: ws.root,
+      name: path.basename(ws.root),
+      agents: ws.agents,
+      tools: ws.tools.list().map((tool) => ({
+        alias: tool.alias,
+        description: tool.description,
+        kind: tool.settings.kind,
+        trust: tool.trust,
+        approval: tool.approval,
+        taintCheck: tool.taintCheck,
+        parameters: tool.parameters,
+        structured: tool.outputSchema !== undefined,
+        source: tool.source,
+      })),
+      models: ws.models.list().map((model) => ({
+        alias: model.alias,
+        provider: model.provider,
+        model: model.model,
+        ...(model.price && { price: model.price }),
+      })),
+      defaultModel: ws.settings.defaultModel ?? null,
+      problems: ws.problems,
+      runs: listRuns(ws.root, RUNS_DIR),
+      recordings,
+    };
+  }
+}
+
+function toPendingApproval(call: PendingCall, workspace: Workspace | undefined): PendingApproval {
+  const { request } = call;
+  return {
+    runId: request.runId,
+    callId: request.callId,
+    alias: request.alias,
+    description: request.description,
+    arguments: request.arguments,
+    parameters: workspace?.tools.get(request.alias)?.parameters ?? { type: 'object' },
+    reason: call.reason,
+    taint: request.taint,
+    askedAt: call.askedAt,
+    ...(call.rejectedEdit !== undefined && { rejectedEdit: call.rejectedEdit }),
+  };
+}
