@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -171,6 +171,29 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
     if (now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(everyMs);
   }
+}
+
+/**
+ * Makes every `new Worker(...)` in this process start with `execArgv: []` unless it says otherwise,
+ * and returns the undo function. Under `tsx`, workers inherit tsx's `--import` loader, which
+ * registers module hooks in each worker and adds ~100 ms to every ES-module worker's start-up:
+ * users (Electron, the built CLI) never pay that, so the run-engine benchmarks switch it off. The
+ * built worker (out/main/lua-worker.js) is plain JavaScript and needs no loader.
+ */
+export function workersWithoutLoaderHooks(): () => void {
+  const threads = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
+  const Original = threads.Worker;
+  class PlainWorker extends Original {
+    constructor(filename: string | URL, options: import('node:worker_threads').WorkerOptions = {}) {
+      super(filename, { execArgv: [], ...options });
+    }
+  }
+  threads.Worker = PlainWorker;
+  syncBuiltinESMExports();
+  return () => {
+    threads.Worker = Original;
+    syncBuiltinESMExports();
+  };
 }
 
 /** Number formatting for tables: 3 significant digits, no exponent. */

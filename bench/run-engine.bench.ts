@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { LuaFactory } from 'wasmoon';
 import type { RunEvent } from '../common/run-events.js';
 import { ApprovalGateImpl } from '../main/core/approval/approval-gate.js';
@@ -18,6 +18,7 @@ import {
   interleave,
   MiB,
   median,
+  workersWithoutLoaderHooks,
   nextMessage,
   now,
   row,
@@ -474,8 +475,177 @@ async function idleRunsMemory(): Promise<BenchRow[]> {
 // Where a tools.call round trip spends its time (profiling rows)
 // ------------------------------------------------------------------------------------------------
 
+/**
+ * The mechanism of lua-worker.ts from Lua, without the prelude: an engine made exactly as the
+ * worker makes it (same options and libraries), a `host_call` global doing the same Atomics
+ * round trip and returning the same `{ ok, value }` object, called in a Lua loop with a literal
+ * JSON payload (no tools.call wrapper, no JSON encoding in Lua).
+ */
+const LUA_PING_WORKER = `
+const { parentPort, receiveMessageOnPort, workerData } = require('node:worker_threads');
+const { LuaFactory, LuaLibraries } = require(workerData.wasmoon);
+const signal = new Int32Array(workerData.signal);
+const replyPort = workerData.replyPort;
+const factory = new LuaFactory();
+function hostCall(method, payload) {
+  const expected = Atomics.load(signal, 0);
+  parentPort.postMessage({ type: 'call', method, payload });
+  for (;;) {
+    Atomics.wait(signal, 0, expected);
+    const reply = receiveMessageOnPort(replyPort);
+    if (reply) return reply.message;
+  }
+}
+parentPort.on('message', async (m) => {
+  if (m.type !== 'batch') return;
+  const engine = await factory.createEngine({ openStandardLibs: false, enableProxy: false, injectObjects: false, traceAllocations: true });
+  for (const lib of [LuaLibraries.Base, LuaLibraries.Coroutine, LuaLibraries.Table, LuaLibraries.String, LuaLibraries.Math, LuaLibraries.UTF8, LuaLibraries.Debug]) engine.global.loadLibrary(lib);
+  engine.global.set('host_call', (method, payload) => hostCall(method, payload));
+  engine.global.set('mark', () => parentPort.postMessage({ type: m.mark }));
+  engine.doStringSync("mark() for i = 1, " + m.calls + " do local r = host_call('tools.call', '{\\"alias\\":\\"echo\\",\\"args\\":{\\"text\\":\\"x\\"}}') if not r.ok then error('x') end end mark()");
+  engine.global.close();
+  parentPort.postMessage({ type: 'done' });
+});
+parentPort.postMessage({ type: 'ready' });
+`;
+
+/** A worker whose host calls are answered synchronously on the main thread (the raw mechanism). */
+function instantHost(worker: Worker, port: MessagePort, signal: Int32Array, marks: number[], markTypes: string[]): void {
+  let replies = 0;
+  worker.on('message', (message: { type: string }) => {
+    if (message.type === 'call') {
+      port.postMessage({ ok: true, value: 'x' });
+      replies += 1;
+      Atomics.store(signal, 0, replies);
+      Atomics.notify(signal, 0);
+    } else if (markTypes.includes(message.type)) {
+      marks.push(now());
+    }
+  });
+}
+
+function channel(): { port1: MessagePort; port2: MessagePort; buffer: SharedArrayBuffer; signal: Int32Array } {
+  const { port1, port2 } = new MessageChannel();
+  const buffer = new SharedArrayBuffer(4);
+  return { port1, port2, buffer, signal: new Int32Array(buffer) };
+}
+
+/** Mean per-iteration time (µs) of an async host-side step, run in this thread. */
+async function perCall(iterations: number, step: () => unknown): Promise<number> {
+  const t0 = now();
+  for (let index = 0; index < iterations; index += 1) await step();
+  return ((now() - t0) / iterations) * 1000;
+}
+
+/**
+ * Where the time of one tools.call goes, layer by layer: worker-side layers with the host answering
+ * instantly (as the raw baseline does), then the host-side steps timed in-thread.
+ */
 async function echoBreakdown(): Promise<BenchRow[]> {
-  return [];
+  const wasmoon = wasmoonPath();
+  // Layer 1: Lua → JS through wasmoon, worker engine options, no prelude.
+  const luaChannel = channel();
+  const luaPing = new Worker(LUA_PING_WORKER, {
+    eval: true,
+    workerData: { wasmoon, signal: luaChannel.buffer, replyPort: luaChannel.port2 },
+    transferList: [luaChannel.port2],
+  });
+  let luaMarks: number[] = [];
+  instantHost(luaPing, luaChannel.port1, luaChannel.signal, luaMarks, ['m']);
+  await nextMessage<{ type: string }>(luaPing, (m) => m.type === 'ready');
+
+  // Layer 2: the built worker and its prelude (tools.call wrapper, JSON encoding in Lua), host instant.
+  const builtChannel = channel();
+  const built = new Worker(WORKER_FILE, {
+    workerData: { signal: builtChannel.buffer, replyPort: builtChannel.port2 },
+    transferList: [builtChannel.port2],
+  });
+  let builtMarks: number[] = [];
+  instantHost(built, builtChannel.port1, builtChannel.signal, builtMarks, ['log']);
+  await nextMessage<{ type: string }>(built, (m) => m.type === 'ready');
+  const echoScript = `log('go')\nfor i = 1, ${ECHO_CALLS} do tools.call('echo', { text = 'x' }) end\nlog('done')`;
+
+  const { measured: luaLayer, baseline: builtLayer } = await interleave(
+    async () => {
+      luaMarks.length = 0;
+      const done = nextMessage<{ type: string }>(luaPing, (m) => m.type === 'done');
+      luaPing.postMessage({ type: 'batch', calls: ECHO_CALLS, mark: 'm' });
+      await done;
+      return ((luaMarks[1]! - luaMarks[0]!) / ECHO_CALLS) * 1000;
+    },
+    async () => {
+      builtMarks.length = 0;
+      const ready = nextMessage<{ type: string }>(built, (m) => m.type === 'ready');
+      built.postMessage({
+        type: 'start',
+        runId: 'bench',
+        script: echoScript,
+        chunkName: 'bench.lua',
+        nonce: '0'.repeat(32),
+        memoryBytes: 256 * MiB,
+      });
+      await ready;
+      return ((builtMarks[1]! - builtMarks[0]!) / ECHO_CALLS) * 1000;
+    },
+    { warmup: 2, samples: 20 },
+  );
+  await luaPing.terminate();
+  await built.terminate();
+  luaMarks = [];
+  builtMarks = [];
+
+  // Host side, in-thread: each step of Run.answer for one echo call.
+  const payload = '{"alias":"echo","args":{"text":"x"}}';
+  const spec = catalog.get('echo')!;
+  const signal = new AbortController().signal;
+  const request = {
+    runId: 'bench',
+    callId: 'call-1',
+    alias: 'echo',
+    description: spec.description,
+    arguments: { text: 'x' },
+    policy: spec.approval,
+    taint: [],
+  };
+  const hostRun = new Run({ script: '', scriptPath: 'bench.lua', pool: new WorkerPool({ entry: entry(), size: 0 }), catalog, toolRunner, gate: autoGate, models, onEvent: () => undefined });
+  const internals = hostRun as unknown as {
+    answer(method: string, payload: string): Promise<void>;
+    emit(body: unknown): void;
+  };
+  const N = 20_000;
+  const steps: [string, () => unknown][] = [
+    ['JSON.parse(payload)', () => JSON.parse(payload)],
+    ['catalog.validateArguments (ajv)', () => catalog.validateArguments('echo', { text: 'x' })],
+    ['approval gate decide (auto)', () => autoGate.decide(request, signal)],
+    ['tool runner: echo builtin', () => toolRunner.run(spec, { text: 'x' }, signal)],
+    ['3 × Run.emit (dispatch, decision, output events)', () => {
+      internals.emit({ type: 'tool-dispatch', callId: 'call-1', alias: 'echo', arguments: { text: 'x' }, count: 1 });
+      internals.emit({ type: 'approval-decision', callId: 'call-1', alias: 'echo', proposedArguments: { text: 'x' }, decision: { kind: 'approve', source: 'policy', at: new Date().toISOString() } });
+      internals.emit({ type: 'tool-output', callId: 'call-1', alias: 'echo', trust: 'trusted', output: 'x', structured: false, durationMs: 0.01 });
+    }],
+    ['whole Run.answer (parse + dispatcher + gate + runner + events), no reply post', () => internals.answer('tools.call', payload)],
+  ];
+  const hostRows: BenchRow[] = [];
+  for (const [name, step] of steps) {
+    await perCall(2000, step);
+    const values: number[] = [];
+    for (let repeat = 0; repeat < 5; repeat += 1) values.push(await perCall(N, step));
+    hostRows.push(
+      row(`tools.call breakdown, host side: ${name}`, 'us', values, {
+        how: `In-thread loop of ${N} awaited calls of this step alone (5 repeats, median of the per-call means). The host-side steps run between the worker's \`call\` message and the reply post.`,
+      }),
+    );
+  }
+
+  return [
+    row('tools.call breakdown: Lua → host_call via wasmoon, worker engine options, no prelude (host instant)', 'us', luaLayer, {
+      how: 'A plain-JS worker building its engine exactly as lua-worker.ts does (openStandardLibs false + the same libraries, enableProxy false, traceAllocations true) and a `host_call` global doing the same Atomics round trip and returning `{ ok, value }`; a Lua loop calls it with a literal JSON payload. The main thread answers synchronously, like the raw baseline. Difference to the raw ping = the cost of crossing wasmoon.',
+    }),
+    row('tools.call breakdown: built worker + prelude tools.call (host instant)', 'us', builtLayer, {
+      how: "out/main/lua-worker.js driven directly (no Run): the same echo script; every `call` answered synchronously on the main thread with `{ ok: true, value: 'x' }`. Difference to the previous row = the prelude's tools.call wrapper and JSON encoding; difference to the full round trip = the host side (Run.answer, dispatcher, events).",
+    }),
+    ...hostRows,
+  ];
 }
 
 export default async function run(): Promise<BenchRow[]> {
@@ -492,6 +662,11 @@ export default async function run(): Promise<BenchRow[]> {
     ['memory', idleRunsMemory],
   ];
   const rows: BenchRow[] = [];
-  for (const [name, measure] of parts) if (!only || only.includes(name)) rows.push(...(await measure()));
+  const restoreWorkers = workersWithoutLoaderHooks();
+  try {
+    for (const [name, measure] of parts) if (!only || only.includes(name)) rows.push(...(await measure()));
+  } finally {
+    restoreWorkers();
+  }
   return rows;
 }

@@ -133,10 +133,16 @@ export const contractMethods = {
     response: z.object({ replaced: z.boolean() }),
   },
   /** Deletes a provider key from the OS keychain. */
-  'keys:delete': { request: z.strictObject({ provider: z.string().min(1) }), response: z.object({ deleted: z.boolean() }) },
+  'keys:delete': {
+    request: z.strictObject({ provider: z.string().min(1) }),
+    response: z.object({ deleted: z.boolean() }),
+  },
 
   /** Every event of a past (or running) run, from its transcript. */
-  'history:read': { request: z.strictObject({ runId: z.string().min(1) }), response: z.object({ events: z.array(RunEventSchema) }) },
+  'history:read': {
+    request: z.strictObject({ runId: z.string().min(1) }),
+    response: z.object({ events: z.array(RunEventSchema) }),
+  },
   /** A run's transcript as JSONL text, for saving elsewhere. */
   'history:export': {
     request: z.strictObject({ runId: z.string().min(1) }),

@@ -61,7 +61,8 @@ export class StudioService {
     this.pool.prewarm();
     this.pending = new PendingApprovals({
       onEvent: (event) => {
-        if (event.type === 'approval-pending') options.emit('approval-pending', toPendingApproval(event.pending, this.workspace));
+        if (event.type === 'approval-pending')
+          options.emit('approval-pending', toPendingApproval(event.pending, this.workspace));
         else options.emit('approval-resolved', { runId: event.request.runId, callId: event.request.callId });
       },
     });
@@ -94,7 +95,8 @@ export class StudioService {
     if (!existsSync(target)) {
       cpSync(this.options.examplesDirectory, target, {
         recursive: true,
-        filter: (source) => path.basename(source) !== RUNS_DIR || path.dirname(source) !== this.options.examplesDirectory,
+        filter: (source) =>
+          path.basename(source) !== RUNS_DIR || path.dirname(source) !== this.options.examplesDirectory,
       });
     }
     return this.openWorkspace(target);
@@ -109,13 +111,19 @@ export class StudioService {
     try {
       return { text: await readFile(file, 'utf8') };
     } catch (error) {
-      throw new ContractError('not-found', `${relative}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      throw new ContractError(
+        'not-found',
+        `${relative}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
     }
   }
 
   async writeScript(relative: string, text: string): Promise<{ saved: true }> {
     if (!relative.endsWith('.lua'))
-      throw new ContractError('not-a-script', `${relative}: only agent scripts (*.lua) are saved here; catalogs go through catalog:write`);
+      throw new ContractError(
+        'not-a-script',
+        `${relative}: only agent scripts (*.lua) are saved here; catalogs go through catalog:write`,
+      );
     await writeFileAtomic(this.resolve(relative), text);
     await this.refresh();
     return { saved: true };
@@ -253,14 +261,18 @@ export class StudioService {
 
   private requireProvider(provider: string): void {
     if (!Object.hasOwn(PROVIDER_PRESETS, provider))
-      throw new ContractError('unknown-provider', `unknown provider "${provider}"; known: ${Object.keys(PROVIDER_PRESETS).join(', ')}`);
+      throw new ContractError(
+        'unknown-provider',
+        `unknown provider "${provider}"; known: ${Object.keys(PROVIDER_PRESETS).join(', ')}`,
+      );
   }
 
   /** A workspace-relative path resolved inside the open workspace (the schema already refused `..`). */
   private resolve(relative: string): string {
     const root = this.requireWorkspace().root;
     const file = path.resolve(root, relative);
-    if (!file.startsWith(root + path.sep)) throw new ContractError('outside-workspace', `${relative} is outside the workspace`);
+    if (!file.startsWith(root + path.sep))
+      throw new ContractError('outside-workspace', `${relative} is outside the workspace`);
     return file;
   }
 

@@ -69,7 +69,9 @@ export function listRuns(root: string, runsDir: string): RunSummary[] {
     const summary = summarizeRun(readTranscriptLenient(file), path.join(runsDir, name));
     if (summary) runs.push({ summary, mtime: statSync(file).mtimeMs });
   }
-  return runs.sort((a, b) => b.summary.startedAt.localeCompare(a.summary.startedAt) || b.mtime - a.mtime).map((r) => r.summary);
+  return runs
+    .sort((a, b) => b.summary.startedAt.localeCompare(a.summary.startedAt) || b.mtime - a.mtime)
+    .map((r) => r.summary);
 }
 
 const NONCE = /untrusted_input_[0-9A-Za-z]+/g;
@@ -79,7 +81,10 @@ function describe(event: RunEvent): { kind: CompareRow['kind']; text: string } |
   switch (event.type) {
     case 'round-response': {
       const calls = event.toolCalls.map((c) => `${c.name}(${c.rawArguments})`).join(', ');
-      return { kind: 'round', text: `${JSON.stringify(event.content)}${calls ? ` → ${calls}` : ''} [${event.finishReason}]` };
+      return {
+        kind: 'round',
+        text: `${JSON.stringify(event.content)}${calls ? ` → ${calls}` : ''} [${event.finishReason}]`,
+      };
     }
     case 'tool-dispatch':
       return { kind: 'call', text: `${event.alias}(${JSON.stringify(event.arguments)})` };
