@@ -65,8 +65,13 @@ async function start(): Promise<void> {
     secrets: new KeyringSecretStore(),
     emit: sendEvent,
     chooseFolder: async () => {
-      const options: OpenDialogOptions = { title: 'Open a workspace folder', properties: ['openDirectory', 'createDirectory'] };
-      const result = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options);
+      const options: OpenDialogOptions = {
+        title: 'Open a workspace folder',
+        properties: ['openDirectory', 'createDirectory'],
+      };
+      const result = mainWindow
+        ? await dialog.showOpenDialog(mainWindow, options)
+        : await dialog.showOpenDialog(options);
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },
   });

@@ -98,6 +98,7 @@ export class ConversationBuilder {
   private readonly logs: ConversationSnapshot['logs'] = [];
   private readonly seen = new Set<number>();
   private previousMessageCount = 0;
+  private readonly roundModels = new Map<number, string>();
   private started: EventOf<'run-start'> | undefined;
   private ended: EventOf<'run-end'> | undefined;
 
@@ -114,6 +115,7 @@ export class ConversationBuilder {
         this.items.push({ kind: 'run-start', key, event });
         break;
       case 'round-request': {
+        this.roundModels.set(event.round, event.model.alias);
         this.items.push({ kind: 'request', key, round: event.round, model: event.model.alias, tools: event.tools });
         // Each request repeats the whole history; show only what is new since the previous round.
         const fresh = event.messages.slice(this.previousMessageCount);
@@ -151,10 +153,9 @@ export class ConversationBuilder {
         } else {
           this.items[at] = { ...finished, key: this.items[at]!.key };
         }
-        const request = this.started?.model?.alias;
         this.rounds.push({
           round: event.round,
-          model: request ?? '',
+          model: this.roundModels.get(event.round) ?? this.started?.model?.alias ?? '',
           inputTokens: event.usage.inputTokens,
           outputTokens: event.usage.outputTokens,
           durationMs: event.durationMs,

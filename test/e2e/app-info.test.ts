@@ -97,9 +97,21 @@ describe('studio skeleton through the test bridge', () => {
       page.received = [];
       page.stop = page.promptforge.on('run-event', (payload) => page.received.push(payload));
     });
-    await studio.pushEvent('run-event', { runId: 'run-1', seq: 1, t: '2026-12-02T10:00:00.000Z', type: 'log', text: 'hello' });
+    await studio.pushEvent('run-event', {
+      runId: 'run-1',
+      seq: 1,
+      t: '2026-12-02T10:00:00.000Z',
+      type: 'log',
+      text: 'hello',
+    });
     await studio.page.evaluate(() => (globalThis as unknown as { stop: () => void }).stop());
-    await studio.pushEvent('run-event', { runId: 'run-1', seq: 2, t: '2026-12-02T10:00:01.000Z', type: 'log', text: 'after unsubscribe' });
+    await studio.pushEvent('run-event', {
+      runId: 'run-1',
+      seq: 2,
+      t: '2026-12-02T10:00:01.000Z',
+      type: 'log',
+      text: 'after unsubscribe',
+    });
     const received = await studio.page.evaluate(() => (globalThis as unknown as { received: unknown[] }).received);
     expect(received).toEqual([{ runId: 'run-1', seq: 1, t: '2026-12-02T10:00:00.000Z', type: 'log', text: 'hello' }]);
   });

@@ -14,7 +14,11 @@ const SERVICE = 'PromptForge Studio (cli-test)';
 const store = new KeyringSecretStore({ service: SERVICE });
 const canary = 'sk-canary-keys-0123456789abcdefXYZ';
 
-async function cli(args: string[], stdinText: string, cwd = tmpdir()): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cli(
+  args: string[],
+  stdinText: string,
+  cwd = tmpdir(),
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -34,12 +38,18 @@ afterAll(async () => {
 
 describe('promptforge keys (real OS keychain)', () => {
   it('set reads the key from stdin, status shows it as set without printing it, delete removes it', async () => {
-    expect(await cli(['keys', 'set', 'groq'], `${canary}\n`)).toEqual({ code: 0, stdout: 'Stored the key for groq in the OS keychain.\n', stderr: '' });
+    expect(await cli(['keys', 'set', 'groq'], `${canary}\n`)).toEqual({
+      code: 0,
+      stdout: 'Stored the key for groq in the OS keychain.\n',
+      stderr: '',
+    });
     expect(await store.get('groq')).toBe(canary);
     // The entry really is in Secret Service, where other tools (and the studio) find it.
     expect(execFileSync('secret-tool', ['lookup', 'service', SERVICE, 'username', 'groq']).toString()).toBe(canary);
 
-    expect((await cli(['keys', 'set', 'groq'], 'sk-canary-second-key-000000\n')).stdout).toBe('Replaced the key for groq in the OS keychain.\n');
+    expect((await cli(['keys', 'set', 'groq'], 'sk-canary-second-key-000000\n')).stdout).toBe(
+      'Replaced the key for groq in the OS keychain.\n',
+    );
     const status = await cli(['keys', 'status'], '');
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/^groq\s+set in the OS keychain$/m);
