@@ -93,6 +93,23 @@ export async function interleave(
   return { measured: a, baseline: b };
 }
 
+/**
+ * Like {@link interleave} for any number of variants: each round runs every variant once, the order
+ * rotating from round to round.
+ */
+export async function interleaveMany(variants: (() => Promise<number>)[], options: SampleOptions): Promise<number[][]> {
+  const results: number[][] = variants.map(() => []);
+  for (let index = 0; index < options.warmup + options.samples; index += 1) {
+    for (let step = 0; step < variants.length; step += 1) {
+      const which = (index + step) % variants.length;
+      await options.before?.();
+      const value = await variants[which]!();
+      if (index >= options.warmup) results[which]!.push(value);
+    }
+  }
+  return results;
+}
+
 /** Builds a row from raw samples; the ratio is measured/baseline of the medians. */
 export function row(
   name: string,
@@ -165,7 +182,12 @@ export function nextMessage<T = unknown>(worker: Worker, match: (message: T) => 
 }
 
 /** Polls `condition` every `everyMs` until it holds; throws after `timeoutMs`. */
-export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000, everyMs = 1): Promise<void> {
+export async function waitUntil(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 10_000,
+  everyMs = 1,
+): Promise<void> {
   const deadline = now() + timeoutMs;
   while (!condition()) {
     if (now() > deadline) throw new Error(`timed out waiting for ${what}`);

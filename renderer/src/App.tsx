@@ -1,15 +1,280 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { RunEvent } from '../../common/run-events.js';
+import type { PendingApproval, RunSummary, WorkspaceState } from '../../common/studio-schemas.js';
 import { AboutPanel } from './AboutPanel';
+import { AgentEditor } from './AgentEditor';
+import { call, describeError, useStudioEvent } from './api';
+import { CatalogEditor } from './CatalogEditor';
+import { ConversationBuilder, type ConversationSnapshot } from './conversation-model';
+import { CredentialsPanel } from './CredentialsPanel';
+import { ConfirmDialog, ShortcutsDialog } from './Dialogs';
+import { Explorer, type CenterView } from './Explorer';
+import { HistoryView } from './HistoryView';
 import { LogoMark } from './LogoMark';
-import { WorkspaceEmptyState } from './WorkspaceEmptyState';
+import { notifyPendingApproval } from './notify';
+import { RunPanel, type RunTab } from './RunPanel';
 import { applyTheme, readSavedTheme, type Theme } from './theme';
+import { WorkspaceEmptyState } from './WorkspaceEmptyState';
 
-const explorerSections = ['Agents', 'Tools', 'Models', 'Runs'] as const;
+interface PendingConfirm {
+  title: string;
+  message: string;
+  confirmLabel: string;
+  action: () => void;
+}
 
-/** The studio shell: header, workspace explorer, main area and the About panel. */
+interface AgentBuffer {
+  path: string;
+  loadedText: string;
+  savedText: string;
+  text: string;
+}
+
+function approvalKey(approval: { runId: string; callId: string }): string {
+  return `${approval.runId}/${approval.callId}`;
+}
+
+/** Whether a key event comes from a text field (editors live in shadow roots: look at the real origin). */
+function isTyping(event: Event): boolean {
+  const target = event.composedPath()[0];
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+}
+
+/** The studio shell: header, workspace explorer, editors, run panel and the About panel. */
 export function App() {
   const [theme, setTheme] = useState<Theme>(readSavedTheme);
   const [aboutOpen, setAboutOpen] = useState(false);
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const [workspace, setWorkspace] = useState<WorkspaceState | null>(null);
+  const [opening, setOpening] = useState(false);
+  const [openError, setOpenError] = useState<string | null>(null);
+  const [view, setView] = useState<CenterView>({ kind: 'none' });
+  const [agent, setAgent] = useState<AgentBuffer | null>(null);
+  const [catalogDirty, setCatalogDirty] = useState(false);
+  const [model, setModel] = useState('');
+  const [approvals, setApprovals] = useState<PendingApproval[]>([]);
+  const [tab, setTab] = useState<RunTab>('conversation');
+  const [selectedRunId, setSelectedRunId] = useState<string | null>(null);
+  const [liveRunIds, setLiveRunIds] = useState<ReadonlySet<string>>(new Set());
+  const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
+  const [banner, setBanner] = useState<string | null>(null);
+
+  // Run events go into one builder per run; React sees a new snapshot at most once per frame.
+  const builders = useRef(new Map<string, ConversationBuilder>());
+  const [eventVersion, setEventVersion] = useState(0);
+  const frame = useRef<number | null>(null);
+  const scheduleRender = useCallback(() => {
+    if (frame.current !== null) return;
+    frame.current = window.requestAnimationFrame(() => {
+      frame.current = null;
+      setEventVersion((version) => version + 1);
+    });
+  }, []);
+  const builderFor = (runId: string): ConversationBuilder => {
+    let builder = builders.current.get(runId);
+    if (!builder) {
+      builder = new ConversationBuilder(runId);
+      builders.current.set(runId, builder);
+    }
+    return builder;
+  };
+
+  const snapshot: ConversationSnapshot | undefined = useMemo(
+    () => (selectedRunId === null ? undefined : builders.current.get(selectedRunId)?.snapshot()),
+    // eventVersion stands for the builders' contents, which live outside React state.
+    [selectedRunId, eventVersion],
+  );
+
+  const agentDirty = agent !== null && agent.text !== agent.savedText;
+  const running = selectedRunId !== null && liveRunIds.has(selectedRunId);
+
+  useEffect(() => {
+    const marks = `${approvals.length > 0 ? `(${approvals.length}) ` : ''}${agentDirty || catalogDirty ? '● ' : ''}`;
+    document.title = `${marks}PromptForge Studio`;
+  }, [approvals.length, agentDirty, catalogDirty]);
+
+  useStudioEvent('run-event', (event: RunEvent) => {
+    builderFor(event.runId).apply(event);
+    if (event.type === 'run-end') {
+      setLiveRunIds((current) => {
+        if (!current.has(event.runId)) return current;
+        const next = new Set(current);
+        next.delete(event.runId);
+        return next;
+      });
+    }
+    scheduleRender();
+  });
+  useStudioEvent('approval-pending', (approval) => {
+    setApprovals((current) =>
+      current.some((item) => approvalKey(item) === approvalKey(approval))
+        ? current.map((item) => (approvalKey(item) === approvalKey(approval) ? approval : item))
+        : [...current, approval],
+    );
+    notifyPendingApproval(approval);
+  });
+  useStudioEvent('approval-resolved', (resolved) => {
+    setApprovals((current) => current.filter((item) => approvalKey(item) !== approvalKey(resolved)));
+  });
+  useStudioEvent('workspace-changed', (state) => setWorkspace(state));
+
+  const guard = (dirty: boolean, title: string, message: string, confirmLabel: string, action: () => void): void => {
+    if (!dirty) action();
+    else setConfirm({ title, message, confirmLabel, action });
+  };
+
+  const openAgent = async (path: string): Promise<void> => {
+    try {
+      const { text } = await call('file:read', { path });
+      setAgent({ path, loadedText: text, savedText: text, text });
+      setView({ kind: 'agent', path });
+    } catch (error) {
+      setBanner(describeError(error));
+    }
+  };
+
+  const selectView = (next: CenterView): void => {
+    const leaving = (view.kind === 'agent' && agentDirty) || (view.kind === 'catalog' && catalogDirty);
+    guard(leaving, 'Discard unsaved changes?', 'The file you are leaving has unsaved changes.', 'Discard changes', () => {
+      setCatalogDirty(false);
+      if (next.kind === 'agent') void openAgent(next.path);
+      else setView(next);
+    });
+  };
+
+  const afterOpen = async (state: WorkspaceState): Promise<void> => {
+    setWorkspace(state);
+    setOpenError(null);
+    try {
+      setApprovals(await call('approval:list', {}));
+    } catch (error) {
+      setBanner(describeError(error));
+    }
+    const first = state.agents[0];
+    if (first) await openAgent(first);
+    else setView({ kind: 'none' });
+  };
+
+  const openExample = async (): Promise<void> => {
+    setOpening(true);
+    try {
+      await afterOpen(await call('workspace:open-example', {}));
+    } catch (error) {
+      setOpenError(describeError(error));
+    } finally {
+      setOpening(false);
+    }
+  };
+
+  const chooseFolder = async (): Promise<void> => {
+    setOpening(true);
+    try {
+      const { path } = await call('workspace:choose', {});
+      if (path !== null) await afterOpen(await call('workspace:open', { path }));
+    } catch (error) {
+      setOpenError(describeError(error));
+    } finally {
+      setOpening(false);
+    }
+  };
+
+  const startRun = async (request: Parameters<typeof window.promptforge['run:start']>[0]): Promise<void> => {
+    setBanner(null);
+    try {
+      const { runId } = await call('run:start', request);
+      // The run may already have ended (a short replay); only mark it live when no run-end came.
+      if (builders.current.get(runId)?.snapshot().ended === undefined) {
+        setLiveRunIds((current) => new Set(current).add(runId));
+      }
+      builderFor(runId);
+      setSelectedRunId(runId);
+      setTab('conversation');
+      scheduleRender();
+    } catch (error) {
+      setBanner(`Could not start the run: ${describeError(error)}`);
+    }
+  };
+
+  const runAgent = (): void => {
+    if (!agent || view.kind !== 'agent') return;
+    void startRun({ script: agent.path, text: agent.text, ...(model !== '' && { model }) });
+  };
+
+  const replayAgent = (): void => {
+    if (!agent || !workspace) return;
+    const recording = workspace.recordings[agent.path];
+    if (!recording) return;
+    guard(
+      agentDirty,
+      'Replay with unsaved edits?',
+      'The recording was made with the saved script. A replay with your unsaved edits may stop where the script asks for something the recording does not hold.',
+      'Replay with my edits',
+      () => void startRun({ script: agent.path, replay: recording, ...(agentDirty && { text: agent.text }) }),
+    );
+  };
+
+  const replayRun = (run: RunSummary): void => void startRun({ script: run.script, replay: run.file });
+
+  const stopRun = async (): Promise<void> => {
+    const target = selectedRunId !== null && liveRunIds.has(selectedRunId) ? selectedRunId : [...liveRunIds].at(-1);
+    if (target === undefined) return;
+    try {
+      await call('run:stop', { runId: target });
+    } catch (error) {
+      setBanner(describeError(error));
+    }
+  };
+
+  const saveAgent = async (): Promise<void> => {
+    if (!agent) return;
+    const text = agent.text;
+    try {
+      await call('file:write', { path: agent.path, text });
+      setAgent((current) => (current && current.path === agent.path ? { ...current, savedText: text } : current));
+    } catch (error) {
+      setBanner(`Not saved: ${describeError(error)}`);
+    }
+  };
+
+  const openRun = async (runId: string): Promise<void> => {
+    try {
+      const { events } = await call('history:read', { runId });
+      const builder = builderFor(runId);
+      for (const event of events) builder.apply(event);
+      setSelectedRunId(runId);
+      setTab('conversation');
+      scheduleRender();
+    } catch (error) {
+      setBanner(describeError(error));
+    }
+  };
+
+  // Window-wide shortcuts. The editors handle Ctrl/⌘+Enter and Ctrl/⌘+S themselves (and mark the
+  // event handled), so a handled event is skipped here.
+  const shortcutHandlers = useRef({ runAgent, stopRun, saveAgent });
+  shortcutHandlers.current = { runAgent, stopRun, saveAgent };
+  const modalOpen = confirm !== null || shortcutsOpen;
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent): void => {
+      if (event.defaultPrevented || modalOpen) return;
+      const mod = event.ctrlKey || event.metaKey;
+      if (mod && event.key === 'Enter') {
+        event.preventDefault();
+        shortcutHandlers.current.runAgent();
+      } else if (mod && (event.key === 's' || event.key === 'S')) {
+        event.preventDefault();
+        void shortcutHandlers.current.saveAgent();
+      } else if (event.key === 'Escape') {
+        void shortcutHandlers.current.stopRun();
+      } else if (event.key === '?' && !isTyping(event)) {
+        event.preventDefault();
+        setShortcutsOpen(true);
+      }
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [modalOpen]);
 
   const toggleTheme = (): void => {
     const next: Theme = theme === 'dark' ? 'light' : 'dark';
@@ -17,14 +282,37 @@ export function App() {
     setTheme(next);
   };
 
+  const selectedRunning = running;
+  const agentRunning = selectedRunning || (liveRunIds.size > 0 && selectedRunId === null);
+
   return (
     <div className="app-shell">
       <header className="app-header">
         <div className="brand">
           <LogoMark size={26} />
           <h1>PromptForge Studio</h1>
+          {workspace ? <span className="header-workspace muted">{workspace.name}</span> : null}
         </div>
         <div className="header-actions">
+          {workspace ? (
+            <button
+              type="button"
+              className="button button-quiet"
+              aria-pressed={view.kind === 'credentials'}
+              onClick={() => selectView({ kind: 'credentials' })}
+            >
+              Credentials
+            </button>
+          ) : null}
+          <button
+            type="button"
+            className="button button-quiet"
+            onClick={() => setShortcutsOpen(true)}
+            aria-label="Keyboard shortcuts"
+            title="Keyboard shortcuts (?)"
+          >
+            <span aria-hidden="true">?</span>
+          </button>
           <button
             type="button"
             className="button button-quiet"
@@ -46,22 +334,94 @@ export function App() {
         </div>
       </header>
 
-      <div className="app-body">
-        <nav className="explorer" aria-label="Workspace explorer">
-          {explorerSections.map((section) => (
-            <section key={section} className="explorer-section" aria-label={section}>
-              <h2>{section}</h2>
-              <p className="muted">No workspace open</p>
-            </section>
-          ))}
-        </nav>
+      {banner ? (
+        <div className="banner" role="alert">
+          <span>{banner}</span>
+          <button type="button" className="button button-quiet" aria-label="Dismiss message" onClick={() => setBanner(null)}>
+            <span aria-hidden="true">✕</span>
+          </button>
+        </div>
+      ) : null}
 
-        <main className="workspace-area">
-          <WorkspaceEmptyState />
-        </main>
+      <div className="app-body">
+        <Explorer
+          workspace={workspace}
+          view={view}
+          runningRunIds={liveRunIds}
+          onSelect={selectView}
+          onOpenRun={(runId) => void openRun(runId)}
+        />
+
+        {workspace === null ? (
+          <main className="workspace-area workspace-area-empty">
+            <WorkspaceEmptyState
+              busy={opening}
+              error={openError}
+              onOpenExample={() => void openExample()}
+              onChooseFolder={() => void chooseFolder()}
+            />
+          </main>
+        ) : (
+          <>
+            <main className="workspace-area">
+              {view.kind === 'agent' && agent ? (
+                <AgentEditor
+                  path={agent.path}
+                  initialText={agent.loadedText}
+                  dirty={agentDirty}
+                  workspace={workspace}
+                  theme={theme}
+                  running={agentRunning}
+                  model={model}
+                  onModel={setModel}
+                  onChange={(text) => setAgent((current) => (current ? { ...current, text } : current))}
+                  onRun={runAgent}
+                  onReplay={workspace.recordings[agent.path] ? replayAgent : undefined}
+                  onStop={() => void stopRun()}
+                  onSave={() => void saveAgent()}
+                />
+              ) : null}
+              {view.kind === 'catalog' ? (
+                <CatalogEditor file={view.file} theme={theme} onDirtyChange={setCatalogDirty} />
+              ) : null}
+              {view.kind === 'credentials' ? <CredentialsPanel /> : null}
+              {view.kind === 'history' ? (
+                <HistoryView runs={workspace.runs} onOpen={(runId) => void openRun(runId)} onReplay={replayRun} />
+              ) : null}
+              {view.kind === 'none' ? (
+                <div className="panel-empty">
+                  <p className="muted">Pick an agent in the explorer to edit and run it.</p>
+                </div>
+              ) : null}
+            </main>
+            <RunPanel
+              tab={tab}
+              onTab={setTab}
+              snapshot={snapshot}
+              approvals={approvals}
+              theme={theme}
+              running={selectedRunning}
+            />
+          </>
+        )}
 
         {aboutOpen ? <AboutPanel id="about-panel" onClose={() => setAboutOpen(false)} /> : null}
       </div>
+
+      {confirm ? (
+        <ConfirmDialog
+          title={confirm.title}
+          message={confirm.message}
+          confirmLabel={confirm.confirmLabel}
+          onCancel={() => setConfirm(null)}
+          onConfirm={() => {
+            const action = confirm.action;
+            setConfirm(null);
+            action();
+          }}
+        />
+      ) : null}
+      {shortcutsOpen ? <ShortcutsDialog onClose={() => setShortcutsOpen(false)} /> : null}
     </div>
   );
 }

@@ -27,11 +27,11 @@ function matchesType(value: unknown, type: string): boolean {
 }
 
 function check(value: unknown, schema: unknown, path: string, problems: SchemaProblem[]): void {
-  if (schema === true || schema === undefined || schema === null || typeof schema !== 'object') return;
   if (schema === false) {
     problems.push({ path, message: 'no value is allowed here' });
     return;
   }
+  if (schema === undefined || schema === null || typeof schema !== 'object') return;
   const s = schema as Schema;
   const where = path === '' ? 'the arguments' : path;
   const types = typeof s['type'] === 'string' ? [s['type']] : Array.isArray(s['type']) ? (s['type'] as string[]) : [];

@@ -119,6 +119,8 @@ export class StudioHarness {
   readonly pageErrors: string[] = [];
   /** Every contract call the page made, in order. */
   readonly calls: Array<{ method: unknown; ok: boolean }> = [];
+  /** Every contract result the page received, in order (to check what crossed the bridge). */
+  readonly results: unknown[] = [];
 
   private readonly options: StudioHarnessOptions;
   private server: RendererServer | undefined;
@@ -216,6 +218,7 @@ export class StudioHarness {
       }
       const result = await dispatchContractCall(handlers, method, payload, this.logger);
       this.calls.push({ method, ok: result.ok });
+      this.results.push(result);
       return result;
     });
     await page.addInitScript(installPromptForgeApi, {
@@ -298,6 +301,54 @@ export class StudioHarness {
         ]),
       );
     return Object.fromEntries(rows);
+  }
+
+  /** Clicks "Open the example workspace" and waits until the first agent is open in the editor. */
+  async openExampleWorkspace(): Promise<void> {
+    await this.page.getByRole('button', { name: 'Open the example workspace' }).click();
+    await this.page.getByRole('navigation', { name: 'Workspace explorer' }).getByRole('button', { name: /^Agent / }).first().waitFor();
+    await this.page.locator('.agent-editor .cm-content').waitFor();
+  }
+
+  /** Opens agent `name` (e.g. `summarize-page`) from the explorer and waits for its editor. */
+  async openAgent(name: string): Promise<void> {
+    await this.page.getByRole('button', { name: `Agent ${name}`, exact: true }).click();
+    await this.page.getByRole('region', { name: `Editor agents/${name}.lua` }).waitFor();
+  }
+
+  /** The run panel's status pill text once the selected run has ended (`ok`, `stopped`, ...). */
+  async waitForRunEnd(): Promise<string> {
+    const end = this.page.getByRole('region', { name: 'Run panel' }).locator('.run-end');
+    await end.waitFor();
+    const status = await this.page.getByRole('region', { name: 'Run panel' }).locator('.status-pill').textContent();
+    return status ?? '';
+  }
+
+  /** Shows a run-panel tab (`Conversation`, `Approvals`, `Log`, `Usage/Timing`). */
+  async showRunTab(name: 'Conversation' | 'Approvals' | 'Log' | 'Usage/Timing'): Promise<void> {
+    await this.page.getByRole('tab', { name: new RegExp(`^${name.replace('/', '\\/')}`) }).click();
+  }
+
+  /** Waits until `count` approval cards are shown (the Approvals tab must be open). */
+  async waitForApprovalCards(count: number): Promise<void> {
+    await this.page.locator('.approval-card').nth(count - 1).waitFor();
+  }
+
+  /** Waits until a run's transcript in the workspace holds an event of `type`; returns its events. */
+  async waitForTranscriptEvent(runId: string, type: string): Promise<Array<Record<string, unknown>>> {
+    const root = this.service.workspaceRoot;
+    if (root === null) throw new Error('no workspace open');
+    const file = path.join(root, 'runs', `${runId}.jsonl`);
+    for (;;) {
+      const events = existsSync(file)
+        ? (await readFile(file, 'utf8'))
+            .split('\n')
+            .filter((line) => line.trim() !== '')
+            .map((line) => JSON.parse(line) as Record<string, unknown>)
+        : [];
+      if (events.some((event) => event['type'] === type)) return events;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 }
 

@@ -32,6 +32,8 @@ let nonce = '';
 let outcome: { status: 'ok' | 'syntax' | 'runtime'; message: string } | undefined;
 
 function hostCall(method: string, payload: string): HostReply {
+  // Read the counter before posting: the main side adds to it after posting the reply, so the
+  // wait below returns at once if the reply is already there, and sleeps until it is otherwise.
   const expected = Atomics.load(signal, 0);
   post({ type: 'call', method: method as 'models.chat' | 'tools.call', payload });
   for (;;) {

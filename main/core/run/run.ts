@@ -90,7 +90,6 @@ export class Run {
   private computingSince: number | undefined;
   private cpuTimer: NodeJS.Timeout | undefined;
   private wallTimer: NodeJS.Timeout | undefined;
-  private replyCount = 0;
 
   constructor(private readonly options: RunOptions) {
     this.id =
@@ -273,8 +272,10 @@ export class Run {
     if (this.ended || !this.worker) return;
     reply = this.redact(reply);
     this.worker.replyPort.postMessage(reply);
-    this.replyCount += 1;
-    Atomics.store(this.worker.signal, 0, this.replyCount);
+    // Add, never store: the worker read the counter before posting its call and sleeps only while
+    // it is unchanged. (The counter lives as long as the worker, across runs, so a per-run count
+    // could write back the very value the worker is waiting on and leave it asleep.)
+    Atomics.add(this.worker.signal, 0, 1);
     Atomics.notify(this.worker.signal, 0);
     this.resumeClock();
   }

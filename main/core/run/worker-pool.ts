@@ -9,7 +9,7 @@ export interface LuaWorker {
   readonly worker: Worker;
   /** The main side's end of the reply channel. */
   readonly replyPort: MessagePort;
-  /** Int32 index 0 is bumped (and notified) after each reply is posted. */
+  /** Int32 index 0 is incremented (and notified) after each reply is posted. */
   readonly signal: Int32Array;
   /** Runs completed on this worker. */
   runs: number;
@@ -50,6 +50,8 @@ export interface WorkerPoolOptions {
 export class WorkerPool {
   private readonly idle: LuaWorker[] = [];
   private readonly warming = new Set<Promise<LuaWorker | undefined>>();
+  /** Workers that finished a run and are preparing a fresh engine (about a millisecond). */
+  private readonly returning = new Set<Promise<void>>();
   private readonly size: number;
   private readonly entry: WorkerEntry;
   private readonly maxRuns: number;
@@ -63,7 +65,7 @@ export class WorkerPool {
 
   /** Starts warming workers up to the pool size. */
   prewarm(): void {
-    while (!this.closed && this.idle.length + this.warming.size < this.size) {
+    while (!this.closed && this.idle.length + this.warming.size + this.returning.size < this.size) {
       const warming = this.spawn().then(
         (worker) => {
           this.warming.delete(warming);
@@ -86,6 +88,8 @@ export class WorkerPool {
   /** A ready worker: an idle one when there is one, else a newly started one. */
   async acquire(): Promise<LuaWorker> {
     if (this.closed) throw new Error('the worker pool is closed');
+    // A worker about to come back is far cheaper to wait for than a new one is to start.
+    while (this.idle.length === 0 && this.returning.size > 0) await Promise.race(this.returning);
     const worker = this.idle.pop() ?? (await this.spawn());
     worker.worker.ref();
     this.prewarm();
@@ -104,13 +108,23 @@ export class WorkerPool {
       return;
     }
     worker.worker.unref();
-    const onReady = (message: FromWorker): void => {
-      if (message.type !== 'ready') return;
-      worker.worker.off('message', onReady);
-      if (this.closed || this.idle.length >= this.size) void worker.worker.terminate();
-      else this.idle.push(worker);
-    };
-    worker.worker.on('message', onReady);
+    const back = new Promise<void>((resolve) => {
+      const done = (): void => {
+        worker.worker.off('message', onReady);
+        worker.worker.off('exit', done);
+        this.returning.delete(back);
+        resolve();
+      };
+      const onReady = (message: FromWorker): void => {
+        if (message.type !== 'ready') return;
+        done();
+        if (this.closed || this.idle.length >= this.size) void worker.worker.terminate();
+        else this.idle.push(worker);
+      };
+      worker.worker.on('message', onReady);
+      worker.worker.on('exit', done);
+    });
+    this.returning.add(back);
   }
 
   /** Terminates every idle worker. Workers running a script are ended by their runs. */

@@ -8,7 +8,7 @@ import type { MessagePort } from 'node:worker_threads';
  */
 export interface WorkerInit {
   replyPort: MessagePort;
-  /** Int32Array view, index 0: a reply sequence number bumped by the main side. */
+  /** Int32Array view, index 0: a counter the main side adds 1 to after posting each reply. */
   signal: SharedArrayBuffer;
   /** Set in source mode: the TypeScript module the bootstrap should import. */
   entry?: string;

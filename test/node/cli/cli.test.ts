@@ -281,6 +281,45 @@ describe('promptforge run --base-url against a loopback OpenAI-compatible server
   });
 });
 
+describe('a canary key never leaks, even when the server echoes it back', () => {
+  it('a 401 whose body repeats the Authorization header: the error names the provider, not the key', async () => {
+    const canary = 'sk-canary-leak-ABCDEFGHIJKLMNOPQRSTUVWX';
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization}` } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const dir = tempWorkspace();
+      const transcript = path.join(dir, 'leak.jsonl');
+      const result = await cli(
+        [
+          'run',
+          'agents/echo-loop.lua',
+          '--base-url',
+          `http://127.0.0.1:${port}/v1`,
+          '--model-id',
+          'm',
+          '--transcript',
+          transcript,
+          '--json',
+        ],
+        { cwd: dir, env: { OPENAI_API_KEY: canary } },
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/agents\/echo-loop\.lua:\d+: models\.chat: key rejected by/);
+      for (const text of [result.stdout, result.stderr, readFileSync(transcript, 'utf8')]) {
+        expect(text).not.toContain(canary);
+        expect(text).not.toContain(canary.slice(8, 24));
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('the promptforge bin, as a real process', () => {
   function spawnBin(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
     return spawn('npx', ['--no-install', 'promptforge', ...args], { cwd, env: { ...process.env, ...env } });

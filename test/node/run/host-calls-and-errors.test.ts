@@ -274,3 +274,33 @@ describe('transcripts', () => {
     expect(readTranscript(transcriptPath).map((e) => e.type)).toEqual(['run-start', 'log', 'run-end']);
   });
 });
+
+describe('cost', () => {
+  it('turns catalog prices into a cost per round and per run', async () => {
+    const { ScriptedModel } = await import('./run-harness.js');
+    const model = new ScriptedModel([{ content: 'a' }, { content: 'b' }]);
+    const h = await runScript(
+      `models.chat({ { role = 'user', content = 'x' } }) models.chat({ { role = 'user', content = 'y' } })`,
+      {
+        overrides: {
+          models: {
+            resolve: async () => ({
+              alias: 'priced',
+              providerId: 'scripted',
+              modelId: 'm',
+              provider: model,
+              price: { inputPerMillion: 3, outputPerMillion: 15 },
+            }),
+          },
+        },
+      },
+    );
+    expect(h.result.status).toBe('ok');
+    // Each scripted round uses 10 input and 5 output tokens: 10 * 3e-6 + 5 * 15e-6 = 0.000105.
+    const rounds = h.events.flatMap((e) => (e.type === 'round-response' ? [e.cost] : []));
+    expect(rounds).toEqual([0.000105, 0.000105]);
+    const end = h.events.at(-1);
+    expect(end?.type === 'run-end' && end.cost).toBeCloseTo(0.00021, 10);
+    expect(end?.type === 'run-end' && end.usage).toEqual({ inputTokens: 20, outputTokens: 10 });
+  });
+});

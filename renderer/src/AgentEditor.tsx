@@ -1,0 +1,125 @@
+import { useMemo, useRef } from 'react';
+import type { WorkspaceState } from '../../common/studio-schemas.js';
+import { CodeEditor } from './CodeEditor';
+import { luaCompletion, luaDiagnostics, luaLanguage } from './lua-language';
+import type { Theme } from './theme';
+
+/** The center editor for one agent script, with its Run / Replay / Stop / Save toolbar. */
+export function AgentEditor({
+  path,
+  initialText,
+  dirty,
+  workspace,
+  theme,
+  running,
+  model,
+  onModel,
+  onChange,
+  onRun,
+  onReplay,
+  onStop,
+  onSave,
+}: {
+  path: string;
+  initialText: string;
+  dirty: boolean;
+  workspace: WorkspaceState;
+  theme: Theme;
+  running: boolean;
+  model: string;
+  onModel: (model: string) => void;
+  onChange: (text: string) => void;
+  onRun: () => void;
+  onReplay: (() => void) | undefined;
+  onStop: () => void;
+  onSave: () => void;
+}) {
+  const catalog = useRef({ tools: [] as string[], models: [] as string[] });
+  catalog.current = {
+    tools: ['echo', 'read_file', 'list_files', 'http_get', 'now', ...workspace.tools.map((tool) => tool.alias)].filter(
+      (alias, index, all) => all.indexOf(alias) === index,
+    ),
+    models: workspace.models.map((entry) => entry.alias),
+  };
+  const completion = useMemo(() => luaCompletion(() => catalog.current), []);
+  const handlers = useRef({ onRun, onSave });
+  handlers.current = { onRun, onSave };
+  const extraKeys = useMemo(
+    () => [
+      {
+        key: 'Mod-Enter',
+        preventDefault: true,
+        run: () => {
+          handlers.current.onRun();
+          return true;
+        },
+      },
+      {
+        key: 'Mod-s',
+        preventDefault: true,
+        run: () => {
+          handlers.current.onSave();
+          return true;
+        },
+      },
+    ],
+    [],
+  );
+
+  return (
+    <section className="agent-editor" aria-label={`Editor ${path}`}>
+      <div className="editor-toolbar">
+        <h2 className="editor-title">
+          {path}
+          {dirty ? (
+            <span className="dirty-dot" aria-label="unsaved changes" title="unsaved changes">
+              ●
+            </span>
+          ) : null}
+        </h2>
+        <div className="toolbar-spacer" />
+        <label className="model-picker small">
+          <span className="muted">Model</span>
+          <select className="select" value={model} onChange={(event) => onModel(event.target.value)} aria-label="Model for live runs">
+            <option value="">default{workspace.defaultModel ? ` (${workspace.defaultModel})` : ''}</option>
+            {workspace.models.map((entry) => (
+              <option key={entry.alias} value={entry.alias}>
+                {entry.alias}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" className="button" onClick={onSave} disabled={!dirty} title="Save (Ctrl/⌘+S)">
+          Save
+        </button>
+        {onReplay ? (
+          <button type="button" className="button" onClick={onReplay} disabled={running} title="Answer the model and tools from the recording, offline">
+            Run offline (replay)
+          </button>
+        ) : null}
+        {running ? (
+          <button type="button" className="button button-danger" onClick={onStop} title="Stop (Esc)">
+            <span className="spinner" aria-hidden="true" /> Stop
+          </button>
+        ) : (
+          <button type="button" className="button button-primary" onClick={onRun} title="Run (Ctrl/⌘+Enter)">
+            ▶ Run
+          </button>
+        )}
+      </div>
+      <div className="agent-editor-body">
+        <CodeEditor
+          documentKey={path}
+          initialText={initialText}
+          theme={theme}
+          ariaLabel={`Lua source of ${path}`}
+          language={luaLanguage}
+          lint={luaDiagnostics}
+          completion={completion}
+          extraKeys={extraKeys}
+          onChange={onChange}
+        />
+      </div>
+    </section>
+  );
+}

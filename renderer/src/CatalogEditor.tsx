@@ -1,0 +1,198 @@
+import { StreamLanguage } from '@codemirror/language';
+import { yaml } from '@codemirror/legacy-modes/mode/yaml';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { CatalogFile, CatalogProblemInfo } from '../../common/studio-schemas.js';
+import { call, describeError } from './api';
+import { CodeEditor, type CodeEditorHandle } from './CodeEditor';
+import type { Theme } from './theme';
+
+const yamlLanguage = StreamLanguage.define(yaml);
+
+type SaveState = { kind: 'clean' } | { kind: 'saving' } | { kind: 'saved' } | { kind: 'refused'; count: number };
+
+/** Raw editor for tools.yaml / models.yaml with live validation (`catalog:check`) and save (`catalog:write`). */
+export function CatalogEditor({
+  file,
+  theme,
+  onDirtyChange,
+}: {
+  file: CatalogFile;
+  theme: Theme;
+  onDirtyChange: (dirty: boolean) => void;
+}) {
+  const [loaded, setLoaded] = useState<{ file: CatalogFile; text: string } | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [text, setText] = useState('');
+  const [savedText, setSavedText] = useState('');
+  const [problems, setProblems] = useState<CatalogProblemInfo[]>([]);
+  const [checking, setChecking] = useState(false);
+  const [saveState, setSaveState] = useState<SaveState>({ kind: 'clean' });
+  const editor = useRef<CodeEditorHandle>(null);
+  const checkSequence = useRef(0);
+
+  useEffect(() => {
+    let current = true;
+    setLoaded(null);
+    setLoadError(null);
+    call('file:read', { path: file }).then(
+      ({ text: fileText }) => {
+        if (!current) return;
+        setLoaded({ file, text: fileText });
+        setText(fileText);
+        setSavedText(fileText);
+      },
+      (error: unknown) => {
+        if (!current) return;
+        // A workspace may not have the file yet: start empty, saving creates it.
+        setLoadError(describeError(error));
+        setLoaded({ file, text: '' });
+        setText('');
+        setSavedText('');
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [file]);
+
+  const dirty = loaded !== null && text !== savedText;
+  useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+
+  // Live validation, debounced; answers of older checks are dropped.
+  useEffect(() => {
+    if (loaded === null) return;
+    const sequence = ++checkSequence.current;
+    setChecking(true);
+    const timer = window.setTimeout(() => {
+      call('catalog:check', { file, text }).then(
+        (result) => {
+          if (sequence !== checkSequence.current) return;
+          setProblems(result.problems);
+          setChecking(false);
+        },
+        (error: unknown) => {
+          if (sequence !== checkSequence.current) return;
+          setProblems([
+            { severity: 'error', file, pointer: '', line: 1, column: 1, message: describeError(error), fix: '' },
+          ]);
+          setChecking(false);
+        },
+      );
+    }, 300);
+    return () => window.clearTimeout(timer);
+  }, [file, text, loaded]);
+
+  const save = async (): Promise<void> => {
+    setSaveState({ kind: 'saving' });
+    try {
+      const result = await call('catalog:write', { file, text });
+      setProblems(result.problems);
+      if (result.saved) {
+        setSavedText(text);
+        setSaveState({ kind: 'saved' });
+      } else {
+        setSaveState({ kind: 'refused', count: result.problems.filter((p) => p.severity === 'error').length });
+      }
+    } catch (error) {
+      setSaveState({ kind: 'refused', count: 0 });
+      setLoadError(describeError(error));
+    }
+  };
+  const latestSave = useRef(save);
+  useEffect(() => {
+    latestSave.current = save;
+  });
+  const extraKeys = useMemo(
+    () => [
+      {
+        key: 'Mod-s',
+        preventDefault: true,
+        run: () => {
+          void latestSave.current();
+          return true;
+        },
+      },
+    ],
+    [],
+  );
+
+  const errors = problems.filter((p) => p.severity === 'error').length;
+  return (
+    <section className="catalog-editor" aria-label={`Catalog editor ${file}`}>
+      <div className="editor-toolbar">
+        <h2 className="editor-title">
+          {file}
+          {dirty ? (
+            <span className="dirty-dot" aria-label="unsaved changes" title="unsaved changes">
+              ●
+            </span>
+          ) : null}
+        </h2>
+        <span className={`validation-status ${errors > 0 ? 'has-errors' : 'valid'}`} role="status">
+          {checking ? 'Checking…' : errors > 0 ? `${errors} error${errors === 1 ? '' : 's'}` : problems.length > 0 ? `${problems.length} warning(s)` : 'Valid'}
+        </span>
+        <div className="toolbar-spacer" />
+        {saveState.kind === 'saved' && !dirty ? <span className="ok-text small">Saved</span> : null}
+        {saveState.kind === 'refused' ? (
+          <span className="error-text small" role="alert">
+            Not saved: fix the {saveState.count} error{saveState.count === 1 ? '' : 's'} first
+          </span>
+        ) : null}
+        <button
+          type="button"
+          className="button button-primary"
+          onClick={() => void save()}
+          disabled={loaded === null || saveState.kind === 'saving'}
+          aria-label={`Save ${file}`}
+        >
+          Save
+        </button>
+      </div>
+      {loadError ? <p className="muted small">{loadError}</p> : null}
+      <div className="catalog-editor-body">
+        {loaded ? (
+          <CodeEditor
+            ref={editor}
+            documentKey={`${loaded.file}`}
+            initialText={loaded.text}
+            theme={theme}
+            ariaLabel={`${file} text`}
+            language={yamlLanguage}
+            extraKeys={extraKeys}
+            onChange={(next) => {
+              setText(next);
+              if (saveState.kind !== 'saving') setSaveState({ kind: 'clean' });
+            }}
+          />
+        ) : (
+          <p className="muted">Loading…</p>
+        )}
+      </div>
+      <div className="problems-pane" aria-label="Problems">
+        <h3>Problems</h3>
+        {problems.length === 0 ? (
+          <p className="muted small">No problems.</p>
+        ) : (
+          <ul className="problem-list">
+            {problems.map((problem, index) => (
+              <li key={index}>
+                <button
+                  type="button"
+                  className={`problem-item severity-${problem.severity}`}
+                  onClick={() => editor.current?.moveCursor(problem.line, problem.column)}
+                  aria-label={`${problem.file}:${problem.line}:${problem.column} ${problem.message}`}
+                >
+                  <span className="problem-location">
+                    {problem.file}:{problem.line}:{problem.column}
+                  </span>
+                  <span className="problem-message">{problem.message}</span>
+                  {problem.fix ? <span className="problem-fix">Fix: {problem.fix}</span> : null}
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,146 @@
+import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, type CompletionSource } from '@codemirror/autocomplete';
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
+import { lintGutter, linter, type Diagnostic } from '@codemirror/lint';
+import { Compartment, EditorState, type Extension } from '@codemirror/state';
+import { oneDark } from '@codemirror/theme-one-dark';
+import {
+  drawSelection,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+  type KeyBinding,
+} from '@codemirror/view';
+import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
+import type { Theme } from './theme';
+
+/** What a parent may do with the editor. */
+export interface CodeEditorHandle {
+  /** Moves the cursor to a 1-based line and column, scrolls there and focuses the editor. */
+  moveCursor(line: number, column: number): void;
+  focus(): void;
+  text(): string;
+}
+
+export interface CodeEditorProps {
+  /** The document; a change of `documentKey` replaces the text (switching files). */
+  initialText: string;
+  documentKey: string;
+  theme: Theme;
+  ariaLabel: string;
+  language?: Extension;
+  lint?: (text: string) => Diagnostic[];
+  completion?: CompletionSource;
+  extraKeys?: readonly KeyBinding[];
+  onChange?: (text: string) => void;
+  className?: string;
+}
+
+const lightTheme = EditorView.theme(
+  {
+    '&': { backgroundColor: 'var(--color-surface)', color: 'var(--color-text)' },
+    '.cm-gutters': {
+      backgroundColor: 'var(--color-surface-raised)',
+      color: 'var(--color-text-muted)',
+      borderRight: '1px solid var(--color-border)',
+    },
+    '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'rgba(11, 99, 206, 0.06)' },
+  },
+  { dark: false },
+);
+
+const sharedTheme = EditorView.theme({
+  '&': { height: '100%', fontSize: '13px' },
+  '.cm-scroller': { overflow: 'auto', fontFamily: "ui-monospace, 'SFMono-Regular', 'Cascadia Code', 'DejaVu Sans Mono', monospace" },
+  '&.cm-focused': { outline: 'none' },
+});
+
+function themeExtension(theme: Theme): Extension {
+  return theme === 'dark' ? oneDark : [lightTheme, syntaxHighlighting(defaultHighlightStyle, { fallback: true })];
+}
+
+/** A CodeMirror 6 editor. Styles come through adopted stylesheets, which the CSP allows. */
+export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor(props, ref) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const themeSlot = useRef(new Compartment());
+  const latest = useRef(props);
+  useEffect(() => {
+    latest.current = props;
+  });
+
+  useImperativeHandle(ref, () => ({
+    moveCursor(line, column) {
+      const editor = view.current;
+      if (!editor) return;
+      const target = editor.state.doc.line(Math.min(Math.max(1, line), editor.state.doc.lines));
+      const position = Math.min(target.from + Math.max(0, column - 1), target.to);
+      editor.dispatch({ selection: { anchor: position }, scrollIntoView: true });
+      editor.focus();
+    },
+    focus() {
+      view.current?.focus();
+    },
+    text() {
+      return view.current?.state.doc.toString() ?? '';
+    },
+  }));
+
+  useEffect(() => {
+    if (!host.current) return;
+    // CodeMirror's style-mod writes a <style> element when mounted in a document, which the CSP
+    // (style-src 'self', no 'unsafe-inline') refuses; in a shadow root it uses adopted stylesheets,
+    // which the policy does not govern. So every editor lives in its own open shadow root.
+    const shadow = host.current.shadowRoot ?? host.current.attachShadow({ mode: 'open' });
+    const mount = document.createElement('div');
+    mount.style.height = '100%';
+    shadow.replaceChildren(mount);
+    const { language, lint, completion, extraKeys, ariaLabel } = latest.current;
+    const extensions: Extension[] = [
+      lineNumbers(),
+      highlightActiveLineGutter(),
+      history(),
+      drawSelection(),
+      indentOnInput(),
+      bracketMatching(),
+      closeBrackets(),
+      highlightActiveLine(),
+      keymap.of([
+        ...(extraKeys ?? []),
+        ...closeBracketsKeymap,
+        ...defaultKeymap,
+        ...historyKeymap,
+        ...completionKeymap,
+        indentWithTab,
+      ]),
+      sharedTheme,
+      themeSlot.current.of(themeExtension(latest.current.theme)),
+      EditorView.contentAttributes.of({ 'aria-label': ariaLabel }),
+      EditorView.updateListener.of((update) => {
+        if (update.docChanged) latest.current.onChange?.(update.state.doc.toString());
+      }),
+    ];
+    if (language) extensions.push(language);
+    if (lint) extensions.push(lintGutter(), linter((editor) => lint(editor.state.doc.toString()), { delay: 250 }));
+    if (completion) extensions.push(autocompletion({ override: [completion], activateOnTyping: true }));
+    const editor = new EditorView({
+      root: shadow,
+      parent: mount,
+      state: EditorState.create({ doc: latest.current.initialText, extensions }),
+    });
+    view.current = editor;
+    return () => {
+      editor.destroy();
+      view.current = null;
+    };
+    // The editor is rebuilt only when another document is opened.
+  }, [props.documentKey]);
+
+  useEffect(() => {
+    view.current?.dispatch({ effects: themeSlot.current.reconfigure(themeExtension(props.theme)) });
+  }, [props.theme]);
+
+  return <div ref={host} className={props.className ?? 'code-editor'} />;
+});

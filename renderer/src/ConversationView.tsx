@@ -1,0 +1,239 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useRef } from 'react';
+import type { ConversationItem, ConversationSnapshot, DispatchState } from './conversation-model';
+import { InertText } from './InertText';
+
+const stateLabels: Record<DispatchState | 'running', string> = {
+  requested: 'requested',
+  'awaiting approval': 'awaiting approval',
+  approved: 'approved',
+  edited: 'approved with edits',
+  denied: 'denied',
+  done: 'done',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  running: 'running',
+};
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
+}
+
+function json(value: unknown): string {
+  return JSON.stringify(value, null, 2) ?? 'null';
+}
+
+function DispatchCard({ item, live }: { item: Extract<ConversationItem, { kind: 'dispatch' }>; live: boolean }) {
+  const inFlight = live && (item.state === 'requested' || item.state === 'approved' || item.state === 'edited');
+  const shown: DispatchState | 'running' = inFlight ? 'running' : item.state;
+  const decisionNote =
+    item.decision && item.decision.kind !== 'deny'
+      ? `${stateLabels[item.decision.kind === 'approve-edited' ? 'edited' : 'approved']} by ${item.decision.source}`
+      : undefined;
+  return (
+    <article className={`conversation-card dispatch state-${shown.replace(' ', '-')}`} aria-label={`Tool call ${item.callId}`}>
+      <header className="card-header">
+        <span className="card-title">
+          <code>{item.alias}</code> <span className="muted">{item.callId}</span>
+        </span>
+        <span className={`state-badge state-${shown.replace(' ', '-')}`} data-state={shown}>
+          {inFlight || item.state === 'awaiting approval' ? <span className="spinner" aria-hidden="true" /> : null}
+          {stateLabels[shown]}
+        </span>
+      </header>
+      {item.arguments !== null ? <InertText className="inert-text code-block" text={json(item.arguments)} /> : null}
+      {item.taint.length > 0 ? (
+        <p className="taint-note">
+          tainted by {[...new Set(item.taint.map((t) => `output ${t.sourceOutputId}`))].join(', ')}
+        </p>
+      ) : null}
+      {decisionNote ? <p className="muted small">{decisionNote}</p> : null}
+      {item.decision?.kind === 'approve-edited' && item.decision.arguments !== undefined ? (
+        <div>
+          <p className="small muted">edited arguments</p>
+          <InertText className="inert-text code-block" text={json(item.decision.arguments)} />
+        </div>
+      ) : null}
+      {item.decision?.kind === 'deny' && item.decision.reason ? (
+        <p className="deny-reason">
+          Denied by {item.decision.source}: {item.decision.reason}
+        </p>
+      ) : null}
+      {item.output ? (
+        <div className="tool-output">
+          <div className="output-header">
+            <span className={`trust-badge trust-${item.output.trust}`}>{item.output.trust}</span>
+            <span className="muted small">
+              output{item.output.structured ? ' (structured)' : ''} · {formatMs(item.output.durationMs)}
+            </span>
+          </div>
+          <InertText className="inert-text code-block" text={item.output.text} />
+        </div>
+      ) : null}
+      {item.error && item.state !== 'denied' ? (
+        <p className="error-text small">
+          {item.error.stage}: {item.error.message}
+        </p>
+      ) : null}
+    </article>
+  );
+}
+
+function ItemView({ item, live }: { item: ConversationItem; live: boolean }) {
+  switch (item.kind) {
+    case 'run-start':
+      return (
+        <div className="conversation-meta">
+          Run of <code>{item.event.script.path}</code>
+          {item.event.model ? (
+            <>
+              {' '}
+              with <code>{item.event.model.alias}</code> ({item.event.model.provider} {item.event.model.modelId})
+            </>
+          ) : null}
+          {item.event.replayOf ? <span className="tag">replay</span> : null}
+        </div>
+      );
+    case 'request':
+      return (
+        <div className="round-divider" role="separator" aria-label={`Round ${item.round}`}>
+          <span>
+            Round {item.round} · request to <code>{item.model}</code>
+            {item.tools.length > 0 ? ` · tools: ${item.tools.join(', ')}` : ''}
+          </span>
+        </div>
+      );
+    case 'message':
+      return (
+        <article className={`conversation-card message role-${item.role.split(' ')[0]}`}>
+          <header className="card-header">
+            <span className="role-label">{item.role}</span>
+            {item.toolCallIds.length > 0 ? <span className="muted small">calls {item.toolCallIds.join(', ')}</span> : null}
+          </header>
+          {item.text !== '' ? <InertText text={item.text} /> : <p className="muted small">(no text)</p>}
+        </article>
+      );
+    case 'assistant':
+      return (
+        <article className="conversation-card message role-assistant" aria-label={`Assistant, round ${item.round}`}>
+          <header className="card-header">
+            <span className="role-label">assistant · round {item.round}</span>
+            <span className="muted small">
+              {item.streaming ? (
+                <>
+                  <span className="spinner" aria-hidden="true" /> streaming…
+                </>
+              ) : (
+                `${item.finishReason ?? ''}${item.durationMs !== undefined ? ` · ${formatMs(item.durationMs)}` : ''}${
+                  item.usage ? ` · ${item.usage.inputTokens} in / ${item.usage.outputTokens} out` : ''
+                }`
+              )}
+            </span>
+          </header>
+          {item.text !== '' ? (
+            <InertText className="inert-text assistant-text" text={item.text} />
+          ) : (
+            <p className="muted small">(no text)</p>
+          )}
+        </article>
+      );
+    case 'requested-call':
+      return (
+        <div className="requested-call">
+          <span className="muted small">model requests</span> <code>{item.call.name}</code>{' '}
+          <span className="muted small">{item.call.id}</span>
+          <InertText className="inert-text inline-code" text={item.call.rawArguments} />
+          {item.call.error ? <span className="error-text small">{item.call.error}</span> : null}
+        </div>
+      );
+    case 'dispatch':
+      return <DispatchCard item={item} live={live} />;
+    case 'log':
+      return (
+        <div className="log-line">
+          <span className="muted small">log</span> <InertText className="inert-text inline-code" text={item.text} />
+        </div>
+      );
+    case 'run-end': {
+      const end = item.event;
+      return (
+        <div className={`run-end status-${end.status}`} role="status">
+          <strong>Run {end.status}</strong> · {formatMs(end.durationMs)} · CPU {formatMs(end.cpuMs)} ·{' '}
+          {end.usage.inputTokens} in / {end.usage.outputTokens} out
+          {end.error ? (
+            <div className="small">
+              {end.error.kind}: {end.error.message}
+            </div>
+          ) : null}
+        </div>
+      );
+    }
+  }
+}
+
+/** The live conversation of one run, virtualised so thousands of items scroll smoothly. */
+export function ConversationView({ snapshot }: { snapshot: ConversationSnapshot | undefined }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const items = snapshot?.items ?? [];
+  const live = snapshot !== undefined && snapshot.ended === undefined;
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 72,
+    overscan: 8,
+    getItemKey: (index) => items[index]?.key ?? index,
+  });
+  const stickToBottom = useRef(true);
+
+  useEffect(() => {
+    if (stickToBottom.current && items.length > 0) virtualizer.scrollToIndex(items.length - 1, { align: 'end' });
+  }, [items, virtualizer]);
+
+  if (snapshot === undefined) {
+    return (
+      <div className="panel-empty">
+        <p className="muted">No run selected. Run the agent (Ctrl+Enter) or open a run from the history.</p>
+      </div>
+    );
+  }
+  return (
+    <div
+      ref={scroller}
+      className="conversation-scroller"
+      role="log"
+      aria-label="Conversation"
+      aria-live="off"
+      tabIndex={0}
+      onScroll={(event) => {
+        const element = event.currentTarget;
+        stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+      }}
+    >
+      <div className="virtual-space" data-height={virtualizer.getTotalSize()} ref={(node) => sizeSpacer(node, virtualizer.getTotalSize())}>
+        {virtualizer.getVirtualItems().map((row) => (
+          <div
+            key={row.key}
+            data-index={row.index}
+            ref={(node) => {
+              virtualizer.measureElement(node);
+              placeRow(node, row.start);
+            }}
+            className="virtual-row"
+          >
+            <ItemView item={items[row.index]!} live={live} />
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+// The CSP blocks style attributes (style-src 'self'), but CSSOM writes are not attributes the
+// policy governs; sizes and offsets of virtual rows are set through element.style directly.
+function sizeSpacer(node: HTMLDivElement | null, height: number): void {
+  if (node) node.style.height = `${height}px`;
+}
+
+function placeRow(node: HTMLDivElement | null, top: number): void {
+  if (node) node.style.transform = `translateY(${top}px)`;
+}

@@ -1,0 +1,162 @@
+import type { PendingApproval } from '../../common/studio-schemas.js';
+import { ApprovalsPanel } from './ApprovalsPanel';
+import type { ConversationSnapshot } from './conversation-model';
+import { ConversationView } from './ConversationView';
+import { InertText } from './InertText';
+import type { Theme } from './theme';
+
+export type RunTab = 'conversation' | 'approvals' | 'log' | 'usage';
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
+}
+
+function LogView({ snapshot }: { snapshot: ConversationSnapshot | undefined }) {
+  if (!snapshot || snapshot.logs.length === 0) return <p className="panel-empty muted">Nothing logged yet.</p>;
+  return (
+    <ol className="log-view" aria-label="Run log">
+      {snapshot.logs.map((line) => (
+        <li key={`${line.seq}-${line.level}`} className={`log-entry log-${line.level}`}>
+          <time className="muted small">{new Date(line.t).toLocaleTimeString()}</time>
+          <InertText className="inert-text" text={line.text} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function UsageView({ snapshot }: { snapshot: ConversationSnapshot | undefined }) {
+  if (!snapshot || (snapshot.rounds.length === 0 && !snapshot.ended))
+    return <p className="panel-empty muted">No model rounds yet.</p>;
+  const end = snapshot.ended;
+  const totalIn = snapshot.rounds.reduce((sum, round) => sum + round.inputTokens, 0);
+  const totalOut = snapshot.rounds.reduce((sum, round) => sum + round.outputTokens, 0);
+  const anyCost = snapshot.rounds.some((round) => round.cost !== undefined) || end?.cost !== undefined;
+  return (
+    <div className="usage-view">
+      <table className="data-table" aria-label="Usage per round">
+        <thead>
+          <tr>
+            <th scope="col">Round</th>
+            <th scope="col">Model</th>
+            <th scope="col">Input tokens</th>
+            <th scope="col">Output tokens</th>
+            <th scope="col">Duration</th>
+            {anyCost ? <th scope="col">Cost</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {snapshot.rounds.map((round) => (
+            <tr key={round.round}>
+              <td>{round.round}</td>
+              <td>
+                <code>{round.model}</code>
+              </td>
+              <td>{round.inputTokens}</td>
+              <td>{round.outputTokens}</td>
+              <td>{formatMs(round.durationMs)}</td>
+              {anyCost ? <td>{round.cost !== undefined ? round.cost.toFixed(6) : '—'}</td> : null}
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row" colSpan={2}>
+              Total
+            </th>
+            <td>{end?.usage.inputTokens ?? totalIn}</td>
+            <td>{end?.usage.outputTokens ?? totalOut}</td>
+            <td>{end ? formatMs(end.durationMs) : '…'}</td>
+            {anyCost ? <td>{end?.cost !== undefined ? end.cost.toFixed(6) : '—'}</td> : null}
+          </tr>
+        </tfoot>
+      </table>
+      {end ? (
+        <dl className="details usage-totals">
+          <div className="details-row">
+            <dt>Lua CPU time</dt>
+            <dd>{formatMs(end.cpuMs)}</dd>
+          </div>
+          <div className="details-row">
+            <dt>Wall time</dt>
+            <dd>{formatMs(end.durationMs)}</dd>
+          </div>
+          <div className="details-row">
+            <dt>Tool calls</dt>
+            <dd>
+              {Object.entries(end.toolCalls)
+                .map(([alias, count]) => `${alias} × ${count}`)
+                .join(', ') || 'none'}
+            </dd>
+          </div>
+        </dl>
+      ) : null}
+    </div>
+  );
+}
+
+/** The run panel: the selected run's conversation, the pending approvals, the log and usage/timing. */
+export function RunPanel({
+  tab,
+  onTab,
+  snapshot,
+  approvals,
+  theme,
+  running,
+}: {
+  tab: RunTab;
+  onTab: (tab: RunTab) => void;
+  snapshot: ConversationSnapshot | undefined;
+  approvals: PendingApproval[];
+  theme: Theme;
+  running: boolean;
+}) {
+  const tabs: Array<[RunTab, string]> = [
+    ['conversation', 'Conversation'],
+    ['approvals', 'Approvals'],
+    ['log', 'Log'],
+    ['usage', 'Usage/Timing'],
+  ];
+  const status = snapshot?.ended?.status ?? (snapshot ? 'running' : undefined);
+  return (
+    <section className="run-panel" aria-label="Run panel">
+      <div className="run-panel-header">
+        <div role="tablist" aria-label="Run views" className="tabs">
+          {tabs.map(([id, label]) => (
+            <button
+              key={id}
+              type="button"
+              role="tab"
+              id={`tab-${id}`}
+              aria-selected={tab === id}
+              aria-controls={`tabpanel-${id}`}
+              className="tab"
+              onClick={() => onTab(id)}
+            >
+              {label}
+              {id === 'approvals' && approvals.length > 0 ? (
+                <span className="count-badge" aria-label={`${approvals.length} pending`}>
+                  {approvals.length}
+                </span>
+              ) : null}
+            </button>
+          ))}
+        </div>
+        {snapshot ? (
+          <div className="run-status" title={snapshot.runId}>
+            {running && status === 'running' ? <span className="spinner" aria-hidden="true" /> : null}
+            <span className={`status-pill status-${status}`} aria-label={`Run status ${status}`}>
+              {snapshot.awaiting > 0 ? 'waiting for approval' : status}
+            </span>
+          </div>
+        ) : null}
+      </div>
+      <div role="tabpanel" id={`tabpanel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
+        {tab === 'conversation' ? <ConversationView snapshot={snapshot} /> : null}
+        {tab === 'approvals' ? <ApprovalsPanel approvals={approvals} theme={theme} /> : null}
+        {tab === 'log' ? <LogView snapshot={snapshot} /> : null}
+        {tab === 'usage' ? <UsageView snapshot={snapshot} /> : null}
+      </div>
+    </section>
+  );
+}

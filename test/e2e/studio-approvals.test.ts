@@ -1,0 +1,132 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StudioHarness } from './bridge.js';
+
+// Three calls of read_page (approval: ask in examples/tools.yaml). A denied call raises in Lua,
+// so each is wrapped in pcall and the script logs what came back.
+const askThree = `local pages = { 'release-notes', 'draft-notes', 'release-notes' }
+for i = 1, #pages do
+  local ok, result = pcall(tools.call, 'read_page', { name = pages[i] })
+  log(('call %d: %s'):format(i, ok and ('read ' .. #result .. ' chars') or tostring(result)))
+end
+`;
+
+describe('studio: a run pauses on ask tools; approve, edit then approve, deny with a reason', () => {
+  const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
+  let runId = '';
+
+  beforeAll(async () => {
+    await studio.open();
+    await studio.openExampleWorkspace();
+    await writeFile(path.join(studio.service.workspaceRoot!, 'agents', 'ask-three.lua'), askThree);
+    // The workspace watcher reports the new agent to the explorer.
+    await studio.page.getByRole('button', { name: 'Agent ask-three', exact: true }).waitFor();
+    await studio.openAgent('ask-three');
+  });
+  afterAll(async () => {
+    await studio.close();
+  });
+
+  it('shows the first pending call as a card, with a badge on the tab and in the title', async () => {
+    await studio.page.getByRole('button', { name: '▶ Run' }).click();
+    const approvalsTab = studio.page.getByRole('tab', { name: /^Approvals/ });
+    await approvalsTab.getByLabel('1 pending').waitFor();
+    await expect.poll(() => studio.page.title()).toBe('(1) PromptForge Studio');
+    // The conversation shows the call waiting.
+    const conversation = studio.page.getByRole('log', { name: 'Conversation' });
+    expect(await conversation.getByRole('article', { name: 'Tool call call-1' }).locator('.state-badge').textContent()).toBe(
+      'awaiting approval',
+    );
+    expect(await studio.page.locator('.run-status .status-pill').textContent()).toBe('waiting for approval');
+
+    await studio.showRunTab('Approvals');
+    await studio.waitForApprovalCards(1);
+    const card = studio.page.locator('.approval-card').first();
+    expect(await card.getByRole('heading').textContent()).toBe('read_page call-1');
+    expect(await card.locator('.approval-description').textContent()).toBe(
+      'Reads a saved web page from pages/ (content written by strangers, so untrusted)',
+    );
+    expect(await card.locator('pre').textContent()).toBe('{\n  "name": "release-notes"\n}');
+    expect(await card.locator('.reason-badge').textContent()).toBe('policy: ask');
+    await studio.screenshot('approvals');
+    runId = (await studio.service.listApprovals())[0]!.runId;
+  });
+
+  it('approves the first call with the A key while the approvals panel has focus', async () => {
+    await studio.page.getByRole('region', { name: 'Pending approvals' }).focus();
+    await studio.page.keyboard.press('a');
+    // The next call arrives as a new card once the first one ran.
+    await studio.page.locator('.approval-card[data-call-id="call-2"]').waitFor();
+  });
+
+  it('edits the second call: live schema errors, then approves the changed argument', async () => {
+    const card = studio.page.locator('.approval-card[data-call-id="call-2"]');
+    expect(await card.locator('pre').textContent()).toBe('{\n  "name": "draft-notes"\n}');
+    await card.getByRole('button', { name: 'E Edit then approve' }).click();
+    const editor = card.locator('.cm-content');
+    await editor.click();
+    await studio.page.keyboard.press('ControlOrMeta+a');
+    await studio.page.keyboard.insertText('{ "name": "Release Notes" }');
+    await card.getByRole('list', { name: 'Argument problems' }).waitFor();
+    expect(await card.getByRole('list', { name: 'Argument problems' }).textContent()).toBe(
+      '/name must match the pattern ^[a-z0-9-]+$',
+    );
+    expect(await card.getByRole('button', { name: 'Approve edited' }).isDisabled()).toBe(true);
+    await studio.page.keyboard.press('ControlOrMeta+a');
+    await studio.page.keyboard.insertText('{ "name": "release-notes" }');
+    await card.getByText("The arguments fit the tool's parameters.").waitFor();
+    await card.getByRole('button', { name: 'Approve edited' }).click();
+    await studio.page.locator('.approval-card[data-call-id="call-3"]').waitFor();
+  });
+
+  it('denies the third call with a required reason', async () => {
+    const card = studio.page.locator('.approval-card[data-call-id="call-3"]');
+    await card.getByRole('button', { name: 'D Deny…' }).click();
+    const deny = card.getByRole('button', { name: 'Deny', exact: true });
+    expect(await deny.isDisabled()).toBe(true);
+    await card.getByLabel('Reason for denying').fill('no third read, please');
+    await deny.click();
+    expect(await studio.waitForRunEnd()).toBe('ok');
+    expect(await studio.page.getByText('No call is waiting for a decision.').isVisible()).toBe(true);
+    expect(await studio.page.title()).toBe('PromptForge Studio');
+  });
+
+  it('shows each outcome in the conversation', async () => {
+    await studio.showRunTab('Conversation');
+    const conversation = studio.page.getByRole('log', { name: 'Conversation' });
+    const call = (id: string) => conversation.getByRole('article', { name: `Tool call ${id}` });
+    await call('call-3').waitFor();
+    expect(await call('call-1').locator('.state-badge').textContent()).toBe('done');
+    expect(await call('call-1').textContent()).toContain('approved by studio');
+    expect(await call('call-2').locator('.state-badge').textContent()).toBe('done');
+    expect(await call('call-2').textContent()).toContain('approved with edits by studio');
+    expect(await call('call-2').locator('pre').nth(1).textContent()).toBe('{\n  "name": "release-notes"\n}');
+    expect(await call('call-2').locator('.trust-badge').textContent()).toBe('untrusted');
+    expect(await call('call-3').locator('.state-badge').textContent()).toBe('denied');
+    expect(await call('call-3').locator('.deny-reason').textContent()).toBe('Denied by studio: no third read, please');
+  });
+
+  it('wrote the three decisions into the transcript', async () => {
+    const events = await studio.waitForTranscriptEvent(runId, 'run-end');
+    const decisions = events
+      .filter((event) => event['type'] === 'approval-decision')
+      .map((event) => {
+        const decision = event['decision'] as Record<string, unknown>;
+        return { callId: event['callId'], kind: decision['kind'], source: decision['source'], reason: decision['reason'], arguments: decision['arguments'] };
+      });
+    expect(decisions).toEqual([
+      { callId: 'call-1', kind: 'approve', source: 'studio', reason: undefined, arguments: undefined },
+      { callId: 'call-2', kind: 'approve-edited', source: 'studio', reason: undefined, arguments: { name: 'release-notes' } },
+      { callId: 'call-3', kind: 'deny', source: 'studio', reason: 'no third read, please', arguments: undefined },
+    ]);
+    const logs = events.filter((event) => event['type'] === 'log').map((event) => event['text']);
+    expect(logs[0]).toMatch(/^call 1: read \d+ chars$/);
+    expect(logs[1]).toMatch(/^call 2: read \d+ chars$/);
+    expect(logs[2]).toContain('no third read, please');
+  });
+
+  it('ran without console errors or CSP violations', () => {
+    expect(studio.pageErrors).toEqual([]);
+  });
+});

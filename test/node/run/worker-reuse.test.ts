@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { Run } from '../../../main/core/run/run.js';
+import { WorkerPool } from '../../../main/core/run/worker-pool.js';
+import { FixtureCatalog, FixtureRunner, ScriptedGate, ScriptedModel, resolverFor } from './run-harness.js';
+
+describe('a pooled worker serves run after run', () => {
+  it('many short runs on one reused worker, each with host calls that answer at once, all finish', async () => {
+    // Regression: the reply counter once restarted per run while the worker (and its counter)
+    // lived on, so a fast reply could write the value the worker was about to wait on.
+    const pool = new WorkerPool({ size: 1 });
+    const outcomes: string[] = [];
+    try {
+      for (let i = 0; i < 150; i++) {
+        const run = new Run({
+          script: `local ok = pcall(tools.call, 'nope') ${i % 3 === 0 ? "tools.call('echo')" : ''} log(ok)`,
+          scriptPath: 'reuse.lua',
+          pool,
+          catalog: new FixtureCatalog(),
+          toolRunner: new FixtureRunner(),
+          gate: new ScriptedGate(),
+          models: resolverFor(new ScriptedModel([])),
+          limits: { wallMs: 10_000 },
+        });
+        await run.start();
+        const result = await run.done;
+        outcomes.push(result.status);
+      }
+    } finally {
+      await pool.close();
+    }
+    expect(outcomes.filter((s) => s !== 'ok')).toEqual([]);
+  }, 120_000);
+});
