@@ -82,13 +82,13 @@ describe('common/contract.ts', () => {
     expect(isContractEventName('constructor')).toBe(false);
   });
 
-  it('keeps run-event loose: extra fields pass, a missing runId does not', () => {
-    expect(contractEvents['run-event'].parse({ runId: 'r1', type: 'log', text: 'hi' })).toEqual({
-      runId: 'r1',
-      type: 'log',
-      text: 'hi',
-    });
+  it('run-event carries exactly the run events: a valid event passes, a wrong one names the field', () => {
+    const log = { runId: 'r1', seq: 1, t: '2026-12-02T10:00:00.000Z', type: 'log', text: 'hi' };
+    expect(contractEvents['run-event'].parse(log)).toEqual(log);
     expect(contractEvents['run-event'].safeParse({ type: 'log' }).success).toBe(false);
+    const bad = contractEvents['run-event'].safeParse({ ...log, text: 42 });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.path).toEqual(['text']);
   });
 });
 
