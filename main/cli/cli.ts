@@ -238,8 +238,10 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
         : `${run.scriptPath}: ${result.error.message}`;
       io.stderr.write(`${message}\n`);
     }
-    if (result.transcriptPath && !json)
-      io.stderr.write(`promptforge: transcript ${path.relative(io.cwd, result.transcriptPath)}\n`);
+    if (result.transcriptPath && !json) {
+      const relative = path.relative(io.cwd, result.transcriptPath);
+      io.stderr.write(`promptforge: transcript ${relative.startsWith('..') ? result.transcriptPath : relative}\n`);
+    }
     return result.exitCode;
   } finally {
     await pool.close();

@@ -18,6 +18,7 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
 
   beforeAll(async () => {
     await studio.open();
+    studio.page.setDefaultTimeout(8000);
     await studio.openExampleWorkspace();
     await writeFile(path.join(studio.service.workspaceRoot!, 'agents', 'ask-three.lua'), askThree);
     // The workspace watcher reports the new agent to the explorer.
