@@ -98,7 +98,7 @@ function ApprovalCard({
             />
           </div>
           {parsed && !parsed.ok ? (
-            <ul className="problem-list" role="alert" aria-label="Argument problems">
+            <ul className="problem-list" aria-live="polite" aria-label="Argument problems">
               {parsed.problems.map((problem) => (
                 <li key={problem} className="error-text small">
                   {problem}

@@ -316,12 +316,13 @@ export class StudioHarness {
     await this.page.getByRole('region', { name: `Editor agents/${name}.lua` }).waitFor();
   }
 
-  /** The run panel's status pill text once the selected run has ended (`ok`, `stopped`, ...). */
+  /** Waits until the run shown in the run panel has ended; returns its status (`ok`, `stopped`, ...). */
   async waitForRunEnd(): Promise<string> {
-    const end = this.page.getByRole('region', { name: 'Run panel' }).locator('.run-end');
-    await end.waitFor();
-    const status = await this.page.getByRole('region', { name: 'Run panel' }).locator('.status-pill').textContent();
-    return status ?? '';
+    const pill = this.page
+      .getByRole('region', { name: 'Run panel' })
+      .locator('.run-status .status-pill', { hasText: /^(ok|error|stopped|limit)$/ });
+    await pill.waitFor();
+    return (await pill.textContent()) ?? '';
   }
 
   /** Shows a run-panel tab (`Conversation`, `Approvals`, `Log`, `Usage/Timing`). */

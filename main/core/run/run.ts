@@ -15,6 +15,8 @@ export const DEFAULT_LIMITS: RunLimits = { cpuMs: 30_000, memoryBytes: 256 * 102
 
 /** Longest log line kept; longer ones are cut with a note, so a runaway log cannot flood the host. */
 const MAX_LOG_CHARS = 64 * 1024;
+/** Log lines kept per run; past this one notice is recorded and the rest are dropped. */
+const MAX_LOG_EVENTS = 50_000;
 
 /** Everything one run needs. Core only: no Electron, no terminal. */
 export interface RunOptions {
@@ -87,6 +89,8 @@ export class Run {
   private ended = false;
   private resolveDone!: (result: RunResult) => void;
   private cpuUsedMs = 0;
+  private logCount = 0;
+  private transcriptFailed = false;
   private computingSince: number | undefined;
   private cpuTimer: NodeJS.Timeout | undefined;
   private wallTimer: NodeJS.Timeout | undefined;
@@ -200,6 +204,15 @@ export class Run {
         this.resumeClock();
         break;
       case 'log': {
+        this.logCount += 1;
+        if (this.logCount > MAX_LOG_EVENTS) {
+          if (this.logCount === MAX_LOG_EVENTS + 1)
+            this.emit({
+              type: 'log',
+              text: `[promptforge] more than ${MAX_LOG_EVENTS} log lines: the rest of this run's log is dropped`,
+            });
+          break;
+        }
         const text =
           message.text.length > MAX_LOG_CHARS
             ? `${message.text.slice(0, MAX_LOG_CHARS)}… [${message.text.length - MAX_LOG_CHARS} more characters cut]`
@@ -352,7 +365,18 @@ export class Run {
     // After run-end nothing more is recorded: late answers from a cancelled call are dropped.
     if (this.ended && body.type !== 'run-end') return;
     const event = this.redact({ ...body, seq: ++this.seq, t: new Date().toISOString(), runId: this.id } as RunEvent);
-    this.transcript?.write(event);
+    if (this.transcript && !this.transcriptFailed) {
+      try {
+        this.transcript.write(event);
+      } catch (error) {
+        // A full disk or a removed folder must not take the host down; the run goes on and
+        // says, once, that its transcript stopped.
+        this.transcriptFailed = true;
+        const notice = `[promptforge] the transcript stopped at event ${event.seq}: ${(error as Error).message}`;
+        for (const listener of this.listeners)
+          listener({ type: 'log', text: notice, seq: event.seq, t: event.t, runId: this.id });
+      }
+    }
     for (const listener of this.listeners) {
       try {
         listener(event);

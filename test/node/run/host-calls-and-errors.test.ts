@@ -304,3 +304,15 @@ describe('cost', () => {
     expect(end?.type === 'run-end' && end.usage).toEqual({ inputTokens: 20, outputTokens: 10 });
   });
 });
+
+describe('a transcript that cannot be written', () => {
+  it('(a full disk: /dev/full) does not take the host down; the run goes on and says so once', async () => {
+    const h = await runScript(`log('a') log('b')`, { overrides: { transcriptPath: '/dev/full' } });
+    expect(h.result.status).toBe('ok');
+    expect(h.logs).toEqual([
+      '[promptforge] the transcript stopped at event 1: ENOSPC: no space left on device, write',
+      'a',
+      'b',
+    ]);
+  });
+});

@@ -147,3 +147,14 @@ describe('stopping a run', () => {
     expect(h.result.toolCalls).toEqual({ ask_tool: 1 });
   });
 });
+
+describe('a flood of log lines', () => {
+  it('is capped per run with one notice, and the run still ends normally', async () => {
+    const h = await runScript(`for i = 1, 60000 do log(i) end log('done')`, {
+      overrides: { limits: { cpuMs: 20_000 } },
+    });
+    expect(h.result.status).toBe('ok');
+    expect(h.logs).toHaveLength(50_001);
+    expect(h.logs.at(-1)).toBe("[promptforge] more than 50000 log lines: the rest of this run's log is dropped");
+  });
+});
