@@ -118,19 +118,31 @@ export class OpenAIChatProvider implements ModelProvider {
       this.options,
       signal,
     )) {
+      // Text of consecutive deltas in one network read goes out as one event: fewer async hops,
+      // same text, same order (it is flushed before any other event and at the end of the read).
+      let text = '';
+      const flushText = function* (): Generator<ModelEvent> {
+        if (text === '') return;
+        const piece = text;
+        text = '';
+        yield { type: 'text-delta', text: piece };
+      };
       for (const item of batch) {
         // A batch can hold the rest of the round; a stop must not let it run to the end.
         if (signal.aborted) throw abortedError(this.endpoint);
         if (item.kind === 'malformed') {
+          yield* flushText();
           yield malformedEvent(item.line, secrets);
           continue;
         }
         if (item.data.trim() === '[DONE]') {
+          yield* flushText();
           done = true;
           break stream;
         }
         const chunk = parseJsonData(item.data);
         if (!isPlainObject(chunk)) {
+          yield* flushText();
           yield malformedEvent(item.data, secrets);
           continue;
         }
@@ -157,12 +169,11 @@ export class OpenAIChatProvider implements ModelProvider {
         for (const choice of choices) {
           if (!isPlainObject(choice) || (choice.index !== undefined && choice.index !== 0)) continue;
           const delta = isPlainObject(choice.delta) ? choice.delta : {};
-          if (typeof delta.content === 'string' && delta.content !== '')
-            yield { type: 'text-delta', text: delta.content };
+          if (typeof delta.content === 'string') text += delta.content;
           if (typeof delta.refusal === 'string' && delta.refusal !== '') {
             // A refusal is the model's answer: the script sees it as content, and the finish says why.
             refused = true;
-            yield { type: 'text-delta', text: delta.refusal };
+            text += delta.refusal;
           }
           if (Array.isArray(delta.tool_calls)) {
             for (const part of delta.tool_calls) {
@@ -173,10 +184,12 @@ export class OpenAIChatProvider implements ModelProvider {
           }
           if (typeof choice.finish_reason === 'string') {
             providerReason = choice.finish_reason;
+            yield* flushText();
             yield* flushToolCalls();
           }
         }
       }
+      yield* flushText();
     }
     if (!done) throw streamCutOffError(this.endpoint, 'the connection closed before `data: [DONE]`');
     yield* flushToolCalls();
