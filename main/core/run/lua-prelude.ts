@@ -4,7 +4,7 @@
  * captured in locals first, so the script can neither reach nor replace it.
  *
  * The worker sets these globals before running it, and the prelude removes them at once:
- * - `__pf_host(method, json)` → `{ ok, value, error }`: a blocking call answered by the main thread;
+ * - `__pf_host(method, json)` → `ok, value_or_message`: a blocking call answered by the main thread;
  * - `__pf_log(text)`: posts a log line (does not block);
  * - `__pf_untrusted(text)`: the shared envelope function (common/envelope.ts);
  * - `__pf_done(status, message)`: reports how the script ended;
@@ -141,9 +141,9 @@ local function raise(msg)
 end
 
 local function call_host(method, payload)
-  local reply = host_call(method, payload)
-  if reply.ok then return reply.value end
-  raise(reply.error)
+  local ok, value = host_call(method, payload)
+  if ok then return value end
+  raise(value)
 end
 
 local function to_text(...)

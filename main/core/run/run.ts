@@ -162,7 +162,7 @@ export class Run {
       return;
     }
     if (this.ended) {
-      options.pool.release(worker, true);
+      options.pool.returnUnused(worker);
       return;
     }
     this.worker = worker;
@@ -296,12 +296,18 @@ export class Run {
   private resumeClock(): void {
     if (this.ended || this.computingSince !== undefined) return;
     this.computingSince = performance.now();
-    this.armCpuTimer();
+    if (this.cpuTimer === undefined) this.checkCpu();
   }
 
-  private armCpuTimer(): void {
-    const used = this.cpuUsedMs + (performance.now() - (this.computingSince ?? performance.now()));
-    const remaining = this.limits.cpuMs - used;
+  /**
+   * One timer watches the budget. Pausing for a host call leaves it alone (no timer churn per
+   * call); when it fires it re-measures, and re-arms for what is left while the script computes.
+   * Timers may also fire a little early, which the re-measuring absorbs.
+   */
+  private checkCpu(): void {
+    this.cpuTimer = undefined;
+    if (this.ended || this.computingSince === undefined) return;
+    const remaining = this.limits.cpuMs - (this.cpuUsedMs + performance.now() - this.computingSince);
     if (remaining <= 0) {
       this.finish('limit', {
         kind: 'cpu',
@@ -309,15 +315,13 @@ export class Run {
       });
       return;
     }
-    // Timers may fire a little early; the callback re-measures and re-arms for what is left.
-    this.cpuTimer = setTimeout(() => this.armCpuTimer(), Math.ceil(remaining));
+    this.cpuTimer = setTimeout(() => this.checkCpu(), Math.ceil(remaining));
   }
 
   private pauseClock(): void {
     if (this.computingSince === undefined) return;
     this.cpuUsedMs += performance.now() - this.computingSince;
     this.computingSince = undefined;
-    clearTimeout(this.cpuTimer);
   }
 
   private finish(status: RunStatus, error?: EndError, reusable = false): void {
@@ -325,6 +329,7 @@ export class Run {
     this.pauseClock();
     this.dispatcher.cancelPending(error?.message ?? 'the run ended');
     this.ended = true;
+    clearTimeout(this.cpuTimer);
     clearTimeout(this.wallTimer);
     this.abort.abort(error?.message ?? 'the run ended');
     const worker = this.worker;

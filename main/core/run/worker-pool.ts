@@ -36,7 +36,7 @@ export function defaultWorkerEntry(): WorkerEntry {
 
 /** Options for {@link WorkerPool}. */
 export interface WorkerPoolOptions {
-  /** How many idle, pre-warmed workers to keep. Default 2. */
+  /** How many workers to keep (idle and running together); more concurrent runs start new ones. Default 2. */
   size?: number;
   entry?: WorkerEntry;
   /** A worker is retired after this many runs. Default 200. */
@@ -45,13 +45,19 @@ export interface WorkerPoolOptions {
 
 /**
  * Keeps pre-warmed Lua workers (wasmoon compiled, an engine prepared) so that a run starts without
- * paying for worker start-up. Idle workers are unref'd, so a pool never keeps a process alive.
+ * paying for worker start-up. `size` counts every worker the pool owns (idle, starting, returning
+ * and running): a run takes an idle worker and gives it back when its script ends, so sequential
+ * runs reuse one worker. A worker whose run was stopped is terminated and replaced in the
+ * background. Idle workers are unref'd, so a pool never keeps a process alive.
  */
 export class WorkerPool {
   private readonly idle: LuaWorker[] = [];
   private readonly warming = new Set<Promise<LuaWorker | undefined>>();
   /** Workers that finished a run and are preparing a fresh engine (about a millisecond). */
   private readonly returning = new Set<Promise<void>>();
+  /** Workers running a script. */
+  private busy = 0;
+  private refill: NodeJS.Immediate | undefined;
   private readonly size: number;
   private readonly entry: WorkerEntry;
   private readonly maxRuns: number;
@@ -65,7 +71,7 @@ export class WorkerPool {
 
   /** Starts warming workers up to the pool size. */
   prewarm(): void {
-    while (!this.closed && this.idle.length + this.warming.size + this.returning.size < this.size) {
+    while (!this.closed && this.idle.length + this.warming.size + this.returning.size + this.busy < this.size) {
       const warming = this.spawn().then(
         (worker) => {
           this.warming.delete(warming);
@@ -90,10 +96,26 @@ export class WorkerPool {
     if (this.closed) throw new Error('the worker pool is closed');
     // A worker about to come back is far cheaper to wait for than a new one is to start.
     while (this.idle.length === 0 && this.returning.size > 0) await Promise.race(this.returning);
-    const worker = this.idle.pop() ?? (await this.spawn());
-    worker.worker.ref();
-    this.prewarm();
-    return worker;
+    this.busy += 1;
+    try {
+      const worker = this.idle.pop() ?? (await this.spawn());
+      worker.worker.ref();
+      return worker;
+    } catch (error) {
+      this.busy -= 1;
+      throw error;
+    }
+  }
+
+  /** Gives back a worker that was acquired but never given a script (its run ended first). */
+  returnUnused(worker: LuaWorker): void {
+    this.busy -= 1;
+    if (this.closed || this.idle.length >= this.size) {
+      void worker.worker.terminate();
+      return;
+    }
+    worker.worker.unref();
+    this.idle.push(worker);
   }
 
   /**
@@ -102,9 +124,14 @@ export class WorkerPool {
    */
   release(worker: LuaWorker, reusable: boolean): void {
     worker.runs += 1;
+    this.busy -= 1;
     if (this.closed || !reusable || worker.runs >= this.maxRuns || this.idle.length >= this.size) {
       void worker.worker.terminate();
-      this.prewarm();
+      // The replacement starts after the current work, so it never competes with a run starting now.
+      this.refill ??= setImmediate(() => {
+        this.refill = undefined;
+        this.prewarm();
+      });
       return;
     }
     worker.worker.unref();
@@ -130,6 +157,7 @@ export class WorkerPool {
   /** Terminates every idle worker. Workers running a script are ended by their runs. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.refill) clearImmediate(this.refill);
     const idle = this.idle.splice(0);
     const warming = await Promise.all(this.warming);
     await Promise.all([...idle, ...warming].map((w) => w?.worker.terminate()));

@@ -31,3 +31,31 @@ describe('a pooled worker serves run after run', () => {
     expect(outcomes.filter((s) => s !== 'ok')).toEqual([]);
   }, 120_000);
 });
+
+describe('a run that ends before it gets a worker', () => {
+  it('gives the worker back unused, and the next run still starts', async () => {
+    const pool = new WorkerPool({ size: 1 });
+    const make = (script: string) =>
+      new Run({
+        script,
+        scriptPath: 'early.lua',
+        pool,
+        catalog: new FixtureCatalog(),
+        toolRunner: new FixtureRunner(),
+        gate: new ScriptedGate(),
+        models: resolverFor(new ScriptedModel([])),
+      });
+    try {
+      const early = make(`log('never')`);
+      const starting = early.start();
+      early.stop('stopped before it began');
+      await starting;
+      expect((await early.done).status).toBe('stopped');
+      const next = make(`log('second')`);
+      await next.start();
+      expect((await next.done).status).toBe('ok');
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
