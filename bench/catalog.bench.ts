@@ -7,23 +7,7 @@ import { ApprovalGateImpl } from '../main/core/approval/approval-gate.js';
 import type { ApprovalDecision, ApprovalRequest } from '../main/core/approval/approval-types.js';
 import { PolicyApprover } from '../main/core/approval/policy-approver.js';
 import { createBuiltinCatalog, loadWorkspace } from '../main/core/catalog/index.js';
-
-/** One benchmark result row. */
-type BenchRow = {
-  name: string;
-  unit: 'ms' | 'us' | 'MiB';
-  median: number;
-  baseline?: { name: string; median: number };
-  ratio?: number;
-  target?: string;
-  samples: number;
-};
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
+import { median, type BenchRow } from './bench-kit.js';
 
 function toolsYaml(count: number): string {
   const lines = ['# generated for the catalog benchmark'];

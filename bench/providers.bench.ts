@@ -2,17 +2,7 @@ import { type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ModelRequest } from '../main/core/providers/model-provider.js';
 import { OpenAIChatProvider } from '../main/core/providers/openai-chat-provider.js';
-
-/** One result row; the shape bench/run-all.ts prints. */
-type BenchRow = {
-  name: string;
-  unit: 'ms' | 'us' | 'MiB';
-  median: number;
-  baseline?: { name: string; median: number };
-  ratio?: number;
-  target?: string;
-  samples: number;
-};
+import { median, type BenchRow } from './bench-kit.js';
 
 const ROUNDS = 200;
 const WARMUP = 20;
@@ -44,12 +34,6 @@ function roundBody(): string {
   body += `data: ${JSON.stringify({ id: 'chatcmpl-bench', choices: [], usage: { prompt_tokens: 5, completion_tokens: DELTAS_PER_ROUND } })}\n\n`;
   body += 'data: [DONE]\n\n';
   return body;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 const now = (): number => Number(process.hrtime.bigint()) / 1e6;
