@@ -59,3 +59,49 @@ describe('a run that ends before it gets a worker', () => {
     }
   }, 60_000);
 });
+
+describe('a crashed Lua VM', () => {
+  it('ends its run with a clear error; the host keeps going and the next run works', async () => {
+    const { fileURLToPath } = await import('node:url');
+    const crashing = new WorkerPool({
+      size: 1,
+      entry: { file: fileURLToPath(new URL('../../fixtures/crashing-worker.mjs', import.meta.url)) },
+    });
+    const logs: string[] = [];
+    const run = new Run({
+      script: `log('x')`,
+      scriptPath: 'crash.lua',
+      pool: crashing,
+      catalog: new FixtureCatalog(),
+      toolRunner: new FixtureRunner(),
+      gate: new ScriptedGate(),
+      models: resolverFor(new ScriptedModel([])),
+      onEvent: (e) => {
+        if (e.type === 'log') logs.push(e.text);
+      },
+    });
+    await run.start();
+    const result = await run.done;
+    await crashing.close();
+    expect(result.status).toBe('error');
+    expect(result.error).toEqual({ kind: 'crash', message: 'the Lua VM crashed: RuntimeError: unreachable executed' });
+    expect(logs).toEqual(['about to crash']);
+
+    const healthy = new WorkerPool({ size: 1 });
+    try {
+      const next = new Run({
+        script: `log('still here')`,
+        scriptPath: 'after.lua',
+        pool: healthy,
+        catalog: new FixtureCatalog(),
+        toolRunner: new FixtureRunner(),
+        gate: new ScriptedGate(),
+        models: resolverFor(new ScriptedModel([])),
+      });
+      await next.start();
+      expect((await next.done).status).toBe('ok');
+    } finally {
+      await healthy.close();
+    }
+  }, 60_000);
+});
