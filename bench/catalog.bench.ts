@@ -57,6 +57,7 @@ async function benchCatalogLoad(): Promise<BenchRow> {
       median: median(samples),
       target: '< 2000 ms',
       samples: samples.length,
+      how: '`loadWorkspace(dir)` on a temporary workspace holding a generated tools.yaml of 1000 tools (a third each: `command` with env and timeout, `http` with a secret header, `builtin` echo with approval `ask`; every tool with its own `parameters` schema, so the schema compile cache does not hide the cost) and a one-model models.yaml. One untimed load, then 7 timed loads (YAML parse, validation, schema compilation); each must list 1005 tools (the 1000 plus the builtins) and report no problems.',
     };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -105,6 +106,7 @@ async function benchGateOverhead(): Promise<BenchRow> {
     ratio: gateMedian / bareMedian,
     target: '< 50 us per call',
     samples: gateSamples.length,
+    how: '`ApprovalGateImpl.decide()` for the builtin `echo` with policy `auto` and no taint, the path every auto-approved tools.call takes: the gate approves by policy (with an ISO timestamp) without consulting its approver. Per sample: 20000 awaited calls in a loop, mean per call; 9 samples after one untimed pass. Baseline (alternating with it, same loop): a bare async function returning a decision object.',
   };
 }
 
