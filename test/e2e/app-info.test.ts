@@ -1,3 +1,4 @@
+import { contractMethodNames } from '../../common/contract.js';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,7 +50,7 @@ describe('studio skeleton through the test bridge', () => {
       };
     });
     expect(globals).toEqual({
-      api: ['app:info', 'on'],
+      api: [...contractMethodNames, 'on'].sort(),
       require: 'undefined',
       process: 'undefined',
       ipcRenderer: 'undefined',
