@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
@@ -79,7 +79,7 @@ export class StudioService {
   }
 
   async openWorkspace(dir: string): Promise<WorkspaceState> {
-    if (!existsSync(dir)) throw new ContractError('not-found', `no folder at ${dir}`);
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new ContractError('not-found', `no folder at ${dir}`);
     this.workspace = await loadWorkspace(dir);
     this.stopWatching?.();
     this.stopWatching = watchWorkspace(this.workspace.root, ({ workspace }) => {
