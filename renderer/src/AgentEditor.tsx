@@ -7,6 +7,7 @@ import type { Theme } from './theme';
 /** The center editor for one agent script, with its Run / Replay / Stop / Save toolbar. */
 export function AgentEditor({
   path,
+  revision,
   initialText,
   dirty,
   workspace,
@@ -21,6 +22,7 @@ export function AgentEditor({
   onSave,
 }: {
   path: string;
+  revision: number;
   initialText: string;
   dirty: boolean;
   workspace: WorkspaceState;
@@ -69,8 +71,8 @@ export function AgentEditor({
   return (
     <section className="agent-editor" aria-label={`Editor ${path}`}>
       <div className="editor-toolbar">
-        <h2 className="editor-title">
-          {path}
+        <h2 className="editor-title" title={path}>
+          {path.replace(/^agents\//, '')}
           {dirty ? (
             <span className="dirty-dot" aria-label="unsaved changes" title="unsaved changes">
               ●
@@ -78,22 +80,31 @@ export function AgentEditor({
           ) : null}
         </h2>
         <div className="toolbar-spacer" />
-        <label className="model-picker small">
-          <span className="muted">Model</span>
-          <select className="select" value={model} onChange={(event) => onModel(event.target.value)} aria-label="Model for live runs">
-            <option value="">default{workspace.defaultModel ? ` (${workspace.defaultModel})` : ''}</option>
-            {workspace.models.map((entry) => (
-              <option key={entry.alias} value={entry.alias}>
-                {entry.alias}
-              </option>
-            ))}
-          </select>
-        </label>
+        <select
+          className="select"
+          value={model}
+          onChange={(event) => onModel(event.target.value)}
+          aria-label="Model for live runs"
+          title="Model for live runs"
+        >
+          <option value="">default{workspace.defaultModel ? ` (${workspace.defaultModel})` : ''}</option>
+          {workspace.models.map((entry) => (
+            <option key={entry.alias} value={entry.alias}>
+              {entry.alias}
+            </option>
+          ))}
+        </select>
         <button type="button" className="button" onClick={onSave} disabled={!dirty} title="Save (Ctrl/⌘+S)">
           Save
         </button>
         {onReplay ? (
-          <button type="button" className="button" onClick={onReplay} disabled={running} title="Answer the model and tools from the recording, offline">
+          <button
+            type="button"
+            className="button"
+            onClick={onReplay}
+            disabled={running}
+            title="Answer the model and tools from the recording, offline"
+          >
             Run offline (replay)
           </button>
         ) : null}
@@ -109,7 +120,7 @@ export function AgentEditor({
       </div>
       <div className="agent-editor-body">
         <CodeEditor
-          documentKey={path}
+          documentKey={`${path}#${revision}`}
           initialText={initialText}
           theme={theme}
           ariaLabel={`Lua source of ${path}`}

@@ -1,17 +1,18 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { ContractRequest } from '../../common/contract.js';
 import type { RunEvent } from '../../common/run-events.js';
 import type { PendingApproval, RunSummary, WorkspaceState } from '../../common/studio-schemas.js';
 import { AboutPanel } from './AboutPanel';
 import { AgentEditor } from './AgentEditor';
-import { call, describeError, useStudioEvent } from './api';
+import { call, describeError, useStudioEvent } from './studio-api';
 import { CatalogEditor } from './CatalogEditor';
-import { ConversationBuilder, type ConversationSnapshot } from './conversation-model';
+import { ConversationBuilder, type ConversationSnapshot } from './conversation-builder';
 import { CredentialsPanel } from './CredentialsPanel';
 import { ConfirmDialog, ShortcutsDialog } from './Dialogs';
 import { Explorer, type CenterView } from './Explorer';
 import { HistoryView } from './HistoryView';
 import { LogoMark } from './LogoMark';
-import { notifyPendingApproval } from './notify';
+import { notifyPendingApproval } from './notify-pending-approval';
 import { RunPanel, type RunTab } from './RunPanel';
 import { applyTheme, readSavedTheme, type Theme } from './theme';
 import { WorkspaceEmptyState } from './WorkspaceEmptyState';
@@ -25,6 +26,8 @@ interface PendingConfirm {
 
 interface AgentBuffer {
   path: string;
+  /** Bumped when the file is reloaded from disk, so the editor takes the new text. */
+  revision: number;
   loadedText: string;
   savedText: string;
   text: string;
@@ -39,6 +42,17 @@ function isTyping(event: Event): boolean {
   const target = event.composedPath()[0];
   if (!(target instanceof HTMLElement)) return false;
   return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+}
+
+/** Esc inside an approval card (cancel an edit) or a form field must not stop the run. */
+function insideApprovalOrField(event: Event): boolean {
+  return event
+    .composedPath()
+    .some(
+      (node) =>
+        node instanceof HTMLElement &&
+        (node.classList.contains('approval-card') || ['INPUT', 'SELECT', 'TEXTAREA'].includes(node.tagName)),
+    );
 }
 
 /** The studio shell: header, workspace explorer, editors, run panel and the About panel. */
@@ -96,6 +110,8 @@ export function App() {
 
   useStudioEvent('run-event', (event: RunEvent) => {
     builderFor(event.runId).apply(event);
+    // Every run starts from this window, so a new run is the one to watch.
+    if (event.type === 'run-start') setSelectedRunId(event.runId);
     if (event.type === 'run-end') {
       setLiveRunIds((current) => {
         if (!current.has(event.runId)) return current;
@@ -117,7 +133,24 @@ export function App() {
   useStudioEvent('approval-resolved', (resolved) => {
     setApprovals((current) => current.filter((item) => approvalKey(item) !== approvalKey(resolved)));
   });
-  useStudioEvent('workspace-changed', (state) => setWorkspace(state));
+  useStudioEvent('workspace-changed', (state) => {
+    setWorkspace(state);
+    // An external edit of the open agent shows up at once, unless the person has unsaved edits.
+    if (agent && agent.text === agent.savedText) {
+      const { path, savedText } = agent;
+      call('file:read', { path }).then(
+        ({ text }) => {
+          if (text === savedText) return;
+          setAgent((current) =>
+            current && current.path === path && current.text === current.savedText
+              ? { path, revision: current.revision + 1, loadedText: text, savedText: text, text }
+              : current,
+          );
+        },
+        () => undefined,
+      );
+    }
+  });
 
   const guard = (dirty: boolean, title: string, message: string, confirmLabel: string, action: () => void): void => {
     if (!dirty) action();
@@ -127,7 +160,7 @@ export function App() {
   const openAgent = async (path: string): Promise<void> => {
     try {
       const { text } = await call('file:read', { path });
-      setAgent({ path, loadedText: text, savedText: text, text });
+      setAgent({ path, revision: 0, loadedText: text, savedText: text, text });
       setView({ kind: 'agent', path });
     } catch (error) {
       setBanner(describeError(error));
@@ -136,11 +169,17 @@ export function App() {
 
   const selectView = (next: CenterView): void => {
     const leaving = (view.kind === 'agent' && agentDirty) || (view.kind === 'catalog' && catalogDirty);
-    guard(leaving, 'Discard unsaved changes?', 'The file you are leaving has unsaved changes.', 'Discard changes', () => {
-      setCatalogDirty(false);
-      if (next.kind === 'agent') void openAgent(next.path);
-      else setView(next);
-    });
+    guard(
+      leaving,
+      'Discard unsaved changes?',
+      'The file you are leaving has unsaved changes.',
+      'Discard changes',
+      () => {
+        setCatalogDirty(false);
+        if (next.kind === 'agent') void openAgent(next.path);
+        else setView(next);
+      },
+    );
   };
 
   const afterOpen = async (state: WorkspaceState): Promise<void> => {
@@ -179,7 +218,7 @@ export function App() {
     }
   };
 
-  const startRun = async (request: Parameters<typeof window.promptforge['run:start']>[0]): Promise<void> => {
+  const startRun = async (request: ContractRequest<'run:start'>): Promise<void> => {
     setBanner(null);
     try {
       const { runId } = await call('run:start', request);
@@ -265,7 +304,7 @@ export function App() {
       } else if (mod && (event.key === 's' || event.key === 'S')) {
         event.preventDefault();
         void shortcutHandlers.current.saveAgent();
-      } else if (event.key === 'Escape') {
+      } else if (event.key === 'Escape' && !insideApprovalOrField(event)) {
         void shortcutHandlers.current.stopRun();
       } else if (event.key === '?' && !isTyping(event)) {
         event.preventDefault();
@@ -337,7 +376,12 @@ export function App() {
       {banner ? (
         <div className="banner" role="alert">
           <span>{banner}</span>
-          <button type="button" className="button button-quiet" aria-label="Dismiss message" onClick={() => setBanner(null)}>
+          <button
+            type="button"
+            className="button button-quiet"
+            aria-label="Dismiss message"
+            onClick={() => setBanner(null)}
+          >
             <span aria-hidden="true">✕</span>
           </button>
         </div>
@@ -367,6 +411,7 @@ export function App() {
               {view.kind === 'agent' && agent ? (
                 <AgentEditor
                   path={agent.path}
+                  revision={agent.revision}
                   initialText={agent.loadedText}
                   dirty={agentDirty}
                   workspace={workspace}
@@ -394,14 +439,17 @@ export function App() {
                 </div>
               ) : null}
             </main>
-            <RunPanel
-              tab={tab}
-              onTab={setTab}
-              snapshot={snapshot}
-              approvals={approvals}
-              theme={theme}
-              running={selectedRunning}
-            />
+            {view.kind === 'credentials' ? null : (
+              <RunPanel
+                narrow={view.kind === 'history' || view.kind === 'catalog'}
+                tab={tab}
+                onTab={setTab}
+                snapshot={snapshot}
+                approvals={approvals}
+                theme={theme}
+                running={selectedRunning}
+              />
+            )}
           </>
         )}
 

@@ -1,7 +1,7 @@
 import { json as jsonLanguage } from '@codemirror/lang-json';
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { PendingApproval, StudioDecision } from '../../common/studio-schemas.js';
-import { call, describeError } from './api';
+import { call, describeError } from './studio-api';
 import { CodeEditor } from './CodeEditor';
 import { parseArguments } from './json-schema-check';
 import { TaintedJson } from './TaintedJson';
@@ -114,7 +114,8 @@ function ApprovalCard({
               className="button button-primary"
               disabled={busy || !parsed?.ok}
               onClick={() => {
-                if (parsed?.ok) void decide({ kind: 'approve-edited', arguments: parsed.value as Record<string, never> });
+                if (parsed?.ok)
+                  void decide({ kind: 'approve-edited', arguments: parsed.value as Record<string, never> });
               }}
             >
               Approve edited
@@ -127,7 +128,9 @@ function ApprovalCard({
       ) : (
         <TaintedJson value={approval.arguments} taint={approval.taint} />
       )}
-      {approval.rejectedEdit ? <p className="error-text small">Previous edit refused: {approval.rejectedEdit}</p> : null}
+      {approval.rejectedEdit ? (
+        <p className="error-text small">Previous edit refused: {approval.rejectedEdit}</p>
+      ) : null}
       {mode.kind === 'deny' ? (
         <form
           className="deny-form"
@@ -202,6 +205,12 @@ function isTyping(event: Event): boolean {
 /** Every call waiting for a decision; keyboard: A approve, E edit, D deny, L allow for this run. */
 export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApproval[]; theme: Theme }) {
   const actions = useRef(new Map<string, CardActions>());
+  const list = useRef<HTMLDivElement>(null);
+  const hasCards = approvals.length > 0;
+  // Opening the tab puts the keyboard on the cards, so A/E/D/L work at once.
+  useEffect(() => {
+    if (hasCards) list.current?.focus();
+  }, [hasCards]);
   const registerActions = useMemo(
     () => (key: string, value: CardActions | null) => {
       if (value) actions.current.set(key, value);
@@ -213,14 +222,15 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
     if (isTyping(event.nativeEvent) || event.ctrlKey || event.metaKey || event.altKey) return;
     const card = (event.target as HTMLElement).closest<HTMLElement>('.approval-card');
-    const target = card
-      ? approvals.find((approval) => approval.callId === card.dataset['callId'])
-      : approvals[0];
+    const target = card ? approvals.find((approval) => approval.callId === card.dataset['callId']) : approvals[0];
     if (!target) return;
     const cardActions = actions.current.get(approvalKey(target));
-    const handler = { a: cardActions?.approve, e: cardActions?.edit, d: cardActions?.deny, l: cardActions?.allowForRun }[
-      event.key.toLowerCase()
-    ];
+    const handler = {
+      a: cardActions?.approve,
+      e: cardActions?.edit,
+      d: cardActions?.deny,
+      l: cardActions?.allowForRun,
+    }[event.key.toLowerCase()];
     if (handler) {
       event.preventDefault();
       handler();
@@ -238,10 +248,17 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
     );
   }
   return (
-    <div className="approvals-list" role="region" aria-label="Pending approvals" tabIndex={0} onKeyDown={onKeyDown}>
+    <div
+      ref={list}
+      className="approvals-list"
+      role="region"
+      aria-label="Pending approvals"
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+    >
       <p className="muted small keyboard-hint">
-        Keys (when this panel has focus): <kbd>A</kbd> approve · <kbd>E</kbd> edit · <kbd>D</kbd> deny ·{' '}
-        <kbd>L</kbd> allow for this run
+        Keys (when this panel has focus): <kbd>A</kbd> approve · <kbd>E</kbd> edit · <kbd>D</kbd> deny · <kbd>L</kbd>{' '}
+        allow for this run
       </p>
       {approvals.map((approval) => (
         <ApprovalCard key={approvalKey(approval)} approval={approval} theme={theme} registerActions={registerActions} />

@@ -2,7 +2,8 @@ import { StreamLanguage } from '@codemirror/language';
 import { yaml } from '@codemirror/legacy-modes/mode/yaml';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { CatalogFile, CatalogProblemInfo } from '../../common/studio-schemas.js';
-import { call, describeError } from './api';
+import { call, describeError, useStudioEvent } from './studio-api';
+import { CatalogForm, hasCatalogForm } from './CatalogForm';
 import { CodeEditor, type CodeEditorHandle } from './CodeEditor';
 import type { Theme } from './theme';
 
@@ -20,7 +21,10 @@ export function CatalogEditor({
   theme: Theme;
   onDirtyChange: (dirty: boolean) => void;
 }) {
-  const [loaded, setLoaded] = useState<{ file: CatalogFile; text: string } | null>(null);
+  // `revision` changes when the text is replaced from outside the editor (disk, form view).
+  const [loaded, setLoaded] = useState<{ file: CatalogFile; text: string; revision: number } | null>(null);
+  const [mode, setMode] = useState<'raw' | 'form'>('raw');
+  const [pendingCursor, setPendingCursor] = useState<{ line: number; column: number } | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [text, setText] = useState('');
   const [savedText, setSavedText] = useState('');
@@ -37,7 +41,7 @@ export function CatalogEditor({
     call('file:read', { path: file }).then(
       ({ text: fileText }) => {
         if (!current) return;
-        setLoaded({ file, text: fileText });
+        setLoaded({ file, text: fileText, revision: 0 });
         setText(fileText);
         setSavedText(fileText);
       },
@@ -45,7 +49,7 @@ export function CatalogEditor({
         if (!current) return;
         // A workspace may not have the file yet: start empty, saving creates it.
         setLoadError(describeError(error));
-        setLoaded({ file, text: '' });
+        setLoaded({ file, text: '', revision: 0 });
         setText('');
         setSavedText('');
       },
@@ -56,6 +60,26 @@ export function CatalogEditor({
   }, [file]);
 
   const dirty = loaded !== null && text !== savedText;
+
+  // An external edit of the file shows up at once, unless the person has unsaved edits here.
+  useStudioEvent('workspace-changed', () => {
+    if (loaded === null || dirty) return;
+    call('file:read', { path: file }).then(
+      ({ text: fileText }) => {
+        if (fileText === savedText) return;
+        setLoaded((current) => (current ? { file, text: fileText, revision: current.revision + 1 } : current));
+        setText(fileText);
+        setSavedText(fileText);
+      },
+      () => undefined,
+    );
+  });
+
+  const replaceText = (next: string): void => {
+    setText(next);
+    setLoaded((current) => (current ? { ...current, text: next, revision: current.revision + 1 } : current));
+    setSaveState({ kind: 'clean' });
+  };
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
 
   // Live validation, debounced; answers of older checks are dropped.
@@ -116,6 +140,21 @@ export function CatalogEditor({
     [],
   );
 
+  useEffect(() => {
+    editor.current?.showProblems(
+      problems.map((problem) => ({
+        ...problem,
+        message: `${problem.message}${problem.fix ? ` Fix: ${problem.fix}` : ''}`,
+      })),
+    );
+  }, [problems, loaded]);
+
+  useEffect(() => {
+    if (pendingCursor === null || mode !== 'raw' || !editor.current) return;
+    editor.current.moveCursor(pendingCursor.line, pendingCursor.column);
+    setPendingCursor(null);
+  }, [pendingCursor, mode]);
+
   const errors = problems.filter((p) => p.severity === 'error').length;
   return (
     <section className="catalog-editor" aria-label={`Catalog editor ${file}`}>
@@ -129,9 +168,35 @@ export function CatalogEditor({
           ) : null}
         </h2>
         <span className={`validation-status ${errors > 0 ? 'has-errors' : 'valid'}`} role="status">
-          {checking ? 'Checking…' : errors > 0 ? `${errors} error${errors === 1 ? '' : 's'}` : problems.length > 0 ? `${problems.length} warning(s)` : 'Valid'}
+          {checking
+            ? 'Checking…'
+            : errors > 0
+              ? `${errors} error${errors === 1 ? '' : 's'}`
+              : problems.length > 0
+                ? `${problems.length} warning(s)`
+                : 'Valid'}
         </span>
         <div className="toolbar-spacer" />
+        {hasCatalogForm(file) ? (
+          <div className="segmented" role="group" aria-label="View">
+            <button
+              type="button"
+              className="button button-small"
+              aria-pressed={mode === 'raw'}
+              onClick={() => setMode('raw')}
+            >
+              Raw
+            </button>
+            <button
+              type="button"
+              className="button button-small"
+              aria-pressed={mode === 'form'}
+              onClick={() => setMode('form')}
+            >
+              Form
+            </button>
+          </div>
+        ) : null}
         {saveState.kind === 'saved' && !dirty ? <span className="ok-text small">Saved</span> : null}
         {saveState.kind === 'refused' ? (
           <span className="error-text small" role="alert">
@@ -150,23 +215,24 @@ export function CatalogEditor({
       </div>
       {loadError ? <p className="muted small">{loadError}</p> : null}
       <div className="catalog-editor-body">
-        {loaded ? (
+        {loaded && mode === 'form' ? <CatalogForm file={file} text={text} onChange={replaceText} /> : null}
+        {loaded && mode === 'raw' ? (
           <CodeEditor
             ref={editor}
-            documentKey={`${loaded.file}`}
+            documentKey={`${loaded.file}#${loaded.revision}`}
             initialText={loaded.text}
             theme={theme}
             ariaLabel={`${file} text`}
             language={yamlLanguage}
+            problemGutter
             extraKeys={extraKeys}
             onChange={(next) => {
               setText(next);
               if (saveState.kind !== 'saving') setSaveState({ kind: 'clean' });
             }}
           />
-        ) : (
-          <p className="muted">Loading…</p>
-        )}
+        ) : null}
+        {loaded === null ? <p className="muted">Loading…</p> : null}
       </div>
       <div className="problems-pane" aria-label="Problems">
         <h3>Problems</h3>
@@ -179,7 +245,13 @@ export function CatalogEditor({
                 <button
                   type="button"
                   className={`problem-item severity-${problem.severity}`}
-                  onClick={() => editor.current?.moveCursor(problem.line, problem.column)}
+                  onClick={() => {
+                    if (mode === 'raw') editor.current?.moveCursor(problem.line, problem.column);
+                    else {
+                      setMode('raw');
+                      setPendingCursor({ line: problem.line, column: problem.column });
+                    }
+                  }}
                   aria-label={`${problem.file}:${problem.line}:${problem.column} ${problem.message}`}
                 >
                   <span className="problem-location">

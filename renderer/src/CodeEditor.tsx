@@ -1,7 +1,13 @@
-import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, type CompletionSource } from '@codemirror/autocomplete';
+import {
+  autocompletion,
+  closeBrackets,
+  closeBracketsKeymap,
+  completionKeymap,
+  type CompletionSource,
+} from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
-import { lintGutter, linter, type Diagnostic } from '@codemirror/lint';
+import { lintGutter, linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import { oneDark } from '@codemirror/theme-one-dark';
 import {
@@ -22,6 +28,10 @@ export interface CodeEditorHandle {
   moveCursor(line: number, column: number): void;
   focus(): void;
   text(): string;
+  /** Shows problems found elsewhere (e.g. by the core's catalog check) inline, at 1-based line/column. */
+  showProblems(
+    problems: ReadonlyArray<{ line: number; column: number; message: string; severity: 'error' | 'warning' }>,
+  ): void;
 }
 
 export interface CodeEditorProps {
@@ -33,6 +43,8 @@ export interface CodeEditorProps {
   language?: Extension;
   lint?: (text: string) => Diagnostic[];
   completion?: CompletionSource;
+  /** Adds a gutter for problems passed to {@link CodeEditorHandle.showProblems}. */
+  problemGutter?: boolean;
   extraKeys?: readonly KeyBinding[];
   onChange?: (text: string) => void;
   className?: string;
@@ -53,7 +65,10 @@ const lightTheme = EditorView.theme(
 
 const sharedTheme = EditorView.theme({
   '&': { height: '100%', fontSize: '13px' },
-  '.cm-scroller': { overflow: 'auto', fontFamily: "ui-monospace, 'SFMono-Regular', 'Cascadia Code', 'DejaVu Sans Mono', monospace" },
+  '.cm-scroller': {
+    overflow: 'auto',
+    fontFamily: "ui-monospace, 'SFMono-Regular', 'Cascadia Code', 'DejaVu Sans Mono', monospace",
+  },
   '&.cm-focused': { outline: 'none' },
 });
 
@@ -85,6 +100,17 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
     },
     text() {
       return view.current?.state.doc.toString() ?? '';
+    },
+    showProblems(problems) {
+      const editor = view.current;
+      if (!editor) return;
+      const doc = editor.state.doc;
+      const diagnostics: Diagnostic[] = problems.map((problem) => {
+        const line = doc.line(Math.min(Math.max(1, problem.line), doc.lines));
+        const from = Math.min(line.from + Math.max(0, problem.column - 1), line.to);
+        return { from, to: line.to, severity: problem.severity, message: problem.message };
+      });
+      editor.dispatch(setDiagnostics(editor.state, diagnostics));
     },
   }));
 
@@ -123,7 +149,12 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       }),
     ];
     if (language) extensions.push(language);
-    if (lint) extensions.push(lintGutter(), linter((editor) => lint(editor.state.doc.toString()), { delay: 250 }));
+    if (lint)
+      extensions.push(
+        lintGutter(),
+        linter((editor) => lint(editor.state.doc.toString()), { delay: 250 }),
+      );
+    if (latest.current.problemGutter && !lint) extensions.push(lintGutter());
     if (completion) extensions.push(autocompletion({ override: [completion], activateOnTyping: true }));
     const editor = new EditorView({
       root: shadow,

@@ -1,6 +1,6 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
-import type { ConversationItem, ConversationSnapshot, DispatchState } from './conversation-model';
+import type { ConversationItem, ConversationSnapshot, DispatchState } from './conversation-builder';
 import { InertText } from './InertText';
 
 const stateLabels: Record<DispatchState | 'running', string> = {
@@ -23,7 +23,15 @@ function json(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? 'null';
 }
 
-function DispatchCard({ item, live }: { item: Extract<ConversationItem, { kind: 'dispatch' }>; live: boolean }) {
+function DispatchCard({
+  item,
+  live,
+  onShowApprovals,
+}: {
+  item: Extract<ConversationItem, { kind: 'dispatch' }>;
+  live: boolean;
+  onShowApprovals: () => void;
+}) {
   const inFlight = live && (item.state === 'requested' || item.state === 'approved' || item.state === 'edited');
   const shown: DispatchState | 'running' = inFlight ? 'running' : item.state;
   const decisionNote =
@@ -31,7 +39,10 @@ function DispatchCard({ item, live }: { item: Extract<ConversationItem, { kind: 
       ? `${stateLabels[item.decision.kind === 'approve-edited' ? 'edited' : 'approved']} by ${item.decision.source}`
       : undefined;
   return (
-    <article className={`conversation-card dispatch state-${shown.replace(' ', '-')}`} aria-label={`Tool call ${item.callId}`}>
+    <article
+      className={`conversation-card dispatch state-${shown.replace(' ', '-')}`}
+      aria-label={`Tool call ${item.callId}`}
+    >
       <header className="card-header">
         <span className="card-title">
           <code>{item.alias}</code> <span className="muted">{item.callId}</span>
@@ -48,6 +59,11 @@ function DispatchCard({ item, live }: { item: Extract<ConversationItem, { kind: 
         </p>
       ) : null}
       {decisionNote ? <p className="muted small">{decisionNote}</p> : null}
+      {item.state === 'awaiting approval' && live ? (
+        <button type="button" className="button button-small" onClick={onShowApprovals}>
+          Decide in Approvals…
+        </button>
+      ) : null}
       {item.decision?.kind === 'approve-edited' && item.decision.arguments !== undefined ? (
         <div>
           <p className="small muted">edited arguments</p>
@@ -79,7 +95,15 @@ function DispatchCard({ item, live }: { item: Extract<ConversationItem, { kind: 
   );
 }
 
-function ItemView({ item, live }: { item: ConversationItem; live: boolean }) {
+function ItemView({
+  item,
+  live,
+  onShowApprovals,
+}: {
+  item: ConversationItem;
+  live: boolean;
+  onShowApprovals: () => void;
+}) {
   switch (item.kind) {
     case 'run-start':
       return (
@@ -108,7 +132,9 @@ function ItemView({ item, live }: { item: ConversationItem; live: boolean }) {
         <article className={`conversation-card message role-${item.role.split(' ')[0]}`}>
           <header className="card-header">
             <span className="role-label">{item.role}</span>
-            {item.toolCallIds.length > 0 ? <span className="muted small">calls {item.toolCallIds.join(', ')}</span> : null}
+            {item.toolCallIds.length > 0 ? (
+              <span className="muted small">calls {item.toolCallIds.join(', ')}</span>
+            ) : null}
           </header>
           {item.text !== '' ? <InertText text={item.text} /> : <p className="muted small">(no text)</p>}
         </article>
@@ -147,7 +173,7 @@ function ItemView({ item, live }: { item: ConversationItem; live: boolean }) {
         </div>
       );
     case 'dispatch':
-      return <DispatchCard item={item} live={live} />;
+      return <DispatchCard item={item} live={live} onShowApprovals={onShowApprovals} />;
     case 'log':
       return (
         <div className="log-line">
@@ -172,7 +198,13 @@ function ItemView({ item, live }: { item: ConversationItem; live: boolean }) {
 }
 
 /** The live conversation of one run, virtualised so thousands of items scroll smoothly. */
-export function ConversationView({ snapshot }: { snapshot: ConversationSnapshot | undefined }) {
+export function ConversationView({
+  snapshot,
+  onShowApprovals,
+}: {
+  snapshot: ConversationSnapshot | undefined;
+  onShowApprovals: () => void;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const items = snapshot?.items ?? [];
   const live = snapshot !== undefined && snapshot.ended === undefined;
@@ -209,7 +241,11 @@ export function ConversationView({ snapshot }: { snapshot: ConversationSnapshot 
         stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
       }}
     >
-      <div className="virtual-space" data-height={virtualizer.getTotalSize()} ref={(node) => sizeSpacer(node, virtualizer.getTotalSize())}>
+      <div
+        className="virtual-space"
+
+        ref={(node) => sizeSpacer(node, virtualizer.getTotalSize())}
+      >
         {virtualizer.getVirtualItems().map((row) => (
           <div
             key={row.key}
@@ -220,7 +256,7 @@ export function ConversationView({ snapshot }: { snapshot: ConversationSnapshot 
             }}
             className="virtual-row"
           >
-            <ItemView item={items[row.index]!} live={live} />
+            <ItemView item={items[row.index]!} live={live} onShowApprovals={onShowApprovals} />
           </div>
         ))}
       </div>

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { KeyStatus } from '../../common/studio-schemas.js';
-import { call, describeError } from './api';
+import { call, describeError } from './studio-api';
 
 type Status = { kind: 'loading' } | { kind: 'ready'; available: boolean; error: string | null; keys: KeyStatus[] };
 
@@ -48,17 +48,20 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
         <div className="muted small">{status.provider}</div>
       </th>
       <td>
-        {status.needsKey ? (
-          <span className={`key-status ${status.set ? 'key-set' : 'key-unset'}`} aria-label={`${status.label} key status`}>
+        {status.needsKey || status.set ? (
+          <span
+            className={`key-status ${status.set ? 'key-set' : 'key-unset'}`}
+            aria-label={`${status.label} key status`}
+          >
             {status.set ? 'set' : 'not set'}
           </span>
         ) : (
-          <span className="muted small">no key needed</span>
+          <span className="muted small">{status.envVar ? 'optional' : 'no key needed'}</span>
         )}
       </td>
       <td>{status.envVar ? <code>{status.envVar}</code> : <span className="muted small">—</span>}</td>
       <td>
-        {status.needsKey ? (
+        {status.needsKey || status.envVar !== null || status.set ? (
           <form
             className="key-form"
             onSubmit={(event) => {
@@ -79,18 +82,34 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
               value={key}
               onChange={(event) => setKey(event.target.value)}
             />
-            <button type="submit" className="button" disabled={busy || key.trim() === ''} aria-label={`${status.set ? 'Replace' : 'Set'} ${status.label} key`}>
+            <button
+              type="submit"
+              className="button"
+              disabled={busy || key.trim() === ''}
+              aria-label={`${status.set ? 'Replace' : 'Set'} ${status.label} key`}
+            >
               {status.set ? 'Replace' : 'Set'}
             </button>
             {status.set && !confirmDelete ? (
-              <button type="button" className="button button-danger" disabled={busy} onClick={() => setConfirmDelete(true)} aria-label={`Delete ${status.label} key`}>
+              <button
+                type="button"
+                className="button button-danger"
+                disabled={busy}
+                onClick={() => setConfirmDelete(true)}
+                aria-label={`Delete ${status.label} key`}
+              >
                 Delete
               </button>
             ) : null}
             {confirmDelete ? (
               <span className="confirm-inline" role="group" aria-label={`Confirm deleting the ${status.label} key`}>
                 <span className="small">Delete it?</span>
-                <button type="button" className="button button-danger" onClick={() => void remove()} aria-label={`Confirm delete ${status.label} key`}>
+                <button
+                  type="button"
+                  className="button button-danger"
+                  onClick={() => void remove()}
+                  aria-label={`Confirm delete ${status.label} key`}
+                >
                   Yes, delete
                 </button>
                 <button type="button" className="button" onClick={() => setConfirmDelete(false)}>

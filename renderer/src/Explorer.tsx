@@ -47,7 +47,8 @@ export function Explorer({
       </nav>
     );
   }
-  const problemsIn = (file: string): number => workspace.problems.filter((p) => p.file === file && p.severity === 'error').length;
+  const problemsIn = (file: string): number =>
+    workspace.problems.filter((p) => p.file === file && p.severity === 'error').length;
   const isCurrent = (candidate: CenterView): boolean => JSON.stringify(candidate) === JSON.stringify(view);
   const item = (candidate: CenterView, base = 'explorer-item') => ({
     className: `${base}${isCurrent(candidate) ? ' current' : ''}`,
@@ -83,7 +84,11 @@ export function Explorer({
       </section>
       <section className="explorer-section" aria-label="Tools">
         <h2>
-          <button type="button" {...item({ kind: 'catalog', file: 'tools.yaml' }, 'section-link')} aria-label="Edit tools.yaml">
+          <button
+            type="button"
+            {...item({ kind: 'catalog', file: 'tools.yaml' }, 'section-link')}
+            aria-label="Edit tools.yaml"
+          >
             Tools <span className="muted">tools.yaml</span>
           </button>
           <ProblemBadge count={problemsIn('tools.yaml')} label="problems in tools.yaml" />
@@ -92,7 +97,9 @@ export function Explorer({
           {workspace.tools.map((tool) => (
             <li key={tool.alias} className="explorer-entry" title={tool.description}>
               <span className="item-label">{tool.alias}</span>
-              {tool.approval !== 'auto' ? <span className={`tag approval-${tool.approval}`}>{tool.approval}</span> : null}
+              {tool.approval !== 'auto' ? (
+                <span className={`tag approval-${tool.approval}`}>{tool.approval}</span>
+              ) : null}
               {tool.trust === 'untrusted' ? <span className="tag trust-untrusted">untrusted</span> : null}
             </li>
           ))}
@@ -100,7 +107,11 @@ export function Explorer({
       </section>
       <section className="explorer-section" aria-label="Models">
         <h2>
-          <button type="button" {...item({ kind: 'catalog', file: 'models.yaml' }, 'section-link')} aria-label="Edit models.yaml">
+          <button
+            type="button"
+            {...item({ kind: 'catalog', file: 'models.yaml' }, 'section-link')}
+            aria-label="Edit models.yaml"
+          >
             Models <span className="muted">models.yaml</span>
           </button>
           <ProblemBadge count={problemsIn('models.yaml')} label="problems in models.yaml" />
@@ -127,8 +138,17 @@ export function Explorer({
         <ul className="explorer-list">
           {workspace.runs.slice(0, 8).map((run) => (
             <li key={run.runId}>
-              <button type="button" className="explorer-item" onClick={() => onOpenRun(run.runId)} aria-label={`Open run ${run.runId}`} title={run.runId}>
-                <span className={`status-dot status-${runningRunIds.has(run.runId) ? 'running' : run.status}`} aria-hidden="true" />
+              <button
+                type="button"
+                className="explorer-item"
+                onClick={() => onOpenRun(run.runId)}
+                aria-label={`Open run ${run.runId}`}
+                title={run.runId}
+              >
+                <span
+                  className={`status-dot status-${runningRunIds.has(run.runId) ? 'running' : run.status}`}
+                  aria-hidden="true"
+                />
                 <span className="item-label">{agentName(run.script.replace(/^.*\//, ''))}</span>
                 <span className="muted small">{new Date(run.startedAt).toLocaleTimeString()}</span>
               </button>

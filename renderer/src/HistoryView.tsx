@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { CompareRow, RunSummary } from '../../common/studio-schemas.js';
-import { call, describeError } from './api';
+import { call, describeError } from './studio-api';
 
 function formatDuration(ms: number | undefined): string {
   if (ms === undefined) return '—';
@@ -9,7 +9,15 @@ function formatDuration(ms: number | undefined): string {
 
 function formatTime(iso: string): string {
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date.toLocaleString(undefined, {
+        month: 'short',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
 }
 
 /** Saves text as a file through a Blob and an anchor with `download` (no Node, no dialog API). */
@@ -77,7 +85,12 @@ export function HistoryView({
         </h2>
         <span className="muted small">{runs.length} runs · tick two to compare</span>
         <div className="toolbar-spacer" />
-        <button type="button" className="button button-primary" disabled={selected.length !== 2} onClick={() => void compare()}>
+        <button
+          type="button"
+          className="button button-primary"
+          disabled={selected.length !== 2}
+          onClick={() => void compare()}
+        >
           Compare selected
         </button>
       </div>
@@ -107,7 +120,11 @@ export function HistoryView({
             </thead>
             <tbody>
               {runs.map((run) => (
-                <tr key={run.runId} data-run-id={run.runId} className={selected.includes(run.runId) ? 'selected' : undefined}>
+                <tr
+                  key={run.runId}
+                  data-run-id={run.runId}
+                  className={selected.includes(run.runId) ? 'selected' : undefined}
+                >
                   <td>
                     <input
                       type="checkbox"
@@ -120,8 +137,8 @@ export function HistoryView({
                     {formatTime(run.startedAt)}
                     {run.replayOf ? <span className="tag">replay</span> : null}
                   </td>
-                  <td>
-                    <code>{run.script}</code>
+                  <td title={run.script}>
+                    <code>{run.script.replace(/^agents\//, '')}</code>
                   </td>
                   <td>
                     <span className={`status-pill status-${run.status}`}>{run.status}</span>
@@ -132,13 +149,28 @@ export function HistoryView({
                   </td>
                   <td>{formatDuration(run.durationMs)}</td>
                   <td className="actions-cell">
-                    <button type="button" className="button button-small" onClick={() => onOpen(run.runId)} aria-label={`Open ${run.runId}`}>
+                    <button
+                      type="button"
+                      className="button button-small"
+                      onClick={() => onOpen(run.runId)}
+                      aria-label={`Open ${run.runId}`}
+                    >
                       Open
                     </button>
-                    <button type="button" className="button button-small" onClick={() => onReplay(run)} aria-label={`Replay ${run.runId}`}>
+                    <button
+                      type="button"
+                      className="button button-small"
+                      onClick={() => onReplay(run)}
+                      aria-label={`Replay ${run.runId}`}
+                    >
                       Replay
                     </button>
-                    <button type="button" className="button button-small" onClick={() => void exportRun(run.runId)} aria-label={`Export ${run.runId}`}>
+                    <button
+                      type="button"
+                      className="button button-small"
+                      onClick={() => void exportRun(run.runId)}
+                      aria-label={`Export ${run.runId}`}
+                    >
                       Export
                     </button>
                   </td>
@@ -155,7 +187,11 @@ export function HistoryView({
                 {comparison.rows.length}
               </h3>
               <label className="small">
-                <input type="checkbox" checked={onlyDifferences} onChange={(event) => setOnlyDifferences(event.target.checked)} />{' '}
+                <input
+                  type="checkbox"
+                  checked={onlyDifferences}
+                  onChange={(event) => setOnlyDifferences(event.target.checked)}
+                />{' '}
                 Only differences
               </label>
             </div>

@@ -1,4 +1,4 @@
-import { splitEnvelopeMarkers } from './conversation-model';
+import { splitEnvelopeMarkers } from './conversation-builder';
 
 /**
  * Text from a run (model output, tool output, arguments) shown as data: React text nodes only,

@@ -1,6 +1,6 @@
 import type { PendingApproval } from '../../common/studio-schemas.js';
 import { ApprovalsPanel } from './ApprovalsPanel';
-import type { ConversationSnapshot } from './conversation-model';
+import type { ConversationSnapshot } from './conversation-builder';
 import { ConversationView } from './ConversationView';
 import { InertText } from './InertText';
 import type { Theme } from './theme';
@@ -103,6 +103,7 @@ export function RunPanel({
   approvals,
   theme,
   running,
+  narrow,
 }: {
   tab: RunTab;
   onTab: (tab: RunTab) => void;
@@ -110,6 +111,7 @@ export function RunPanel({
   approvals: PendingApproval[];
   theme: Theme;
   running: boolean;
+  narrow: boolean;
 }) {
   const tabs: Array<[RunTab, string]> = [
     ['conversation', 'Conversation'],
@@ -119,9 +121,21 @@ export function RunPanel({
   ];
   const status = snapshot?.ended?.status ?? (snapshot ? 'running' : undefined);
   return (
-    <section className="run-panel" aria-label="Run panel">
+    <section className={`run-panel${narrow ? ' run-panel-narrow' : ''}`} aria-label="Run panel">
       <div className="run-panel-header">
-        <div role="tablist" aria-label="Run views" className="tabs">
+        <div
+          role="tablist"
+          aria-label="Run views"
+          className="tabs"
+          onKeyDown={(event) => {
+            // Arrow keys move between tabs (the WAI-ARIA tabs pattern).
+            if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+            const index = tabs.findIndex(([id]) => id === tab);
+            const next = tabs[(index + (event.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length]![0];
+            onTab(next);
+            document.getElementById(`tab-${next}`)?.focus();
+          }}
+        >
           {tabs.map(([id, label]) => (
             <button
               key={id}
@@ -129,6 +143,7 @@ export function RunPanel({
               role="tab"
               id={`tab-${id}`}
               aria-selected={tab === id}
+              tabIndex={tab === id ? 0 : -1}
               aria-controls={`tabpanel-${id}`}
               className="tab"
               onClick={() => onTab(id)}
@@ -152,7 +167,9 @@ export function RunPanel({
         ) : null}
       </div>
       <div role="tabpanel" id={`tabpanel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
-        {tab === 'conversation' ? <ConversationView snapshot={snapshot} /> : null}
+        {tab === 'conversation' ? (
+          <ConversationView snapshot={snapshot} onShowApprovals={() => onTab('approvals')} />
+        ) : null}
         {tab === 'approvals' ? <ApprovalsPanel approvals={approvals} theme={theme} /> : null}
         {tab === 'log' ? <LogView snapshot={snapshot} /> : null}
         {tab === 'usage' ? <UsageView snapshot={snapshot} /> : null}

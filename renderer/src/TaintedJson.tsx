@@ -38,7 +38,11 @@ function pointerPart(key: string): string {
 }
 
 function renderValue(value: unknown, path: string, indent: string, taint: TaintSpan[]): ReactNode {
-  if (typeof value === 'string') return renderString(value, taint.filter((span) => span.path === path));
+  if (typeof value === 'string')
+    return renderString(
+      value,
+      taint.filter((span) => span.path === path),
+    );
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   const inner = `${indent}  `;
   if (Array.isArray(value)) {

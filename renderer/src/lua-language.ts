@@ -18,7 +18,11 @@ export function luaDiagnostics(text: string): Diagnostic[] {
 }
 
 const hostApi = [
-  { label: 'models.chat', detail: '(messages, { model?, tools? })', info: 'Asks a model; returns { content, tool_calls }' },
+  {
+    label: 'models.chat',
+    detail: '(messages, { model?, tools? })',
+    info: 'Asks a model; returns { content, tool_calls }',
+  },
   { label: 'tools.call', detail: "('alias', { ... })", info: 'Dispatches a catalog tool (approval policy applies)' },
   { label: 'tools.calls', detail: "['alias']", info: 'How many times each tool was dispatched in this run' },
   { label: 'untrusted', detail: '(text)', info: "Wraps text in the run's untrusted_input envelope" },

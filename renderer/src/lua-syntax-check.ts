@@ -127,8 +127,12 @@ function tokenize(text: string): Token[] {
       while (index < length) {
         const next = text[index]!;
         if (next === '\\') {
-          // An escaped newline continues the string; `\z` skips the following whitespace.
+          const escaped = text[index + 1];
           index += 2;
+          // An escaped newline continues the string (\r\n counts as one); `\z` skips the
+          // whitespace that follows, newlines included.
+          if ((escaped === '\r' && text[index] === '\n') || (escaped === '\n' && text[index] === '\r')) index += 1;
+          if (escaped === 'z') while (index < length && /\s/.test(text[index]!)) index += 1;
           continue;
         }
         if (next === '\n') break;

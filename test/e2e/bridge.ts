@@ -174,7 +174,8 @@ export class StudioHarness {
       chooseFolder: this.options.chooseFolder ?? (async () => null),
       // Events reach the page exactly as main's sendEvent delivers them (checked against the contract).
       emit: (name, payload) => {
-        if (this.currentPage) void this.pushEvent(name, payload).catch((error: unknown) => this.pageErrors.push(String(error)));
+        if (this.currentPage)
+          void this.pushEvent(name, payload).catch((error: unknown) => this.pageErrors.push(String(error)));
       },
     });
     const handlers =
@@ -272,6 +273,21 @@ export class StudioHarness {
     );
   }
 
+  /** Pushes many events of one kind in a single page round trip (each checked against the contract). */
+  async pushEvents<E extends ContractEventName>(
+    name: E,
+    payloads: ReadonlyArray<ContractEventPayload<E>>,
+  ): Promise<void> {
+    const checked: unknown[] = payloads.map((payload) => contractEvents[name].parse(payload));
+    await this.page.evaluate(
+      ([deliver, event, list]) => {
+        const send = (globalThis as unknown as Record<string, (event: unknown, payload: unknown) => void>)[deliver]!;
+        for (const payload of list as unknown[]) send(event, payload);
+      },
+      [deliverEventName, name, checked] as const,
+    );
+  }
+
   /** Waits until the header "PromptForge Studio" is rendered. */
   async waitForAppShell(): Promise<void> {
     await this.page.getByRole('heading', { level: 1, name: 'PromptForge Studio' }).waitFor();
@@ -306,7 +322,11 @@ export class StudioHarness {
   /** Clicks "Open the example workspace" and waits until the first agent is open in the editor. */
   async openExampleWorkspace(): Promise<void> {
     await this.page.getByRole('button', { name: 'Open the example workspace' }).click();
-    await this.page.getByRole('navigation', { name: 'Workspace explorer' }).getByRole('button', { name: /^Agent / }).first().waitFor();
+    await this.page
+      .getByRole('navigation', { name: 'Workspace explorer' })
+      .getByRole('button', { name: /^Agent / })
+      .first()
+      .waitFor();
     await this.page.locator('.agent-editor .cm-content').waitFor();
   }
 
@@ -330,9 +350,35 @@ export class StudioHarness {
     await this.page.getByRole('tab', { name: new RegExp(`^${name.replace('/', '\\/')}`) }).click();
   }
 
+  /**
+   * Replaces the whole text of the CodeMirror editor matched by `selector` (its `.cm-content`), the
+   * way a person does it: select all, then paste. (Playwright's insertText goes through Chrome's
+   * contenteditable editing, which adds style attributes that the CSP then reports.)
+   */
+  async replaceEditorText(selector: string, text: string): Promise<void> {
+    const content = this.page.locator(selector);
+    await content.click();
+    await this.page.keyboard.press('ControlOrMeta+a');
+    await content.evaluate((element, pasted) => {
+      // Runs in the page; the Node-side tsconfig has no DOM types, so they are spelled out here.
+      const page = globalThis as unknown as {
+        DataTransfer: new () => { setData(type: string, value: string): void };
+        ClipboardEvent: new (type: string, init: Record<string, unknown>) => unknown;
+      };
+      const data = new page.DataTransfer();
+      data.setData('text/plain', pasted);
+      (element as unknown as { dispatchEvent(event: unknown): boolean }).dispatchEvent(
+        new page.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
+      );
+    }, text);
+  }
+
   /** Waits until `count` approval cards are shown (the Approvals tab must be open). */
   async waitForApprovalCards(count: number): Promise<void> {
-    await this.page.locator('.approval-card').nth(count - 1).waitFor();
+    await this.page
+      .locator('.approval-card')
+      .nth(count - 1)
+      .waitFor();
   }
 
   /** Waits until a run's transcript in the workspace holds an event of `type`; returns its events. */

@@ -4,12 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StudioHarness } from './bridge.js';
 
 // Three calls of read_page (approval: ask in examples/tools.yaml). A denied call raises in Lua,
-// so each is wrapped in pcall and the script logs what came back.
+// so each is wrapped in pcall and the script logs what came back. Then a line of the untrusted
+// page goes into echo (approval: auto): the taint check makes the studio ask anyway.
 const askThree = `local pages = { 'release-notes', 'draft-notes', 'release-notes' }
+local first
 for i = 1, #pages do
   local ok, result = pcall(tools.call, 'read_page', { name = pages[i] })
+  if ok and not first then first = result end
   log(('call %d: %s'):format(i, ok and ('read ' .. #result .. ' chars') or tostring(result)))
 end
+log(tools.call('echo', { text = 'Quote: ' .. first:match('%- Faster[^\\n]*') }))
 `;
 
 describe('studio: a run pauses on ask tools; approve, edit then approve, deny with a reason', () => {
@@ -36,9 +40,9 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     await expect.poll(() => studio.page.title()).toBe('(1) PromptForge Studio');
     // The conversation shows the call waiting.
     const conversation = studio.page.getByRole('log', { name: 'Conversation' });
-    expect(await conversation.getByRole('article', { name: 'Tool call call-1' }).locator('.state-badge').textContent()).toBe(
-      'awaiting approval',
-    );
+    expect(
+      await conversation.getByRole('article', { name: 'Tool call call-1' }).locator('.state-badge').textContent(),
+    ).toBe('awaiting approval');
     expect(await studio.page.locator('.run-status .status-pill').textContent()).toBe('waiting for approval');
 
     await studio.showRunTab('Approvals');
@@ -50,7 +54,6 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     );
     expect(await card.locator('pre').textContent()).toBe('{\n  "name": "release-notes"\n}');
     expect(await card.locator('.reason-badge').textContent()).toBe('policy: ask');
-    await studio.screenshot('approvals');
     runId = (await studio.service.listApprovals())[0]!.runId;
   });
 
@@ -65,17 +68,14 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     const card = studio.page.locator('.approval-card[data-call-id="call-2"]');
     expect(await card.locator('pre').textContent()).toBe('{\n  "name": "draft-notes"\n}');
     await card.getByRole('button', { name: 'E Edit then approve' }).click();
-    const editor = card.locator('.cm-content');
-    await editor.click();
-    await studio.page.keyboard.press('ControlOrMeta+a');
-    await studio.page.keyboard.insertText('{ "name": "Release Notes" }');
+    const editor = '.approval-card[data-call-id="call-2"] .cm-content';
+    await studio.replaceEditorText(editor, '{ "name": "Release Notes" }');
     await card.getByRole('list', { name: 'Argument problems' }).waitFor();
     expect(await card.getByRole('list', { name: 'Argument problems' }).textContent()).toBe(
       '/name must match the pattern ^[a-z0-9-]+$',
     );
     expect(await card.getByRole('button', { name: 'Approve edited' }).isDisabled()).toBe(true);
-    await studio.page.keyboard.press('ControlOrMeta+a');
-    await studio.page.keyboard.insertText('{ "name": "release-notes" }');
+    await studio.replaceEditorText(editor, '{ "name": "release-notes" }');
     await card.getByText("The arguments fit the tool's parameters.").waitFor();
     await card.getByRole('button', { name: 'Approve edited' }).click();
     await studio.page.locator('.approval-card[data-call-id="call-3"]').waitFor();
@@ -88,6 +88,23 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     expect(await deny.isDisabled()).toBe(true);
     await card.getByLabel('Reason for denying').fill('no third read, please');
     await deny.click();
+    await studio.page.locator('.approval-card[data-call-id="call-4"]').waitFor();
+  });
+
+  it('asks for a call of an auto tool whose arguments quote untrusted output, with the tainted span marked', async () => {
+    const card = studio.page.locator('.approval-card[data-call-id="call-4"]');
+    expect(await card.getByRole('heading').textContent()).toBe('echo call-4');
+    expect(await card.locator('.reason-badge').textContent()).toBe('tainted arguments');
+    expect(await card.locator('.taint-note').textContent()).toBe('tainted by output call-1');
+    expect(await card.locator('mark.taint-span').textContent()).toBe(
+      '- Faster start-up: the index loads lazily, cutting cold starts by 40%.',
+    );
+    expect(await card.locator('pre').textContent()).toBe(
+      '{\n  "text": "Quote: - Faster start-up: the index loads lazily, cutting cold starts by 40%."\n}',
+    );
+    await studio.screenshot('approvals');
+    await card.focus();
+    await studio.page.keyboard.press('l');
     expect(await studio.waitForRunEnd()).toBe('ok');
     expect(await studio.page.getByText('No call is waiting for a decision.').isVisible()).toBe(true);
     expect(await studio.page.title()).toBe('PromptForge Studio');
@@ -114,17 +131,31 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
       .filter((event) => event['type'] === 'approval-decision')
       .map((event) => {
         const decision = event['decision'] as Record<string, unknown>;
-        return { callId: event['callId'], kind: decision['kind'], source: decision['source'], reason: decision['reason'], arguments: decision['arguments'] };
+        return {
+          callId: event['callId'],
+          kind: decision['kind'],
+          source: decision['source'],
+          reason: decision['reason'],
+          arguments: decision['arguments'],
+        };
       });
     expect(decisions).toEqual([
       { callId: 'call-1', kind: 'approve', source: 'studio', reason: undefined, arguments: undefined },
-      { callId: 'call-2', kind: 'approve-edited', source: 'studio', reason: undefined, arguments: { name: 'release-notes' } },
+      {
+        callId: 'call-2',
+        kind: 'approve-edited',
+        source: 'studio',
+        reason: undefined,
+        arguments: { name: 'release-notes' },
+      },
       { callId: 'call-3', kind: 'deny', source: 'studio', reason: 'no third read, please', arguments: undefined },
+      { callId: 'call-4', kind: 'allow-for-run', source: 'studio', reason: undefined, arguments: undefined },
     ]);
     const logs = events.filter((event) => event['type'] === 'log').map((event) => event['text']);
     expect(logs[0]).toMatch(/^call 1: read \d+ chars$/);
     expect(logs[1]).toMatch(/^call 2: read \d+ chars$/);
     expect(logs[2]).toContain('no third read, please');
+    expect(logs[3]).toBe('Quote: - Faster start-up: the index loads lazily, cutting cold starts by 40%.');
   });
 
   it('ran without console errors or CSP violations', () => {

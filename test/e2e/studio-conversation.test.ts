@@ -45,7 +45,11 @@ describe('studio: open the example workspace and replay an agent offline', () =>
     expect(await conversation.locator('kbd').count()).toBe(0);
     // The tool message sent back to the model shows the envelope tags highlighted.
     expect(await conversation.locator('.envelope-marker').count()).toBeGreaterThanOrEqual(2);
-    expect(await conversation.locator('.envelope-marker').first().textContent()).toMatch(/^<untrusted_input_[0-9A-Za-z]+>$/);
+    expect(await conversation.locator('.envelope-marker').first().textContent()).toMatch(
+      /^<untrusted_input_[0-9A-Za-z]+>$/,
+    );
+    // Show the untrusted tool output and its envelope in the screenshot.
+    await call.scrollIntoViewIfNeeded();
     await studio.screenshot('conversation');
   });
 
@@ -60,6 +64,15 @@ describe('studio: open the example workspace and replay an agent offline', () =>
       'the page reached the script wrapped: true',
     );
     await studio.showRunTab('Conversation');
+  });
+
+  it('moves between the run tabs with the arrow keys', async () => {
+    await studio.page.getByRole('tab', { name: 'Conversation' }).focus();
+    await studio.page.keyboard.press('ArrowRight');
+    expect(await studio.page.getByRole('tab', { name: /^Approvals/ }).getAttribute('aria-selected')).toBe('true');
+    expect(await studio.page.getByText('No call is waiting for a decision.').isVisible()).toBe(true);
+    await studio.page.keyboard.press('ArrowLeft');
+    expect(await studio.page.getByRole('tab', { name: 'Conversation' }).getAttribute('aria-selected')).toBe('true');
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -10,14 +10,7 @@ type EventOf<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
 
 /** Where a dispatched call is. `running` is derived in the view (approved and no output yet). */
 export type DispatchState =
-  | 'requested'
-  | 'awaiting approval'
-  | 'approved'
-  | 'edited'
-  | 'denied'
-  | 'done'
-  | 'failed'
-  | 'cancelled';
+  'requested' | 'awaiting approval' | 'approved' | 'edited' | 'denied' | 'done' | 'failed' | 'cancelled';
 
 export type ConversationItem =
   | { kind: 'run-start'; key: string; event: EventOf<'run-start'> }
@@ -72,7 +65,8 @@ export interface ConversationSnapshot {
 }
 
 function messageText(message: unknown): { role: string; text: string; toolCallIds: string[] } {
-  if (message === null || typeof message !== 'object') return { role: 'message', text: String(message), toolCallIds: [] };
+  if (message === null || typeof message !== 'object')
+    return { role: 'message', text: String(message), toolCallIds: [] };
   const record = message as Record<string, unknown>;
   const role = typeof record['role'] === 'string' ? record['role'] : 'message';
   const content = record['content'];
@@ -197,7 +191,12 @@ export class ConversationBuilder {
       case 'tool-output':
         this.updateDispatch(event.callId, {
           state: 'done',
-          output: { text: event.output, trust: event.trust, structured: event.structured, durationMs: event.durationMs },
+          output: {
+            text: event.output,
+            trust: event.trust,
+            structured: event.structured,
+            durationMs: event.durationMs,
+          },
         });
         break;
       case 'tool-error': {
@@ -216,7 +215,12 @@ export class ConversationBuilder {
           });
         }
         this.updateDispatch(event.callId, { state, error: { stage: event.stage, message: event.message } });
-        this.logs.push({ seq: event.seq, t: event.t, text: `${event.alias} (${event.callId}): ${event.message}`, level: 'error' });
+        this.logs.push({
+          seq: event.seq,
+          t: event.t,
+          text: `${event.alias} (${event.callId}): ${event.message}`,
+          level: 'error',
+        });
         break;
       }
       case 'log':
@@ -231,7 +235,13 @@ export class ConversationBuilder {
             this.items[at] = { ...item, state: 'cancelled' };
         }
         this.items.push({ kind: 'run-end', key, event });
-        if (event.error) this.logs.push({ seq: event.seq, t: event.t, text: `${event.error.kind}: ${event.error.message}`, level: 'error' });
+        if (event.error)
+          this.logs.push({
+            seq: event.seq,
+            t: event.t,
+            text: `${event.error.kind}: ${event.error.message}`,
+            level: 'error',
+          });
         break;
       case 'provider-raw':
         break;
@@ -241,7 +251,8 @@ export class ConversationBuilder {
   snapshot(): ConversationSnapshot {
     let awaiting = 0;
     for (const at of this.dispatchIndex.values()) {
-      if ((this.items[at] as Extract<ConversationItem, { kind: 'dispatch' }>).state === 'awaiting approval') awaiting += 1;
+      if ((this.items[at] as Extract<ConversationItem, { kind: 'dispatch' }>).state === 'awaiting approval')
+        awaiting += 1;
     }
     return {
       runId: this.runId,

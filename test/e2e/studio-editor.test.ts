@@ -1,0 +1,103 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StudioHarness } from './bridge.js';
+
+describe('studio: the Lua editor completes the host API and catalog aliases, and follows external edits', () => {
+  const studio = new StudioHarness();
+
+  beforeAll(async () => {
+    await studio.open();
+    await studio.openExampleWorkspace();
+    await studio.openAgent('echo-loop');
+  });
+  afterAll(async () => {
+    await studio.close();
+  });
+
+  const completions = () => studio.page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allTextContents();
+
+  it('completes the host API', async () => {
+    await studio.replaceEditorText('.agent-editor .cm-content', '');
+    await studio.page.keyboard.type('tools.c');
+    await studio.page.locator('.cm-tooltip-autocomplete').waitFor();
+    expect(await completions()).toEqual(['tools.call', 'tools.calls']);
+    await studio.page.keyboard.press('Escape');
+  });
+
+  it("completes tool aliases inside tools.call(' and model aliases after model = '", async () => {
+    await studio.replaceEditorText('.agent-editor .cm-content', '');
+    await studio.page.keyboard.type("tools.call('re");
+    await studio.page.locator('.cm-tooltip-autocomplete').waitFor();
+    expect(await completions()).toEqual(['read_file', 'read_page']);
+    await studio.page.keyboard.press('Escape');
+
+    await studio.replaceEditorText('.agent-editor .cm-content', "models.chat(messages, { model = '");
+    await studio.page.keyboard.press('ControlOrMeta+End');
+    await studio.page.keyboard.type('c');
+    await studio.page.locator('.cm-tooltip-autocomplete').waitFor();
+    expect(await completions()).toEqual(['claude']);
+    // Picked with the mouse: CodeMirror ignores Enter for a moment after the list opens.
+    await studio.page.locator('.cm-tooltip-autocomplete li', { hasText: 'claude' }).click();
+    expect(await studio.page.locator('.agent-editor .cm-content').textContent()).toBe(
+      "models.chat(messages, { model = 'claude",
+    );
+  });
+
+  it('shows the shortcuts with ?, outside the editor', async () => {
+    await studio.page.getByRole('button', { name: 'Agent summarize-page', exact: true }).click();
+    await studio.page
+      .getByRole('dialog', { name: 'Discard unsaved changes?' })
+      .getByRole('button', { name: 'Discard changes' })
+      .click();
+    await studio.page.getByRole('region', { name: 'Editor agents/summarize-page.lua' }).waitFor();
+    await studio.page
+      .getByRole('navigation', { name: 'Workspace explorer' })
+      .getByRole('button', { name: 'Agent summarize-page' })
+      .focus();
+    await studio.page.keyboard.press('?');
+    const dialog = studio.page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain('Stop the running agent');
+    await studio.page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('reloads the open agent when it changes on disk and has no unsaved edits', async () => {
+    const file = path.join(studio.service.workspaceRoot!, 'agents', 'summarize-page.lua');
+    await writeFile(file, "log('changed outside the studio')\n");
+    await expect
+      .poll(() => studio.page.locator('.agent-editor .cm-content').textContent())
+      .toBe("log('changed outside the studio')");
+    expect(await studio.page.title()).toBe('PromptForge Studio');
+  });
+
+  it('saves the agent with Ctrl/⌘+S', async () => {
+    const file = path.join(studio.service.workspaceRoot!, 'agents', 'summarize-page.lua');
+    await studio.page.locator('.agent-editor .cm-content').click();
+    await studio.page.keyboard.press('ControlOrMeta+End');
+    await studio.page.keyboard.type("\nlog('saved with the keyboard')");
+    await studio.page
+      .getByRole('region', { name: 'Editor agents/summarize-page.lua' })
+      .getByLabel('unsaved changes')
+      .waitFor();
+    await studio.page.keyboard.press('ControlOrMeta+s');
+    await studio.page
+      .getByRole('region', { name: 'Editor agents/summarize-page.lua' })
+      .getByLabel('unsaved changes')
+      .waitFor({ state: 'detached' });
+    expect(await readFile(file, 'utf8')).toBe("log('changed outside the studio')\n\nlog('saved with the keyboard')");
+  });
+
+  it('remembers the light theme across a reload', async () => {
+    await studio.page.getByRole('button', { name: 'Switch to light theme' }).click();
+    await studio.page.reload();
+    await studio.waitForAppShell();
+    expect(await studio.page.locator('html').getAttribute('data-theme')).toBe('light');
+    await studio.page.getByRole('button', { name: 'Switch to dark theme' }).click();
+  });
+
+  it('ran without console errors or CSP violations', () => {
+    expect(studio.pageErrors).toEqual([]);
+  });
+});

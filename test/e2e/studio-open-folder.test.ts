@@ -1,0 +1,42 @@
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StudioHarness, repositoryRoot } from './bridge.js';
+
+describe('studio: "Open a folder…" asks for a folder and opens it as the workspace', () => {
+  let folder = '';
+  let studio: StudioHarness;
+
+  beforeAll(async () => {
+    // A copy, so runs and edits never touch the repository's fixtures.
+    folder = await mkdtemp(path.join(os.tmpdir(), 'promptforge-open-folder-'));
+    await cp(path.join(repositoryRoot, 'test', 'fixtures', 'catalogs', 'valid'), folder, { recursive: true });
+    studio = new StudioHarness({ chooseFolder: async () => folder });
+    await studio.open();
+  });
+  afterAll(async () => {
+    await studio.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('opens the chosen folder: its agents, tools and models show in the explorer', async () => {
+    await studio.page.getByRole('button', { name: 'Open a folder…' }).click();
+    await studio.page.getByRole('region', { name: 'Editor agents/hello.lua' }).waitFor();
+    const explorer = studio.page.getByRole('navigation', { name: 'Workspace explorer' });
+    expect(await explorer.locator('.workspace-name').textContent()).toBe(path.basename(folder));
+    expect(await explorer.getByRole('region', { name: 'Tools' }).textContent()).toContain('word');
+    // No recording here, so there is no offline replay to offer.
+    expect(await studio.page.getByRole('button', { name: 'Run offline (replay)' }).count()).toBe(0);
+    expect(studio.calls.map((entry) => entry.method)).toEqual([
+      'workspace:choose',
+      'workspace:open',
+      'approval:list',
+      'file:read',
+    ]);
+  });
+
+  it('ran without console errors or CSP violations', () => {
+    expect(studio.pageErrors).toEqual([]);
+  });
+});
