@@ -70,6 +70,8 @@ export default defineConfig({
     root: resolve(root, 'renderer'),
     plugins: [react(), contentSecurityPolicyPlugin()],
     build: {
+      // The renderer ships CodeMirror, React and yaml: minified, it loads noticeably faster.
+      minify: true,
       rolldownOptions: {
         input: { index: resolve(root, 'renderer/index.html') },
       },

@@ -9,9 +9,10 @@
 /**
  * Directive name to allowed sources. Everything comes from the app's own files: no remote
  * scripts, no `unsafe-eval`, no inline scripts, no inline `<style>` elements. CodeMirror 6
- * injects its styles through constructable stylesheets (`adoptedStyleSheets`), which style-src
- * does not govern, so it needs no `unsafe-inline`; should an editor extension ever need a
- * `<style>` element, give it a nonce through `EditorView.cspNonce` rather than loosening this.
+ * adds a `<style>` element to a normal document (which this policy blocks) but uses constructable
+ * stylesheets (`adoptedStyleSheets`, not governed by style-src) inside a shadow root, so every
+ * editor is mounted in its own shadow root (renderer/src/CodeEditor.tsx). Should something ever
+ * need a `<style>` element, give it a nonce (`EditorView.cspNonce`) rather than loosening this.
  */
 export const contentSecurityPolicyDirectives: Readonly<Record<string, readonly string[]>> = {
   'default-src': ["'self'"],

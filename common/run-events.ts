@@ -101,6 +101,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('tool-dispatch'),
     callId: z.string(),
     alias: z.string(),
+    /** The model's requested call this dispatch answers: the earliest one not yet dispatched with the same alias and arguments. */
+    requestedCallId: z.string().optional(),
     arguments: json,
     /** tools.calls[alias] after this attempt. */
     count: z.number().int().positive(),

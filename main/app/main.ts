@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, session, type OpenDialogOptions } from 'electron';
+import { app, BrowserWindow, dialog, Notification, session, type OpenDialogOptions } from 'electron';
+import type { ContractEventPayload } from '../../common/contract.js';
 import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
 import type { AppLocation } from '../core/studio/app-location.js';
 import { createStudioHandlers } from '../core/studio/studio-handlers.js';
@@ -47,6 +48,19 @@ function openMainWindow(): void {
   });
 }
 
+function notifyPendingApproval(pending: ContractEventPayload<'approval-pending'>): void {
+  if (mainWindow === null || mainWindow.isDestroyed() || mainWindow.isFocused() || !Notification.isSupported()) return;
+  const notification = new Notification({
+    title: `Approval needed: ${pending.alias}`,
+    body:
+      pending.reason === 'tainted'
+        ? 'Its arguments repeat untrusted output.'
+        : pending.description || 'A tool call is waiting.',
+  });
+  notification.on('click', focusMainWindow);
+  notification.show();
+}
+
 async function start(): Promise<void> {
   app.on('second-instance', focusMainWindow);
   app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, location, logger));
@@ -63,7 +77,12 @@ async function start(): Promise<void> {
     userDataDirectory: app.getPath('userData'),
     examplesDirectory: path.join(app.getAppPath(), 'examples'),
     secrets: new KeyringSecretStore(),
-    emit: sendEvent,
+    emit: (name, payload) => {
+      sendEvent(name, payload);
+      // The renderer's own Notification is refused by the permission policy, so main tells the OS
+      // when a call starts waiting and the window is in the background (SPEC §6).
+      if (name === 'approval-pending') notifyPendingApproval(payload as ContractEventPayload<'approval-pending'>);
+    },
     chooseFolder: async () => {
       const options: OpenDialogOptions = {
         title: 'Open a workspace folder',

@@ -195,6 +195,17 @@ export function App() {
     else setView({ kind: 'none' });
   };
 
+  // After a window reload main still has the workspace open (and may have calls waiting): pick it up.
+  useEffect(() => {
+    call('workspace:state', {}).then(
+      (state) => {
+        if (state) void afterOpen(state);
+      },
+      (error: unknown) => setBanner(describeError(error)),
+    );
+    // Once, on mount.
+  }, []);
+
   const openExample = async (): Promise<void> => {
     setOpening(true);
     try {

@@ -170,6 +170,7 @@ function ItemView({
           <span className="muted small">{item.call.id}</span>
           <InertText className="inert-text inline-code" text={item.call.rawArguments} />
           {item.call.error ? <span className="error-text small">{item.call.error}</span> : null}
+          {item.dispatchedAs ? <span className="muted small"> → dispatched as {item.dispatchedAs}</span> : null}
         </div>
       );
     case 'dispatch':

@@ -26,7 +26,14 @@ export type ConversationItem =
       usage?: { inputTokens: number; outputTokens: number };
       durationMs?: number;
     }
-  | { kind: 'requested-call'; key: string; round: number; call: EventOf<'tool-call-requested'>['call'] }
+  | {
+      kind: 'requested-call';
+      key: string;
+      round: number;
+      call: EventOf<'tool-call-requested'>['call'];
+      /** The dispatch that answered it (`call-N`), once the script dispatched it. */
+      dispatchedAs?: string;
+    }
   | {
       kind: 'dispatch';
       key: string;
@@ -87,6 +94,8 @@ function messageText(message: unknown): { role: string; text: string; toolCallId
 export class ConversationBuilder {
   private readonly items: ConversationItem[] = [];
   private readonly dispatchIndex = new Map<string, number>();
+  /** Where each requested call (by the model's id) sits in `items`. */
+  private readonly requestedIndex = new Map<string, number>();
   private readonly assistantIndex = new Map<number, number>();
   private readonly rounds: RoundUsage[] = [];
   private readonly logs: ConversationSnapshot['logs'] = [];
@@ -158,9 +167,14 @@ export class ConversationBuilder {
         break;
       }
       case 'tool-call-requested':
+        this.requestedIndex.set(event.call.id, this.items.length);
         this.items.push({ kind: 'requested-call', key, round: event.round, call: event.call });
         break;
-      case 'tool-dispatch':
+      case 'tool-dispatch': {
+        const requested =
+          event.requestedCallId === undefined ? undefined : this.requestedIndex.get(event.requestedCallId);
+        const item = requested === undefined ? undefined : this.items[requested];
+        if (item?.kind === 'requested-call') this.items[requested!] = { ...item, dispatchedAs: event.callId };
         this.dispatchIndex.set(event.callId, this.items.length);
         this.items.push({
           kind: 'dispatch',
@@ -172,6 +186,7 @@ export class ConversationBuilder {
           taint: [],
         });
         break;
+      }
       case 'approval-pending':
         this.updateDispatch(event.callId, { state: 'awaiting approval', taint: event.taint });
         break;

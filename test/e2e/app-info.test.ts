@@ -71,7 +71,11 @@ describe('studio skeleton through the test bridge', () => {
       'User data': studio.userDataDirectory,
       Workspace: 'No workspace open',
     });
-    expect(studio.calls).toEqual([{ method: 'app:info', ok: true }]);
+    // On start the page asks once for the open workspace (none here); About adds one app:info.
+    expect(studio.calls).toEqual([
+      { method: 'workspace:state', ok: true },
+      { method: 'app:info', ok: true },
+    ]);
     await studio.screenshot('about');
   });
 

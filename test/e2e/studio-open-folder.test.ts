@@ -29,6 +29,8 @@ describe('studio: "Open a folder…" asks for a folder and opens it as the works
     // No recording here, so there is no offline replay to offer.
     expect(await studio.page.getByRole('button', { name: 'Run offline (replay)' }).count()).toBe(0);
     expect(studio.calls.map((entry) => entry.method)).toEqual([
+      // On start the page asks whether main already has a workspace open (none yet).
+      'workspace:state',
       'workspace:choose',
       'workspace:open',
       'approval:list',

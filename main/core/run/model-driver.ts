@@ -70,6 +70,17 @@ function asList(value: unknown): unknown[] | undefined {
   return undefined;
 }
 
+/** Alias + arguments with sorted keys: equal for the same call however its keys are ordered. */
+function claimKey(alias: string, args: JsonObject): string {
+  return `${alias}\u0000${JSON.stringify(args, (_key, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(
+          Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : value,
+  )}`;
+}
+
 /** Parses a provider's argument text: empty means `{}`; anything but a JSON object is an error. */
 export function parseToolArguments(raw: string): { value?: JsonObject; error?: string } {
   if (raw.trim() === '') return { value: {} };
@@ -91,6 +102,8 @@ export function parseToolArguments(raw: string): { value?: JsonObject; error?: s
 export class ModelDriver {
   /** Every call the driver returned in this run, by id. */
   private readonly issued = new Map<string, ToolCallRecord>();
+  /** Requested calls no dispatch has answered yet, oldest first, keyed by alias + arguments. */
+  private readonly unclaimed: { id: string; key: string }[] = [];
   private round = 0;
   readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
   cost: number | undefined;
@@ -218,7 +231,10 @@ export class ModelDriver {
       durationMs: performance.now() - started,
     });
     for (const call of requested) this.emit({ type: 'tool-call-requested', round, call });
-    for (const record of records) this.issued.set(record.id, record);
+    for (const record of records) {
+      this.issued.set(record.id, record);
+      if (record.arguments) this.unclaimed.push({ id: record.id, key: claimKey(record.name, record.arguments) });
+    }
 
     const result: LuaChatResult = {
       content,
@@ -239,6 +255,18 @@ export class ModelDriver {
       });
     }
     return result;
+  }
+
+  /**
+   * The id of the earliest requested call with this alias and these arguments that no dispatch has
+   * claimed yet, which it then becomes; undefined when the script dispatches something the model
+   * did not ask for.
+   */
+  claimRequested(alias: string, args: JsonObject): string | undefined {
+    const key = claimKey(alias, args);
+    const index = this.unclaimed.findIndex((entry) => entry.key === key);
+    if (index < 0) return undefined;
+    return this.unclaimed.splice(index, 1)[0]!.id;
   }
 
   private toolDefinitions(raw: unknown): ToolDefinition[] {

@@ -111,6 +111,7 @@ export class Run {
       runner: options.toolRunner,
       gate: options.gate,
       emit,
+      claimRequested: (alias, args) => this.driver.claimRequested(alias, args),
       ...(options.taint && { taint: options.taint }),
       ...(options.replay && { replay: options.replay }),
     });

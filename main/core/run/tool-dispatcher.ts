@@ -21,6 +21,8 @@ export interface ToolDispatcherOptions {
   gate: ApprovalGate;
   taint?: TaintChecker;
   replay?: ReplayRecording;
+  /** Finds the model's requested call a dispatch answers (see ModelDriver.claimRequested). */
+  claimRequested?(alias: string, args: JsonObject): string | undefined;
   emit(event: RunEventBody): void;
 }
 
@@ -51,7 +53,8 @@ export class ToolDispatcher {
         ? (payload.args as JsonObject)
         : {};
     const { emit } = this.options;
-    emit({ type: 'tool-dispatch', callId, alias, arguments: args, count });
+    const requestedCallId = this.options.claimRequested?.(alias, args);
+    emit({ type: 'tool-dispatch', callId, alias, ...(requestedCallId && { requestedCallId }), arguments: args, count });
 
     const fail = (
       stage: 'unknown-tool' | 'validation' | 'denied' | 'cancelled' | 'run' | 'output',

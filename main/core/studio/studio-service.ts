@@ -79,7 +79,8 @@ export class StudioService {
   }
 
   async openWorkspace(dir: string): Promise<WorkspaceState> {
-    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new ContractError('not-found', `no folder at ${dir}`);
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+      throw new ContractError('not-found', `no folder at ${dir}`);
     this.workspace = await loadWorkspace(dir);
     this.stopWatching?.();
     this.stopWatching = watchWorkspace(this.workspace.root, ({ workspace }) => {

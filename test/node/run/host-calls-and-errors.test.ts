@@ -316,3 +316,30 @@ describe('a transcript that cannot be written', () => {
     ]);
   });
 });
+
+describe('linking dispatches to the calls the model requested', () => {
+  it('a dispatch with the same alias and arguments as a requested call carries its id; others do not', async () => {
+    const h = await runScript(
+      `local r = models.chat({ { role = 'user', content = 'x' } }, { tools = { 'echo' } })
+       tools.call('echo', { text = 'unrelated' })
+       for i = 1, #r.tool_calls do tools.call(r.tool_calls[i].name, r.tool_calls[i].arguments) end`,
+      {
+        rounds: [
+          {
+            calls: [
+              { id: 'c1', name: 'echo', rawArguments: '{"text":"same"}' },
+              { id: 'c2', name: 'echo', rawArguments: '{ "text": "same" }' },
+            ],
+          },
+        ],
+      },
+    );
+    expect(h.result.status).toBe('ok');
+    const dispatches = h.events.flatMap((e) => (e.type === 'tool-dispatch' ? [[e.callId, e.requestedCallId]] : []));
+    expect(dispatches).toEqual([
+      ['call-1', undefined],
+      ['call-2', 'c1'],
+      ['call-3', 'c2'],
+    ]);
+  });
+});
