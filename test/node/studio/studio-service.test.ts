@@ -190,6 +190,36 @@ describe('StudioService', () => {
     expect(service.listApprovals()).toEqual([]);
   });
 
+  it('"allow for this run" approves later calls of that tool without asking, in that run only', async () => {
+    const { service, pushed, waitFor } = studio();
+    const state = await service.openExample();
+    writeFileSync(
+      path.join(state.root, 'agents', 'allow.lua'),
+      `for i = 1, 3 do tools.call('read_page', { name = 'release-notes' }) end log(tools.calls.read_page)`,
+    );
+    const { runId } = await service.startRun({ script: 'agents/allow.lua' });
+    const first = await waitFor('approval-pending', (p) => p.runId === runId);
+    service.decide(runId, first.callId, { kind: 'allow-for-run' });
+    const end = await waitFor('run-event', (e) => e.runId === runId && e.type === 'run-end');
+    expect(end).toMatchObject({ status: 'ok', toolCalls: { read_page: 3 } });
+    expect(
+      pushed.filter((p) => p.name === 'approval-pending' && (p.payload as { runId: string }).runId === runId),
+    ).toHaveLength(1);
+    const decisions = runEvents(pushed, runId).flatMap((e) => (e.type === 'approval-decision' ? [e.decision] : []));
+    expect(decisions.map((d) => [d.kind, d.source])).toEqual([
+      ['allow-for-run', 'studio'],
+      ['approve', 'policy'],
+      ['approve', 'policy'],
+    ]);
+    expect(decisions[1]!.reason).toBe('allowed for this run');
+
+    // A new run asks again.
+    const second = await service.startRun({ script: 'agents/allow.lua' });
+    const asked = await waitFor('approval-pending', (p) => p.runId === second.runId);
+    service.stopRun(second.runId);
+    expect(asked.alias).toBe('read_page');
+  });
+
   it('stops a runaway run', async () => {
     const { service, waitFor } = studio();
     const state = await service.openExample();
