@@ -74,11 +74,20 @@ export async function runCommand(
 
     const killGroup = () => {
       if (child.pid === undefined) return;
+      if (process.platform === 'win32') {
+        // Windows has no process groups to signal: taskkill /T walks the tree of child processes.
+        // (Not exercised by the Linux test suite.)
+        spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on(
+          'error',
+          () => child.kill('SIGKILL'),
+        );
+        return;
+      }
       try {
         // Negative pid: the whole process group that `detached` gave the command.
         process.kill(-child.pid, 'SIGKILL');
       } catch {
-        // Already gone (ESRCH), or not supported (Windows): fall back to the direct child.
+        // Already gone (ESRCH): make sure the direct child is too.
         try {
           child.kill('SIGKILL');
         } catch {
