@@ -1,13 +1,14 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import { wrapUntrusted } from '../common/envelope.js';
 import type { JsonValue } from '../common/json.js';
 import type { RunEvent } from '../common/run-events.js';
 import type { SecretStore } from '../main/core/credentials/secret-store.js';
 import { ConversationBuilder } from '../renderer/src/conversation-builder.js';
 import { StudioHarness } from '../test/e2e/bridge.js';
-import { type BenchRow, interleave, median, percentile, row, sleep, waitUntil } from './bench-kit.js';
+import { type BenchRow, interleave, interleaveMany, median, percentile, row, sleep, waitUntil } from './bench-kit.js';
 
 /**
  * The studio UI: the BUILT renderer (out/renderer) in headless Debian Chromium, driven through the
@@ -17,13 +18,14 @@ import { type BenchRow, interleave, median, percentile, row, sleep, waitUntil } 
  * click-to-core latencies compare the page's clock with this process's after calibrating the offset.
  */
 
-const OPEN_SAMPLES = 5;
+const OPEN_SAMPLES = 3;
 const OPEN_WARMUP = 1;
-const SCROLL_PASSES = 2;
-/** Frames per top-to-bottom pass at most; the step grows with the list so a pass stays ~8 s. */
-const SCROLL_FRAMES_PER_PASS = 500;
-const MIN_SCROLL_STEP = 400;
-const IDLE_FRAMES = 240;
+/** The steady scroll: 400 px per frame for this many frames (~8 s; the whole list would take ~30 s). */
+const STEADY_STEP = 400;
+const STEADY_FRAMES = 360;
+/** The top-to-bottom scroll: its step is sized so the settled list passes in about this many frames. */
+const FLING_FRAMES = 300;
+const IDLE_FRAMES = 180;
 const APPROVAL_SAMPLES = 20;
 const APPROVAL_WARMUP = 1;
 
@@ -122,7 +124,11 @@ function buildTranscript(runId: string, targetItems: number): { events: RunEvent
         args,
         output: untrusted
           ? PAGE_LINES.slice(0, 3 + ((task + index) % 5)).join('\n')
-          : JSON.stringify({ city: CITIES[(task + index) % 8], tempC: (task * 7) % 31 - 5, conditions: 'light snow' }),
+          : JSON.stringify({
+              city: CITIES[(task + index) % 8],
+              tempC: ((task * 7) % 31) - 5,
+              conditions: 'light snow',
+            }),
       };
     });
     push({
@@ -177,7 +183,7 @@ function buildTranscript(runId: string, targetItems: number): { events: RunEvent
       })),
     ];
     push({ type: 'round-request', round, model, messages, tools, options: { temperature: 0.2 } });
-    const summary = `Page ${task}: start-up is 40% faster thanks to lazy index loading, sync retries back off with jitter, large exports are no longer cut off, and v1 webhooks end on 2027-03-01. The page also holds an instruction to email an API key, which I ignored. Weather: ${CITIES[task % 8]} ${(task * 7) % 31 - 5}°C.`;
+    const summary = `Page ${task}: start-up is 40% faster thanks to lazy index loading, sync retries back off with jitter, large exports are no longer cut off, and v1 webhooks end on 2027-03-01. The page also holds an instruction to email an API key, which I ignored. Weather: ${CITIES[task % 8]} ${((task * 7) % 31) - 5}°C.`;
     for (const text of chunks(summary, 4)) push({ type: 'message-delta', round, text });
     push({
       type: 'round-response',
@@ -212,10 +218,23 @@ function buildTranscript(runId: string, targetItems: number): { events: RunEvent
  * handler runs after that frame was rendered, so "painted" times are taken there. Resolves when the
  * conversation shows the run's last row (`.run-end`) and the panel has had 6 quiet frames.
  */
-const installOpenProbe = `(() => {
+const openProbe = (stubUrl?: string): string => `(async () => {
   const channel = new MessageChannel();
+  // Stubbed transport: the run's history:read result, fetched before the click (untimed), is handed
+  // to the app as a structuredClone per call, like Electron IPC's deserialisation, without the bridge.
+  const cached = ${stubUrl === undefined ? 'undefined' : `await (await fetch(${JSON.stringify(stubUrl)})).json()`};
   window.__pfOpenProbe = new Promise((resolve, reject) => {
     let t0 = -1, dirty = false, lastPainted = -1, firstRows = -1, quiet = 0, done = false;
+    let readStart = -1, readEnd = -1;
+    // The bridge's binding: window.promptforge looks it up on every call, so wrapping it times the
+    // history:read round trip inside this very open.
+    const invoke = window.__pfInvoke;
+    window.__pfInvoke = (method, request) => {
+      if (method !== 'history:read') return invoke(method, request);
+      readStart = performance.now();
+      const reply = cached === undefined ? invoke(method, request) : Promise.resolve().then(() => structuredClone(cached));
+      return reply.then((result) => { readEnd = performance.now(); return result; });
+    };
     window.addEventListener('click', () => { if (t0 < 0) t0 = performance.now(); }, { capture: true, once: true });
     const panel = document.querySelector('section[aria-label="Run panel"]');
     const observer = new MutationObserver(() => { if (t0 >= 0) dirty = true; });
@@ -231,9 +250,12 @@ const installOpenProbe = `(() => {
         done = true;
         observer.disconnect();
         const scroller = document.querySelector('[role="log"][aria-label="Conversation"]');
+        window.__pfInvoke = invoke;
         resolve({
           firstRows: firstRows - t0,
           settled: lastPainted - t0,
+          readStart: readStart - t0,
+          readEnd: readEnd - t0,
           rows,
           listNodes: scroller.querySelectorAll('*').length,
           pageNodes: document.querySelectorAll('*').length,
@@ -251,6 +273,9 @@ const installOpenProbe = `(() => {
 interface OpenResult {
   firstRows: number;
   settled: number;
+  /** history:read called / resolved, from the click. */
+  readStart: number;
+  readEnd: number;
   rows: number;
   listNodes: number;
   pageNodes: number;
@@ -300,9 +325,26 @@ const nodeClock = (): number => performance.timeOrigin + performance.now();
 // ------------------------------------------------------------------------------------------------
 
 let lastNotes: string[] = [];
+let openBreakdown:
+  | {
+      settled: number;
+      readInOpen: number;
+      readStart: number;
+      core: number;
+      render: number;
+      renderShort: number;
+      stub: number;
+      stubRead: number;
+      ipc: number;
+      state: number;
+      events: number;
+      mib: number;
+    }
+  | undefined;
 
 export default async function run(): Promise<BenchRow[]> {
   lastNotes = [];
+  openBreakdown = undefined;
   const rows: BenchRow[] = [];
   const harness = new StudioHarness({ secrets: new MemorySecrets(), viewport: { width: 1440, height: 900 } });
   // Every contract event the core emits goes through harness.pushEvent: wrap it to note when the
@@ -409,7 +451,7 @@ export default async function run(): Promise<BenchRow[]> {
     const clockNote = `Clocks: the page's \`performance.timeOrigin + performance.now()\` against this process's, offset calibrated before and after by the fastest of 30 \`page.evaluate\` round trips (RTT ${clockBefore.rtt.toFixed(2)} / ${clockAfter.rtt.toFixed(2)} ms, offset drift ${(clockAfter.offset - clockBefore.offset).toFixed(2)} ms), so each latency is uncertain by about ±${(Math.max(clockBefore.rtt, clockAfter.rtt) / 2).toFixed(1)} ms.`;
     rows.push(
       row('Approval: click on Approve → core runs the tool (tool-output)', 'ms', clickLatency, {
-        baseline: { name: "approval:decide called from page script (no click, no React)", values: directLatency },
+        baseline: { name: 'approval:decide called from page script (no click, no React)', values: directLatency },
         target: '≤ 50 ms',
         how: `One run of an agent calling \`shout\` (the builtin echo with \`approval: ask\`) ${calls} times, the Approvals tab open. Per call: wait for its approval card, then Playwright clicks its "A Approve" button; t0 is the click event's time in the page (capture-phase listener on window), t1 is when the core emits the call's \`tool-output\` run event in the bench process (the harness's event delivery is wrapped; echo runs in microseconds, so this is "the tool has run"). The click path is React's onClick → \`approval:decide\` through \`window.promptforge\` → the bridge's exposeBinding (CDP) → the core's StudioService.decide → approval gate → tool runner. Baseline: the same wait, then page script calls \`window.promptforge['approval:decide']\` directly (t0 just before the call), interleaved call by call with the clicks (${APPROVAL_WARMUP} warm-up pair). Median click→decision-event (the core recorded the decision): ${median(clickDecided).toFixed(1)} ms; p95 click→tool-output ${percentile(clickLatency, 95).toFixed(1)} ms, max ${Math.max(...clickLatency).toFixed(1)} ms. ${clockNote}`,
       }),
@@ -427,51 +469,85 @@ export default async function run(): Promise<BenchRow[]> {
     );
     const longBytes = (await readFile(longFile)).byteLength;
 
-    const openResults = new Map<string, OpenResult[]>([
-      [LONG_RUN, []],
-      [SHORT_RUN, []],
-    ]);
-    /** A fresh page (reload, open the example workspace again), then a click on the run in the explorer. */
-    const openOnce = async (runId: string): Promise<OpenResult> => {
+    const stubUrl = (runId: string): string => `${harness.url}__bench/${runId}.json`;
+    for (const runId of [LONG_RUN, SHORT_RUN]) {
+      const body = JSON.stringify({ ok: true, value: harness.service.readRun(runId) });
+      await page.route(stubUrl(runId), (route) => route.fulfill({ contentType: 'application/json', body }));
+    }
+    const openResults = new Map<string, OpenResult[]>();
+    /** A fresh page (reload: the app reopens the workspace), then a click on the run in the explorer. */
+    const openOnce = async (runId: string, stub: boolean): Promise<OpenResult> => {
+      // The app reopens the core's open workspace on load (workspace:state) and shows its first agent.
       await page.reload();
       await harness.waitForAppShell();
-      await harness.openExampleWorkspace();
+      await page.locator('.agent-editor .cm-content').waitFor();
       const button = page.getByRole('button', { name: `Open run ${runId}`, exact: true });
       await button.waitFor();
       await sleep(300); // let the editor and explorer settle
-      await page.evaluate(installOpenProbe);
+      await page.evaluate(openProbe(stub ? stubUrl(runId) : undefined));
       await button.click();
       const result = (await page.evaluate('window.__pfOpenProbe')) as OpenResult;
-      openResults.get(runId)!.push(result);
+      const key = `${runId}${stub ? ' stub' : ''}`;
+      openResults.set(key, [...(openResults.get(key) ?? []), result]);
       return result;
     };
-    const opened = await interleave(
-      async () => (await openOnce(LONG_RUN)).settled,
-      async () => (await openOnce(SHORT_RUN)).settled,
+    const [longReal, shortReal, longStub, shortStub] = await interleaveMany(
+      [
+        async () => (await openOnce(LONG_RUN, false)).settled,
+        async () => (await openOnce(SHORT_RUN, false)).settled,
+        async () => (await openOnce(LONG_RUN, true)).settled,
+        async () => (await openOnce(SHORT_RUN, true)).settled,
+      ],
       { warmup: OPEN_WARMUP, samples: OPEN_SAMPLES },
     );
+    const opened = { measured: longReal!, baseline: shortReal! };
     const longOpens = openResults.get(LONG_RUN)!.slice(-OPEN_SAMPLES);
     const shortOpens = openResults.get(SHORT_RUN)!.slice(-OPEN_SAMPLES);
+    const stubOpens = openResults.get(`${LONG_RUN} stub`)!.slice(-OPEN_SAMPLES);
     const firstRowsLong = longOpens.map((r) => r.firstRows);
     const firstRowsShort = shortOpens.map((r) => r.firstRows);
-    const lastLong = longOpens.at(-1)!;
+    // The scroll test starts from a freshly opened long run (stubbed transport: same conversation).
+    const forScroll = await openOnce(LONG_RUN, true);
+    const lastLong = forScroll;
     const lastShort = shortOpens.at(-1)!;
 
-    // The transport part of the open: history:read through window.promptforge, page-timed.
-    const readTimes: number[] = [];
-    for (let index = 0; index < 5; index += 1) {
-      readTimes.push(
-        (await page.evaluate(`(async () => {
-          const t = performance.now();
-          const result = await window.promptforge['history:read']({ runId: ${JSON.stringify(LONG_RUN)} });
-          if (!result.ok) throw new Error(result.error.message);
-          return performance.now() - t;
-        })()`)) as number,
-      );
+    const readTimes = longOpens.map((r) => r.readEnd - r.readStart);
+    const renderLong = longOpens.map((r) => r.settled - r.readEnd);
+    const renderShort = shortOpens.map((r) => r.settled - r.readEnd);
+    const stubRead = stubOpens.map((r) => r.readEnd - r.readStart);
+    // What Electron IPC would add instead of the bridge: V8 serialise (main) + deserialise (renderer).
+    const ipcEstimate: number[] = [];
+    const readResult = harness.service.readRun(LONG_RUN);
+    for (let index = 0; index < 3; index += 1) {
+      const t = performance.now();
+      v8.deserialize(v8.serialize(readResult));
+      ipcEstimate.push(performance.now() - t);
     }
-    // Reopen the long run so the scroll test starts from the state a person sees (fresh page).
-    await openOnce(LONG_RUN);
-    openResults.get(LONG_RUN)!.pop();
+    // The core's share of history:read, timed in this process (no bridge): read + validate the JSONL.
+    const coreRead: number[] = [];
+    const coreState: number[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      let t = performance.now();
+      harness.service.readRun(LONG_RUN);
+      coreRead.push(performance.now() - t);
+      t = performance.now();
+      harness.service.state();
+      coreState.push(performance.now() - t);
+    }
+    openBreakdown = {
+      settled: median(opened.measured),
+      readInOpen: median(readTimes),
+      readStart: median(longOpens.map((r) => r.readStart)),
+      core: median(coreRead),
+      render: median(renderLong),
+      renderShort: median(renderShort),
+      stub: median(longStub!),
+      stubRead: median(stubRead),
+      ipc: median(ipcEstimate),
+      state: median(coreState),
+      events: long.events.length,
+      mib: longBytes / 1024 / 1024,
+    };
 
     const sizes = `The 10,000-item run: ${long.events.length.toLocaleString('en')} events (${(longBytes / 1024 / 1024).toFixed(1)} MiB of JSONL; ${long.items.toLocaleString('en')} conversation items: round dividers, messages with envelope-wrapped untrusted tool results, streamed assistant answers, requested calls, dispatch cards with trusted and untrusted outputs, logs); the baseline run: ${short.events.length} events, ${short.items} items, built the same way.`;
     const dom = `Once settled the list holds ${lastLong.rows} rows (${lastLong.listNodes} DOM nodes in the conversation, ${lastLong.pageNodes} in the whole page; with the 100-item run: ${lastShort.rows} rows, ${lastShort.listNodes} nodes, ${lastShort.pageNodes} in the page): virtualised.`;
@@ -479,72 +555,108 @@ export default async function run(): Promise<BenchRow[]> {
       row('Open a 10,000-item run from the explorer: click → conversation painted and settled', 'ms', opened.measured, {
         baseline: { name: 'the same for a 100-item run', values: opened.baseline },
         target: '≤ 200 ms',
-        how: `Each sample reloads the page, opens the example workspace through the UI (its runs/ folder holds the two generated transcripts) and clicks "Open run …" in the explorer's Runs list, the UI's own path: \`history:read\` through window.promptforge, ConversationBuilder.apply for every event, one React render of the run panel, then the view scrolls to the last item. t0 is the click event in the page (capture listener); t1 is the end of the last animation frame that changed the run panel (a MutationObserver marks changed frames, a MessageChannel message posted from each frame's rAF timestamps the frame after rendering), confirmed by 6 quiet frames with the run-end row on screen. ${sizes} ${dom} Interleaved with the baseline, ${OPEN_WARMUP} warm-up pair. The \`history:read\` round trip alone (page-timed, this run): median ${median(readTimes).toFixed(0)} ms.`,
+        how: `Each sample reloads the page (the app reopens the example workspace, whose runs/ folder holds the two generated transcripts, and shows its first agent) and clicks "Open run …" in the explorer's Runs list, the UI's own path: \`history:read\` through window.promptforge, ConversationBuilder.apply for every event, one React render of the run panel, then the view scrolls to the last item. t0 is the click event in the page (capture listener); t1 is the end of the last animation frame that changed the run panel (a MutationObserver marks changed frames, a MessageChannel message posted from each frame's rAF timestamps the frame after rendering), confirmed by 6 quiet frames with the run-end row on screen. ${sizes} ${dom} Interleaved with the baseline, ${OPEN_WARMUP} warm-up pair. Where the time goes: see the next rows.`,
       }),
       row('Open a 10,000-item run: click → first conversation rows painted', 'ms', firstRowsLong, {
         baseline: { name: 'the same for a 100-item run', values: firstRowsShort },
         how: 'Same samples as the row above; t1 is the end of the first frame in which the conversation list had rows (before the scroll to the last item and its follow-up frames).',
       }),
-      row('history:read of the 10,000-item run via window.promptforge (part of the open)', 'ms', readTimes, {
-        how: `Page script times \`await window.promptforge['history:read']({ runId })\`: the core reads and validates the JSONL (${(longBytes / 1024 / 1024).toFixed(1)} MiB) and the result crosses the e2e bridge (exposeBinding over CDP; in the app, Electron IPC). 5 samples after the open samples.`,
+      row('Open a 10,000-item run, part: history:read round trip inside the open', 'ms', readTimes, {
+        how: `Same samples; the page's bridge binding (\`window.__pfInvoke\`, which window.promptforge calls) is wrapped during the open to time the \`history:read\` call from call to result in the page. It holds the core's read + validation of the JSONL (${(longBytes / 1024 / 1024).toFixed(1)} MiB; timed alone in this process: median ${median(coreRead).toFixed(0)} ms, StudioService.readRun, 3 samples) and the transfer of ${long.events.length.toLocaleString('en')} events across the e2e bridge (Playwright exposeBinding over CDP; the app uses Electron IPC instead, which this harness cannot measure).`,
       }),
+      row(
+        'Open a 10,000-item run with the transport stubbed: click → conversation painted and settled',
+        'ms',
+        longStub!,
+        {
+          baseline: { name: 'the same for a 100-item run', values: shortStub! },
+          target: '≤ 200 ms',
+          how: `The same click, page and probe as the first open row, interleaved with it, but the page's bridge binding answers \`history:read\` from a copy of the core's result fetched before the click (untimed), handed over as a \`structuredClone\` per call (median ${median(stubRead).toFixed(0)} ms inside the open): what Electron IPC's deserialisation costs the renderer, without the e2e bridge. So this is the renderer's share (ConversationBuilder.apply for every event, the React render, the virtualiser's measuring, the scroll to the last item) plus a clone; the app adds the core's read and the IPC transfer on top (see the notes). In the real-bridge samples, history:read result → settled took a median ${median(renderLong).toFixed(0)} ms (100-item run: ${median(renderShort).toFixed(0)} ms).`,
+        },
+      ),
     );
 
     // ---- 2. Scroll through it -------------------------------------------------------------------
+    type Pass = { deltas: number[]; atBottom: boolean; maxIndex: number; scrollHeight: number; rows: number };
     const height = lastLong.scrollHeight;
-    const step = Math.max(MIN_SCROLL_STEP, Math.ceil(height / SCROLL_FRAMES_PER_PASS));
-    const frameTimes: number[] = [];
-    const passMax: number[] = [];
-    const passInfo: string[] = [];
-    const idle: number[] = [];
-    for (let pass = 0; pass < SCROLL_PASSES; pass += 1) {
-      idle.push(...((await page.evaluate(idleFrames(IDLE_FRAMES / SCROLL_PASSES))) as number[]));
-      const result = (await page.evaluate(scrollPass(step, SCROLL_FRAMES_PER_PASS * 3))) as {
-        deltas: number[];
-        atBottom: boolean;
-        maxIndex: number;
-        scrollHeight: number;
-        rows: number;
-      };
-      if (!result.atBottom) throw new Error(`scroll pass ${pass + 1} did not reach the bottom`);
-      frameTimes.push(...result.deltas);
-      passMax.push(Math.max(...result.deltas));
-      passInfo.push(
-        `pass ${pass + 1}: ${result.deltas.length} frames, max ${Math.max(...result.deltas).toFixed(1)} ms, ${result.deltas.filter((d) => d > 50).length} over 50 ms, ended at item ${result.maxIndex}`,
-      );
-    }
-    const scrollHow = `The 10,000-item run open as above; page script sets the conversation's scrollTop to 0, waits 20 frames, then adds ${step} px to scrollTop every animation frame until the bottom (the list is ~${Math.round(height / 1000)}k px tall, so steps are sized for ≤ ${SCROLL_FRAMES_PER_PASS} frames per pass; a step larger than the ${lastLong.clientHeight}px viewport means every frame shows all-new rows, the virtualiser's worst case), recording requestAnimationFrame timestamp deltas. ${SCROLL_PASSES} passes (${passInfo.join('; ')}). Baseline: rAF deltas of the same page with nothing happening (${IDLE_FRAMES} frames, taken before each pass): the frame clock and the machine's own jitter. Headless Chromium, --disable-gpu, 1440×900.`;
+    const idle = (await page.evaluate(idleFrames(IDLE_FRAMES))) as number[];
+    // A: the suggested 400 px per frame (a fast wheel scroll), from the top, for a bounded number of frames.
+    const steadyFirst = (await page.evaluate(scrollPass(STEADY_STEP, STEADY_FRAMES))) as Pass;
+    // B: top to bottom, the step sized so the whole list passes in ~FLING_FRAMES frames.
+    const flingStep = Math.ceil(height / FLING_FRAMES);
+    const fling = (await page.evaluate(scrollPass(flingStep, FLING_FRAMES * 4))) as Pass;
+    if (!fling.atBottom) throw new Error('the top-to-bottom scroll did not reach the bottom');
+    // A again, now over rows the virtualiser has measured before.
+    const steadyAgain = (await page.evaluate(scrollPass(STEADY_STEP, STEADY_FRAMES))) as Pass;
+    const steady = { deltas: [...steadyFirst.deltas, ...steadyAgain.deltas], maxIndex: steadyFirst.maxIndex };
+    const over = (values: number[], limit: number): number => values.filter((value) => value > limit).length;
+    const max = (values: number[]): number => Math.max(...values);
+    const common = `Headless Chromium (--disable-gpu), 1440×900, the conversation viewport ${lastLong.clientHeight} px tall; the 10,000-item run freshly opened as above (${Math.round(height / 1000)}k px of list once settled; rows are estimated at 72 px until measured, so the list grows while scrolling). Page script sets the conversation's scrollTop to 0, waits 20 frames, then adds the step to scrollTop in every requestAnimationFrame callback and records the deltas between rAF timestamps (frame times; at 60 Hz a 50+ ms delta means 2+ dropped frames). Baseline: ${IDLE_FRAMES} rAF deltas of the same page doing nothing, taken just before (the frame clock and this machine's jitter: 2 shared cores).`;
+    const describePass = (label: string, pass: Pass): string =>
+      `${label}: ${pass.deltas.length} frames, p95 ${percentile(pass.deltas, 95).toFixed(1)} ms, longest ${max(pass.deltas).toFixed(1)} ms, ${over(pass.deltas, 34)} over 34 ms, ${over(pass.deltas, 50)} over 50 ms`;
+    const steadyHow = `${common} Step 400 px per frame for ${STEADY_FRAMES} frames from the top (${Math.round((STEADY_FRAMES * STEADY_STEP) / 1000)}k px, ~${Math.round((100 * STEADY_FRAMES * STEADY_STEP) / height)}% of the list, down to item ~${steady.maxIndex}; all of it would take ~${Math.round(height / STEADY_STEP / 60)} s), twice: right after the open, and again after the top-to-bottom pass below (rows measured before). ${describePass('First pass', steadyFirst)}; ${describePass('second pass', steadyAgain)}.`;
     rows.push(
-      row('Scroll the 10,000-item conversation: median frame time', 'ms', frameTimes, {
-        baseline: { name: 'idle page, same frames', values: idle },
-        how: scrollHow,
+      row('Scroll the 10,000-item conversation at 400 px/frame: median frame time', 'ms', steady.deltas, {
+        baseline: { name: 'idle page, rAF deltas', values: idle },
+        how: `${steadyHow} Median of all frame deltas; p95 ${percentile(steady.deltas, 95).toFixed(1)} ms (idle ${percentile(idle, 95).toFixed(1)} ms).`,
       }),
       {
-        ...row('Scroll the 10,000-item conversation: p95 frame time', 'ms', [percentile(frameTimes, 95)], {
-          baseline: { name: 'idle page p95', values: [percentile(idle, 95)] },
-          how: 'p95 (nearest rank) of all frame deltas of the passes above.',
+        ...row('Scroll the 10,000-item conversation at 400 px/frame: longest frame', 'ms', [max(steady.deltas)], {
+          baseline: { name: 'idle page, longest rAF delta', values: [max(idle)] },
+          target: '≤ 50 ms',
+          how: `Same two passes. The single longest frame of both (not a median: the target is "no frame over 50 ms"); ${over(steady.deltas, 34)} of ${steady.deltas.length} frames over 34 ms, ${over(steady.deltas, 50)} over 50 ms.`,
         }),
-        samples: frameTimes.length,
+        samples: steady.deltas.length,
       },
       {
-        ...row('Scroll the 10,000-item conversation: longest frame', 'ms', [Math.max(...frameTimes)], {
-          baseline: { name: 'idle page longest frame', values: [Math.max(...idle)] },
-          target: '≤ 50 ms',
-          how: `The single longest frame delta over all ${frameTimes.length} frames of the ${SCROLL_PASSES} passes (not a median: the target is "no frame over 50 ms"); ${frameTimes.filter((d) => d > 50).length} frames were over 50 ms, per-pass maxima ${passMax.map((v) => v.toFixed(1)).join(', ')} ms.`,
-        }),
-        samples: frameTimes.length,
+        ...row(
+          `Scroll the 10,000-item conversation top to bottom (${flingStep} px/frame): longest frame`,
+          'ms',
+          [max(fling.deltas)],
+          {
+            baseline: { name: 'idle page, longest rAF delta', values: [max(idle)] },
+            target: '≤ 50 ms',
+            how: `${common} Step ${flingStep} px per frame (a scrollbar drag / fling: larger than the viewport, so every frame shows all-new rows, the virtualiser's worst case) until the bottom: ${fling.deltas.length} frames, ending at item ${fling.maxIndex} with ${fling.rows} rows in the DOM. The single longest frame; median ${median(fling.deltas).toFixed(1)} ms, p95 ${percentile(fling.deltas, 95).toFixed(1)} ms, ${over(fling.deltas, 34)} frames over 34 ms, ${over(fling.deltas, 50)} over 50 ms.`,
+          },
+        ),
+        samples: fling.deltas.length,
       },
     );
-    if (harness.pageErrors.length > 0) lastNotes.push(`Page errors during the run: ${harness.pageErrors.slice(0, 5).join('; ')}`);
+    if (harness.pageErrors.length > 0)
+      lastNotes.push(`Page errors during the run: ${harness.pageErrors.slice(0, 5).join('; ')}`);
   } finally {
     await harness.close();
   }
   return rows;
 }
 
+/** Whether a row's `≤ N` target is missed (run-all checks the same; importing it would run it). */
+function missed(row: BenchRow | undefined): boolean {
+  const limit = row?.target ? /≤\s*([\d.]+)/.exec(row.target)?.[1] : undefined;
+  return row !== undefined && limit !== undefined && row.median > Number(limit);
+}
+
 export function notes(rows: BenchRow[]): string {
-  const missed = rows.filter((r) => r.target && /≤\s*([\d.]+)/.exec(r.target) && r.median > Number(/≤\s*([\d.]+)/.exec(r.target)![1]));
-  const parts = [...lastNotes];
-  if (missed.length > 0) parts.unshift(`Missed: ${missed.map((r) => r.name).join('; ')}.`);
+  const parts: string[] = [];
+  const open = rows.find((r) => r.name.startsWith('Open a 10,000-item run from the explorer'));
+  const stubbed = rows.find((r) => r.name.includes('transport stubbed'));
+  if ((missed(open) || missed(stubbed)) && openBreakdown) {
+    const b = openBreakdown;
+    const rendererOnly = b.stub - b.stubRead;
+    const appEstimate = b.core + b.ipc + rendererOnly;
+    parts.push(
+      `**Opening the 10,000-item run misses ≤ 200 ms ${missed(open) && missed(stubbed) ? 'both through the e2e bridge and with the transport stubbed' : missed(open) ? 'through the e2e bridge (the stubbed transport meets it)' : 'with the transport stubbed'}: ${b.settled.toFixed(0)} ms through the bridge, ${b.stub.toFixed(0)} ms stubbed.** Medians of the same samples. Through the bridge: click → history:read called ${b.readStart.toFixed(1)} ms, the history:read round trip ${b.readInOpen.toFixed(0)} ms, result → settled ${b.render.toFixed(0)} ms (100-item run: ${b.renderShort.toFixed(0)} ms). Of the round trip, the core's own part (\`StudioService.readRun\`: read the ${b.mib.toFixed(1)} MiB JSONL, JSON.parse and zod-validate ${b.events.toLocaleString('en')} events) is ~${b.core.toFixed(0)} ms timed alone in this process; the remaining ~${Math.max(0, b.readInOpen - b.core).toFixed(0)} ms is Playwright's exposeBinding moving the result over CDP, a harness cost the app does not pay (a CPU profile of one open, taken while writing this bench, showed a ~2.2 s long task in the page, mostly native "(program)" time plus Playwright's parseEvaluationResultValue, while the app's own JS — ConversationBuilder.apply, the virtualiser's getMeasurements, React — stayed around 0.2–0.3 s). Estimate for the app: core read ~${b.core.toFixed(0)} ms + IPC (V8 serialise + deserialise of the result, timed in Node) ~${b.ipc.toFixed(0)} ms + the renderer's own work ~${rendererOnly.toFixed(0)} ms (the stubbed open minus its in-page structuredClone of ~${b.stubRead.toFixed(0)} ms) ≈ ${appEstimate.toFixed(0)} ms, ${appEstimate > 200 ? 'still over' : 'within'} the target. The 100-item run stays within it either way, and the DOM stays at ~15 rows, so virtualisation itself works; the cost grows with the event count (the whole transcript crosses IPC and is applied and snapshotted before the first frame). Ways out: send the transcript in pages (the last screenful first), keep the parsed runs in the core, or skip re-validating transcripts the core wrote itself. Related: every \`workspace:state\` / \`workspace-changed\` re-reads and validates every transcript in runs/ (listRuns); with this run present \`StudioService.state()\` takes ~${b.state.toFixed(0)} ms, paid on each catalog/agent save and each run end.`,
+    );
+  }
+  for (const frame of rows.filter((r) => r.name.endsWith('longest frame') && missed(r)))
+    parts.push(
+      `**${frame.name}: ${frame.median.toFixed(1)} ms misses "no frame over 50 ms".** The idle page's longest frame in the same run was ${frame.baseline?.median.toFixed(1)} ms; see "How measured" for how many frames were long. rAF deltas are whole frames (16.7 ms each), so one slow frame (a batch of newly measured rows, a GC, or the machine's 2 shared cores busy with the core or Chromium's other processes) shows as 33, 50 or 67 ms. The median frame stays at one frame (16.7 ms) in every pass; the per-pass counts show whether the long frames cluster in the first pass after the open (fresh rows to measure, garbage from the opened transcript) or recur. Across the runs made while writing this bench the longest frame of these passes varied between 33 and 100 ms, so it is intermittent and close to the limit rather than steady jank.`,
+    );
+  const approval = rows.find((r) => r.name.startsWith('Approval:'));
+  if (missed(approval))
+    parts.push(
+      `**Approval click → tool run misses ≤ 50 ms (median ${approval!.median.toFixed(1)} ms).** The baseline (the same contract call from page script) is ${approval!.baseline?.median.toFixed(1)} ms, so ${approval!.baseline && approval!.baseline.median > 50 ? 'the transport/core path is the cost, not React' : 'the extra is in the click/React path'}.`,
+    );
+  parts.push(...lastNotes);
   return parts.join('\n\n');
 }

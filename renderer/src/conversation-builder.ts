@@ -100,7 +100,8 @@ export class ConversationBuilder {
   private readonly rounds: RoundUsage[] = [];
   private readonly logs: ConversationSnapshot['logs'] = [];
   private readonly seen = new Set<number>();
-  private previousMessageCount = 0;
+  /** The previous round's messages, serialised, to tell what a request adds. */
+  private previousMessages: string[] = [];
   private readonly roundModels = new Map<number, string>();
   private started: EventOf<'run-start'> | undefined;
   private ended: EventOf<'run-end'> | undefined;
@@ -120,9 +121,18 @@ export class ConversationBuilder {
       case 'round-request': {
         this.roundModels.set(event.round, event.model.alias);
         this.items.push({ kind: 'request', key, round: event.round, model: event.model.alias, tools: event.tools });
-        // Each request repeats the whole history; show only what is new since the previous round.
-        const fresh = event.messages.slice(this.previousMessageCount);
-        this.previousMessageCount = event.messages.length;
+        // Each request usually repeats the history; show what is new since the previous round's
+        // messages. A script may also start a fresh list: then everything after the common start is new.
+        const texts = event.messages.map((message) => JSON.stringify(message));
+        let common = 0;
+        while (
+          common < texts.length &&
+          common < this.previousMessages.length &&
+          texts[common] === this.previousMessages[common]
+        )
+          common += 1;
+        const fresh = event.messages.slice(common);
+        this.previousMessages = texts;
         fresh.forEach((message, index) => {
           this.items.push({ kind: 'message', key: `${key}m${index}`, round: event.round, ...messageText(message) });
         });

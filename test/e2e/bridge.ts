@@ -222,6 +222,9 @@ export class StudioHarness {
       this.results.push(result);
       return result;
     });
+    // Under tsx (the benchmarks), esbuild wraps named functions in `__name(...)`; the serialised
+    // init script runs in the page, where that helper does not exist.
+    await page.addInitScript('globalThis.__name ??= (fn) => fn;');
     await page.addInitScript(installPromptForgeApi, {
       methods: [...contractMethodNames],
       events: [...contractEventNames],

@@ -219,3 +219,34 @@ describe('the conversation builder', () => {
     ]);
   });
 });
+
+describe('ConversationBuilder: messages of each round', () => {
+  const base = { runId: 'r', t: '2026-12-02T10:00:00.000Z' };
+  const request = (seq: number, round: number, messages: { role: string; content: string }[]): RunEvent => ({
+    ...base,
+    seq,
+    type: 'round-request',
+    round,
+    model: { alias: 'm', provider: 'p', modelId: 'm' },
+    messages,
+    tools: [],
+    options: {},
+  });
+  const texts = (builder: ConversationBuilder) =>
+    builder
+      .snapshot()
+      .items.flatMap((item) => (item.kind === 'message' ? [(item as unknown as { text: string }).text] : []));
+
+  it('shows what a round adds to the history, and all of a fresh list the script starts anew', () => {
+    const builder = new ConversationBuilder('r');
+    builder.apply(request(1, 1, [{ role: 'user', content: 'first task' }]));
+    builder.apply(
+      request(2, 2, [
+        { role: 'user', content: 'first task' },
+        { role: 'tool', content: 'an answer' },
+      ]),
+    );
+    builder.apply(request(3, 3, [{ role: 'user', content: 'second task' }]));
+    expect(texts(builder)).toEqual(['first task', 'an answer', 'second task']);
+  });
+});

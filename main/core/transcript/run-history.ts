@@ -54,7 +54,27 @@ export function summarizeRun(events: RunEvent[], file: string): RunSummary | und
   };
 }
 
-/** Every run in `<root>/<runsDir>`, newest first. Files that are not transcripts are skipped. */
+/** Summaries by transcript path, valid while the file's size and mtime are unchanged. */
+const summaries = new Map<string, { size: number; mtimeMs: number; summary: RunSummary | undefined }>();
+
+function cachedSummary(file: string, relative: string): { summary: RunSummary | undefined; mtimeMs: number } {
+  const stat = statSync(file);
+  const hit = summaries.get(file);
+  if (hit && hit.size === stat.size && hit.mtimeMs === stat.mtimeMs) return hit;
+  const entry = {
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    summary: summarizeRun(readTranscriptLenient(file), relative),
+  };
+  summaries.set(file, entry);
+  return entry;
+}
+
+/**
+ * Every run in `<root>/<runsDir>`, newest first. Files that are not transcripts are skipped. A
+ * transcript is read again only when it changed, so refreshing a workspace with a long history
+ * stays cheap.
+ */
 export function listRuns(root: string, runsDir: string): RunSummary[] {
   const dir = path.join(root, runsDir);
   let names: string[];
@@ -65,9 +85,8 @@ export function listRuns(root: string, runsDir: string): RunSummary[] {
   }
   const runs: { summary: RunSummary; mtime: number }[] = [];
   for (const name of names) {
-    const file = path.join(dir, name);
-    const summary = summarizeRun(readTranscriptLenient(file), path.join(runsDir, name));
-    if (summary) runs.push({ summary, mtime: statSync(file).mtimeMs });
+    const { summary, mtimeMs } = cachedSummary(path.join(dir, name), path.join(runsDir, name));
+    if (summary) runs.push({ summary, mtime: mtimeMs });
   }
   return runs
     .sort((a, b) => b.summary.startedAt.localeCompare(a.summary.startedAt) || b.mtime - a.mtime)
