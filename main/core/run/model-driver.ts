@@ -10,6 +10,7 @@ import {
 } from '../providers/model-provider.js';
 import { costOf, type TokenPrice } from '../providers/cost.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
+import { canonicalJson } from './canonical-json.js';
 import { FatalRunError, ScriptError } from './run-errors.js';
 
 /** Prices per million tokens, from the model catalog. */
@@ -72,13 +73,7 @@ function asList(value: unknown): unknown[] | undefined {
 
 /** Alias + arguments with sorted keys: equal for the same call however its keys are ordered. */
 function claimKey(alias: string, args: JsonObject): string {
-  return `${alias}\u0000${JSON.stringify(args, (_key, value: unknown) =>
-    value && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(
-          Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : value,
-  )}`;
+  return `${alias}\u0000${canonicalJson(args)}`;
 }
 
 /** Parses a provider's argument text: empty means `{}`; anything but a JSON object is an error. */

@@ -7,7 +7,9 @@ import {
   type ModelProvider,
   type ModelRequest,
 } from '../providers/model-provider.js';
+import { blankNonces } from '../../../common/envelope.js';
 import { readTranscript, type LocatedEvent } from '../transcript/transcript-reader.js';
+import { canonicalJson } from './canonical-json.js';
 import { FatalRunError } from './run-errors.js';
 
 type RoundRequest = Extract<RunEvent, { type: 'round-request' }> & { line: number };
@@ -34,18 +36,8 @@ interface RecordedDispatch {
 }
 
 // The nonce differs between the recording and the replay; envelopes are compared without it.
-const NONCE = /untrusted_input_[0-9A-Za-z]+/g;
-
-/** Canonical JSON: sorted keys, nonces blanked, so equal content compares equal. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (item && typeof item === 'object' && !Array.isArray(item)) {
-      return Object.fromEntries(
-        Object.entries(item as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-      );
-    }
-    return item;
-  }).replace(NONCE, 'untrusted_input_NONCE');
+  return blankNonces(canonicalJson(value));
 }
 
 function describeCall(alias: string, args: JsonValue): string {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { blankNonces } from '../../../common/envelope.js';
 import { RunEventSchema, type RunEvent } from '../../../common/run-events.js';
 import type { CompareRow, RunSummary } from '../../../common/studio-schemas.js';
 
@@ -93,8 +94,6 @@ export function listRuns(root: string, runsDir: string): RunSummary[] {
     .map((r) => r.summary);
 }
 
-const NONCE = /untrusted_input_[0-9A-Za-z]+/g;
-
 /** A one-line, nonce-free description of an event for comparison. */
 function describe(event: RunEvent): { kind: CompareRow['kind']; text: string } | undefined {
   switch (event.type) {
@@ -131,8 +130,8 @@ export function compareRuns(left: RunEvent[], right: RunEvent[]): CompareRow[] {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const l = a[i];
     const r = b[i];
-    const lt = l?.text.replace(NONCE, 'untrusted_input_…') ?? null;
-    const rt = r?.text.replace(NONCE, 'untrusted_input_…') ?? null;
+    const lt = l ? blankNonces(l.text, '…') : null;
+    const rt = r ? blankNonces(r.text, '…') : null;
     rows.push({ kind: (l ?? r)!.kind, index: i + 1, left: lt, right: rt, same: lt === rt });
   }
   return rows;
