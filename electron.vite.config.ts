@@ -49,7 +49,7 @@ export default defineConfig({
       rolldownOptions: {
         input: {
           index: resolve(root, 'main/app/main.ts'),
-          // The Lua VM runs in a worker thread (SPEC 3.3); it must be its own file in out/main.
+          // The Lua VM runs in a worker thread (docs/host-api.md#messages-and-rounds); it must be its own file in out/main.
           ...(existsSync(luaWorkerEntry) ? { 'lua-worker': luaWorkerEntry } : {}),
         },
       },

@@ -1,5 +1,5 @@
-// Flat config. The per-folder `no-restricted-imports` blocks enforce the layering of
-// HOUSE_STYLE.md: the folder says which environment code runs in, and so what it may import.
+// Flat config. The per-folder `no-restricted-imports` blocks enforce the layering described in
+// docs/architecture.md: the folder says which environment code runs in, and so what it may import.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';

@@ -6,6 +6,9 @@ export default defineConfig({
   test: {
     include: ['test/node/**/*.test.ts', 'test/e2e/**/*.test.ts'],
     environment: 'node',
+    // A temporary folder per run, deleted afterwards: tests leave nothing in the system's tmp.
+    // The CLI tests spawn the built bin: it is rebuilt from source first (test/node/cli/build-cli-setup.ts).
+    globalSetup: ['./test/temporary-folder.ts', './test/node/cli/build-cli-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two cores: run files in parallel, but not so many that Lua workers starve each other.

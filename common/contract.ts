@@ -19,11 +19,13 @@ import { RunEventSchema } from './run-events.js';
 import {
   CatalogFileSchema,
   CatalogProblemSchema,
-  CompareRowSchema,
+  ComparePageSchema,
   KeyStatusSchema,
+  McpServersSchema,
   PendingApprovalSchema,
   RelativePathSchema,
   StudioDecisionSchema,
+  TranscriptPageSchema,
   WorkspaceStateSchema,
 } from './studio-schemas.js';
 
@@ -148,11 +150,39 @@ export const contractMethods = {
     request: z.strictObject({ runId: z.string().min(1) }),
     response: z.object({ fileName: z.string(), text: z.string() }),
   },
-  /** Two runs side by side: the rounds, calls and logs that differ. */
-  'history:compare': {
-    request: z.strictObject({ left: z.string().min(1), right: z.string().min(1) }),
-    response: z.object({ rows: z.array(CompareRowSchema) }),
+  /**
+   * A window of a run's transcript: `count` lines from line `from` (0-based). The studio opens a
+   * run of any size this way and reads the rest on demand; a live run's later events also arrive
+   * as `run-event`. A page past the end is empty, with the real `total`.
+   */
+  'history:page': {
+    request: z.strictObject({
+      runId: z.string().min(1),
+      from: z.number().int().nonnegative(),
+      count: z.number().int().positive().max(5000),
+    }),
+    response: TranscriptPageSchema,
   },
+  /**
+   * Two runs side by side, read as streams only as far as needed: without `from`, the rows around
+   * the first difference; with `from` (1-based), `count` rows from there.
+   */
+  'history:compare': {
+    request: z.strictObject({
+      left: z.string().min(1),
+      right: z.string().min(1),
+      from: z.number().int().positive().optional(),
+      count: z.number().int().positive().max(1000).optional(),
+    }),
+    response: ComparePageSchema,
+  },
+
+  /** The workspace's MCP servers, their status and tools; starts each server that is not running. */
+  'mcp:list': { request: z.strictObject({}), response: McpServersSchema },
+  /** Stops an MCP server (and its process tree) and starts it again. */
+  'mcp:restart': { request: z.strictObject({ server: z.string().min(1) }), response: McpServersSchema },
+  /** Stops an MCP server and its process tree; the next use starts it again. */
+  'mcp:stop': { request: z.strictObject({ server: z.string().min(1) }), response: McpServersSchema },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 /**
@@ -168,6 +198,8 @@ export const contractEvents = {
   'approval-resolved': z.object({ runId: z.string().min(1), callId: z.string().min(1) }),
   /** The open workspace changed on disk (an external edit, a new run) or another was opened. */
   'workspace-changed': WorkspaceStateSchema,
+  /** An MCP server's state, tools or stderr changed. */
+  'mcp-changed': McpServersSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** The name of an IPC method, e.g. `app:info`. */

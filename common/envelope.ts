@@ -30,15 +30,32 @@ export function wrapUntrusted(text: string, nonce: string): string {
 }
 
 /**
- * Wraps every string value of a structured (JSON) output; keys, numbers, booleans and null are
- * left as they are.
+ * Object keys of untrusted structured output that pass through as they are: short identifiers
+ * (a letter or `_`, then letters, digits or `_`, 32 characters at most), the names structured
+ * tools use (`city`, `tempC`, `rank`). Any other key is data and is wrapped like a value.
+ */
+export const PLAIN_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/;
+
+/**
+ * Wraps every string value of a structured (JSON) output, and every object key that does not
+ * match {@link PLAIN_KEY_PATTERN} (the script then sees that key as an envelope string, e.g. in
+ * `pairs`); plain keys, numbers, booleans and null are left as they are. Keys such as
+ * `__proto__` are kept as plain own properties.
  */
 export function wrapUntrustedStrings(value: JsonValue, nonce: string): JsonValue {
   if (typeof value === 'string') return wrapUntrusted(value, nonce);
   if (Array.isArray(value)) return value.map((item) => wrapUntrustedStrings(item, nonce));
   if (value !== null && typeof value === 'object') {
     const out: { [key: string]: JsonValue } = {};
-    for (const [key, item] of Object.entries(value)) out[key] = wrapUntrustedStrings(item, nonce);
+    for (const [key, item] of Object.entries(value)) {
+      const safeKey = PLAIN_KEY_PATTERN.test(key) ? key : wrapUntrusted(key, nonce);
+      Object.defineProperty(out, safeKey, {
+        value: wrapUntrustedStrings(item, nonce),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return out;
   }
   return value;

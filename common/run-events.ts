@@ -47,6 +47,12 @@ export const DecisionSchema = z.object({
   reason: z.string().optional(),
   /** The edited arguments, for approve-edited. */
   arguments: json.optional(),
+  /**
+   * What the decision lets run, in words, on every decision that lets a call run. For
+   * allow-for-run: this call and the tool's later untainted calls in this run; calls whose
+   * arguments carry untrusted text still ask.
+   */
+  scope: z.string().optional(),
 });
 
 export const RunEventSchema = z.discriminatedUnion('type', [
@@ -114,7 +120,16 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     alias: z.string(),
     description: z.string(),
     arguments: json,
-    taint: z.array(z.object({ path: z.string(), start: z.number(), end: z.number(), sourceOutputId: z.string() })),
+    taint: z.array(
+      z.object({
+        path: z.string(),
+        start: z.number(),
+        end: z.number(),
+        sourceOutputId: z.string(),
+        /** Set when the span is inside an object key (`path` points at that key's member). */
+        key: z.boolean().optional(),
+      }),
+    ),
   }),
   z.object({
     ...base,
@@ -134,6 +149,11 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     output: z.string(),
     structured: z.boolean(),
     durationMs: z.number(),
+    /**
+     * Set when the output is untrusted because the call's (final) arguments carried tainted spans:
+     * the ids of the outputs those spans came from (`envelope` for an envelope tag).
+     */
+    taintedBy: z.array(z.string()).optional(),
   }),
   z.object({
     ...base,
@@ -142,6 +162,13 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     alias: z.string(),
     stage: z.enum(['unknown-tool', 'validation', 'denied', 'cancelled', 'run', 'output']),
     message: z.string(),
+    /**
+     * `untrusted` when the message carries text the tool produced (an HTTP error body, a stderr
+     * tail) from an untrusted or tainted call: that part is inside the run's envelope.
+     */
+    trust: z.enum(['trusted', 'untrusted']).optional(),
+    /** As in tool-output: the outputs whose text the call's arguments carried. */
+    taintedBy: z.array(z.string()).optional(),
   }),
   z.object({ ...base, type: z.literal('log'), text: z.string() }),
   z.object({
@@ -152,7 +179,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     exitCode: z.number().int(),
     error: z
       .object({
-        kind: z.enum(['syntax', 'runtime', 'cpu', 'memory', 'timeout', 'stopped', 'crash', 'host']),
+        /** `output`: a per-run cap on log, event or transcript volume was crossed. */
+        kind: z.enum(['syntax', 'runtime', 'cpu', 'memory', 'timeout', 'stopped', 'crash', 'host', 'output']),
         message: z.string(),
       })
       .optional(),

@@ -35,7 +35,7 @@ export const CatalogProblemSchema = z.object({
 export const ToolSummarySchema = z.object({
   alias: z.string(),
   description: z.string(),
-  kind: z.enum(['builtin', 'command', 'http']),
+  kind: z.enum(['builtin', 'command', 'http', 'mcp']),
   trust: z.enum(['trusted', 'untrusted']),
   approval: z.enum(['ask', 'auto', 'deny']),
   taintCheck: z.boolean(),
@@ -131,6 +131,59 @@ export const CompareRowSchema = z.object({
   same: z.boolean(),
 });
 
+/** One page of a run's transcript (`history:page`). Positions are 0-based line indexes. */
+export const TranscriptPageSchema = z.object({
+  events: z.array(RunEventSchema),
+  /** The first line this page covers. */
+  from: z.number().int().nonnegative(),
+  /** The line to ask for next. */
+  next: z.number().int().nonnegative(),
+  /** Complete lines in the transcript when it was read; a live run's keeps growing. */
+  total: z.number().int().nonnegative(),
+  /** Nothing more to read right now: `next` reached `total`, or a broken line stopped reading. */
+  complete: z.boolean(),
+  /** The file ends in a line with no newline (cut off, or still being written); it is not served. */
+  truncatedTail: z.boolean(),
+  /** A broken line (1-based) stopped reading; nothing after it is served. */
+  stoppedAt: z.object({ line: z.number().int().positive(), reason: z.string() }).optional(),
+});
+
+/** A window of a comparison of two runs (`history:compare`). */
+export const ComparePageSchema = z.object({
+  rows: z.array(CompareRowSchema),
+  /** The 1-based index of the first differing row; `null` when the runs match. */
+  firstDifference: z.number().int().positive().nullable(),
+  /** How many rows were compared to produce this window. */
+  compared: z.number().int().nonnegative(),
+  /** Whether both runs ended within the rows compared. */
+  complete: z.boolean(),
+});
+
+/** One MCP server of tools.yaml as the explorer shows it (`mcp:list`, `mcp-changed`). */
+export const McpServerStatusSchema = z.object({
+  name: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  state: z.enum(['stopped', 'starting', 'ready', 'error']),
+  error: z.string().optional(),
+  /** The end of the server's stderr (at most 64 KiB). */
+  stderrTail: z.string(),
+  tools: z.array(
+    z.object({
+      alias: z.string(),
+      name: z.string(),
+      description: z.string(),
+      inputSchema: json,
+      outputSchema: json.optional(),
+    }),
+  ),
+});
+
+/** Every MCP server of the workspace, with the problems their tool lists caused. */
+export const McpServersSchema = z.object({
+  servers: z.array(McpServerStatusSchema),
+  problems: z.array(CatalogProblemSchema),
+});
+
 export { RunEventSchema };
 
 export type WorkspaceState = z.infer<typeof WorkspaceStateSchema>;
@@ -143,3 +196,7 @@ export type StudioDecision = z.infer<typeof StudioDecisionSchema>;
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 export type KeyStatus = z.infer<typeof KeyStatusSchema>;
 export type CompareRow = z.infer<typeof CompareRowSchema>;
+export type TranscriptPage = z.infer<typeof TranscriptPageSchema>;
+export type ComparePage = z.infer<typeof ComparePageSchema>;
+export type McpServerStatusInfo = z.infer<typeof McpServerStatusSchema>;
+export type McpServersInfo = z.infer<typeof McpServersSchema>;

@@ -15,7 +15,7 @@ export interface MainWindowOptions {
   logger: StudioLogger;
 }
 
-/** Creates the studio window with the security baseline of SPEC section 8, and loads the UI. */
+/** Creates the studio window with the security baseline of docs/architecture.md, and loads the UI. */
 export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   const { location, logger } = options;
   const state = loadWindowState(

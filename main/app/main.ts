@@ -80,7 +80,7 @@ async function start(): Promise<void> {
     emit: (name, payload) => {
       sendEvent(name, payload);
       // The renderer's own Notification is refused by the permission policy, so main tells the OS
-      // when a call starts waiting and the window is in the background (SPEC §6).
+      // when a call starts waiting and the window is in the background (docs/studio.md).
       if (name === 'approval-pending') notifyPendingApproval(payload as ContractEventPayload<'approval-pending'>);
     },
     chooseFolder: async () => {

@@ -5,16 +5,21 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { RunEvent } from '../../common/run-events.js';
 import type { Approver } from '../core/approval/approver.js';
 import { PolicyApprover } from '../core/approval/policy-approver.js';
-import { TerminalApprover } from '../core/approval/terminal-approver.js';
 import { formatProblem } from '../core/catalog/catalog-problem.js';
-import { findWorkspaceRoot, loadWorkspace } from '../core/catalog/workspace.js';
+import { findWorkspaceRoot, loadWorkspace, type Workspace } from '../core/catalog/workspace.js';
 import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
+import type { ProviderKeySource } from '../core/credentials/resolve-provider-key.js';
 import type { SecretStore } from '../core/credentials/secret-store.js';
 import { SecretStoreUnavailableError } from '../core/credentials/secret-store.js';
-import { PROVIDER_PRESETS } from '../core/providers/presets.js';
-import { prepareRun, RunSetupError } from '../core/run/prepare-run.js';
-import { WorkerPool } from '../core/run/worker-pool.js';
+import { PROVIDER_PRESETS, providerPreset } from '../core/providers/presets.js';
+import type * as PrepareRunModule from '../core/run/prepare-run.js';
 import { TranscriptError } from '../core/transcript/transcript-reader.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+import { helpFor, wantsHelp } from './help.js';
+import { TerminalApprover } from './terminal-approver.js';
+import { terminalSafe, terminalSafeJson } from './terminal-text.js';
+
+export { EXIT } from './exit-codes.js';
 
 /** The process around the CLI, injectable for tests. */
 export interface CliIo {
@@ -28,33 +33,29 @@ export interface CliIo {
   secrets(): SecretStore;
 }
 
-/** Exit codes (SPEC §7). */
-export const EXIT = { ok: 0, scriptError: 1, usage: 2, limit: 3 } as const;
+/** The only way the CLI prints: every line is made terminal-safe first. */
+interface Printer {
+  /** A line on stdout. */
+  out(text: string): void;
+  /** A line on stderr. */
+  err(text: string): void;
+  /** `promptforge: text` on stderr. */
+  say(text: string): void;
+}
 
-const USAGE = `Usage:
-  promptforge run FILE.lua [options]     run an agent script headless
-  promptforge keys set PROVIDER          store a key in the OS keychain (read from stdin)
-  promptforge keys status                which keys are set (never prints a key)
-  promptforge keys delete PROVIDER       remove a key from the OS keychain
-
-Run options:
-  --workspace DIR        workspace folder (default: the nearest folder upward from the script,
-                         then from the current directory, that holds a catalog)
-  --model ALIAS          model alias from models.yaml
-  --base-url URL         one-off OpenAI-compatible endpoint (with --model-id; key from the
-  --model-id ID          keychain entry "openai-compatible" or OPENAI_API_KEY, if any)
-  --approve MODE         ask | auto | deny for tools whose approval is "ask"
-                         (default: ask on a terminal, deny otherwise)
-  --replay TRANSCRIPT    answer models.chat and tools.call from a recording, offline
-  --transcript OUT       write the transcript here (default: <workspace>/runs/<run id>.jsonl)
-  --json                 print every run event as a JSON line on stdout
-  --cpu-limit SECONDS    Lua compute budget (default 30)
-  --memory-limit MIB     Lua heap cap (default 256)
-  --timeout SECONDS      wall-clock limit (default none)
-
-Exit codes: 0 success, 1 script error, 2 usage or catalog error, 3 limit exceeded or stopped.`;
+function printer(io: CliIo): Printer {
+  const out = (text: string) => void io.stdout.write(`${terminalSafe(text)}\n`);
+  const err = (text: string) => void io.stderr.write(`${terminalSafe(text)}\n`);
+  return { out, err, say: (text) => err(`promptforge: ${text}`) };
+}
 
 class UsageError extends Error {}
+
+/** Ctrl-C arrived before the command could finish. */
+class InterruptedError extends Error {}
+
+/** A command failed in a way the person can act on: the message is printed, exit code 1. */
+class CommandError extends Error {}
 
 function defaultIo(): CliIo {
   return {
@@ -71,6 +72,16 @@ function defaultIo(): CliIo {
   };
 }
 
+/**
+ * The run machinery (worker pool, providers, MCP client) is imported only by the commands that use
+ * it, so `keys`, `--help` and `--version` start without loading it.
+ */
+let prepareRunModule: typeof PrepareRunModule | undefined;
+async function loadPrepareRun(): Promise<typeof PrepareRunModule> {
+  prepareRunModule ??= await import('../core/run/prepare-run.js');
+  return prepareRunModule;
+}
+
 function packageVersion(): string {
   const file = new URL('../../package.json', import.meta.url);
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
@@ -78,43 +89,84 @@ function packageVersion(): string {
 
 /** Runs the CLI with `argv` (without node and the script); resolves with the exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
-  const say = (text: string) => io.stderr.write(`promptforge: ${text}\n`);
+  const print = printer(io);
+  // Subscribed first, so a Ctrl-C at any moment is this CLI's to handle (never Node's default).
+  const interrupt = new AbortController();
+  const unsubscribe = io.onInterrupt(() => interrupt.abort());
   try {
     const [command, ...rest] = argv;
     switch (command) {
       case 'run':
-        return await runCommand(rest, io);
+        if (wantsHelp(rest)) return help(print, ['run']);
+        return await runCommand(rest, io, print, interrupt.signal);
       case 'keys':
-        return await keysCommand(rest, io);
-      case '--version':
-      case '-v':
-        io.stdout.write(`${packageVersion()}\n`);
-        return EXIT.ok;
-      case undefined:
+        if (wantsHelp(rest)) return help(print, ['keys', ...rest.filter((arg) => KEY_ACTIONS.has(arg)).slice(0, 1)]);
+        return await untilInterrupted(keysCommand(rest, io, print), interrupt.signal);
+      case 'mcp':
+        if (wantsHelp(rest)) return help(print, rest.includes('list') ? ['mcp', 'list'] : ['mcp']);
+        return await mcpCommand(rest, io, print, interrupt.signal);
       case 'help':
+        return help(print, rest);
       case '--help':
       case '-h':
-        io.stdout.write(`${USAGE}\n`);
-        return command === undefined ? EXIT.usage : EXIT.ok;
+        return help(print, []);
+      case '--version':
+      case '-v':
+        print.out(packageVersion());
+        return EXIT.ok;
+      case undefined:
+        print.err(helpFor([])!);
+        return EXIT.usage;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      say(`${error.message}\nRun \`promptforge --help\` for usage.`);
+      print.say(`${error.message}\nRun \`promptforge --help\` for usage.`);
       return EXIT.usage;
     }
+    if (error instanceof CommandError) {
+      print.say(error.message);
+      return EXIT.scriptError;
+    }
+    if (error instanceof InterruptedError) {
+      print.say('interrupted (Ctrl-C)');
+      io.stdin.destroy();
+      return EXIT.stopped;
+    }
     if (
-      error instanceof RunSetupError ||
+      (prepareRunModule !== undefined && error instanceof prepareRunModule.RunSetupError) ||
       error instanceof TranscriptError ||
       error instanceof SecretStoreUnavailableError
     ) {
-      say(error.message);
+      print.say(error.message);
       return EXIT.usage;
     }
-    say(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    print.say(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return EXIT.scriptError;
+  } finally {
+    unsubscribe();
   }
+}
+
+function help(print: Printer, topic: string[]): number {
+  const text = helpFor(topic);
+  if (text === undefined)
+    throw new UsageError(
+      `no help for "${topic.join(' ')}"; commands: run, keys set, keys status, keys delete, mcp list`,
+    );
+  print.out(text);
+  return EXIT.ok;
+}
+
+/** Settles like `promise`, or rejects with {@link InterruptedError} when `signal` aborts first. */
+function untilInterrupted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new InterruptedError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new InterruptedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
@@ -133,7 +185,36 @@ function positiveNumber(flag: string, value: string | undefined, unit: string): 
   return number;
 }
 
-async function runCommand(args: string[], io: CliIo): Promise<number> {
+/** Why a call was denied when no `--approve` flag was given and stdin is not a terminal. */
+const NO_TERMINAL_DENIAL =
+  'no terminal to ask on and no --approve flag (run on a terminal, or pass --approve ask to answer on stdin, or --approve auto to allow it)';
+
+function approverFor(mode: 'ask' | 'auto' | 'deny', flagGiven: boolean, io: CliIo): Approver {
+  if (mode === 'ask') return new TerminalApprover({ input: io.stdin, output: io.stderr });
+  if (mode === 'deny' && !flagGiven)
+    return { source: 'policy', ask: async () => ({ kind: 'deny', reason: NO_TERMINAL_DENIAL }) };
+  return new PolicyApprover(mode);
+}
+
+/** The stderr line saying where a provider's key came from (never the key), if there is one to say. */
+function keySourceMessage(
+  providerId: string,
+  source: ProviderKeySource,
+  note: { keychainUnavailable: boolean },
+): string | undefined {
+  const preset = providerPreset(providerId);
+  if (source === 'keychain') return `${providerId} key from the OS keychain`;
+  if (source.startsWith('env:'))
+    return `${providerId} key from ${source.slice(4)} in the environment${note.keychainUnavailable ? ' (the OS keychain is not available)' : ''}`;
+  // No key and one is needed: the run's error says how to set one.
+  if (!preset || preset.needsKey) return undefined;
+  const where = [`keychain entry "${providerId}"`, ...(preset.keyEnvVar ? [preset.keyEnvVar] : [])].join(' or ');
+  return note.keychainUnavailable
+    ? `${providerId}: no key (the OS keychain is not available; ${preset.label} needs none); sending requests without one`
+    : `${providerId}: no key set (${where}); sending requests without one`;
+}
+
+async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: AbortSignal): Promise<number> {
   const { values, positionals } = parse(args, {
     workspace: { type: 'string' },
     model: { type: 'string' },
@@ -180,23 +261,22 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
     if (!found) transcriptDefault = false;
   }
   const workspace = await loadWorkspace(root);
-  for (const problem of workspace.problems) io.stderr.write(`${problem.severity}: ${formatProblem(problem)}\n`);
+  for (const problem of workspace.problems) print.err(formatProblem(problem));
 
   const json = values.json === true;
-  const approver: Approver =
-    approve === 'ask' ? new TerminalApprover({ input: io.stdin, output: io.stderr }) : new PolicyApprover(approve);
+  const [{ prepareRun }, { WorkerPool }] = await Promise.all([loadPrepareRun(), import('../core/run/worker-pool.js')]);
   const pool = new WorkerPool({ size: 1 });
   const reported = new Set<string>();
   const onEvent = (event: RunEvent): void => {
-    if (json) io.stdout.write(`${JSON.stringify(event)}\n`);
-    else if (event.type === 'log') io.stdout.write(`${event.text}\n`);
+    if (json) io.stdout.write(`${terminalSafeJson(event)}\n`);
+    else if (event.type === 'log') print.out(event.text);
   };
   try {
     const run = await prepareRun({
       scriptFile,
       workspace,
       pool,
-      approver,
+      approver: approverFor(approve, values.approve !== undefined, io),
       secrets: io.secrets(),
       allowEnvKeys: true,
       env: io.env,
@@ -216,33 +296,37 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
         ...(timeout !== undefined && { wallMs: timeout * 1000 }),
       },
       onEvent,
-      onKeySource: (providerId, source) => {
+      onMcpProblem: (problem) => print.err(formatProblem(problem)),
+      onKeySource: (providerId, source, note) => {
         if (reported.has(providerId)) return;
         reported.add(providerId);
-        const where =
-          source === 'keychain' ? 'the OS keychain' : source === 'none' ? 'nowhere (no key set)' : source.slice(4);
-        io.stderr.write(`promptforge: ${providerId} key from ${where}\n`);
+        const message = keySourceMessage(providerId, source, note);
+        if (message) print.say(message);
       },
     });
-    let interrupts = 0;
-    const unsubscribe = io.onInterrupt(() => {
-      interrupts += 1;
-      if (interrupts === 1) run.stop('interrupted (Ctrl-C)');
-    });
-    await run.start();
-    const result = await run.done;
-    unsubscribe();
-    if (result.error) {
-      const message = /^[^\s:]+:\d+: /.test(result.error.message)
-        ? result.error.message
-        : `${run.scriptPath}: ${result.error.message}`;
-      io.stderr.write(`${message}\n`);
+    if (interrupt.aborted) {
+      print.say('interrupted (Ctrl-C) before the run started');
+      return EXIT.stopped;
     }
-    if (result.transcriptPath && !json) {
-      const relative = path.relative(io.cwd, result.transcriptPath);
-      io.stderr.write(`promptforge: transcript ${relative.startsWith('..') ? result.transcriptPath : relative}\n`);
+    const onInterrupt = () => run.stop('interrupted (Ctrl-C)');
+    interrupt.addEventListener('abort', onInterrupt, { once: true });
+    try {
+      await run.start();
+      const result = await run.done;
+      if (result.error) {
+        const message = /^[^\s:]+:\d+: /.test(result.error.message)
+          ? result.error.message
+          : `${run.scriptPath}: ${result.error.message}`;
+        print.err(message);
+      }
+      if (result.transcriptPath && !json) {
+        const relative = path.relative(io.cwd, result.transcriptPath);
+        print.say(`transcript ${relative.startsWith('..') ? result.transcriptPath : relative}`);
+      }
+      return exitCodeFor(result.status);
+    } finally {
+      interrupt.removeEventListener('abort', onInterrupt);
     }
-    return result.exitCode;
   } finally {
     await pool.close();
   }
@@ -250,14 +334,15 @@ async function runCommand(args: string[], io: CliIo): Promise<number> {
 
 async function readSecret(io: CliIo, name: string): Promise<string> {
   if (io.stdin.isTTY && io.stdin.setRawMode) {
-    io.stderr.write(`Paste the key for ${name} and press Enter (it is not shown): `);
+    io.stderr.write(`Paste the key for ${terminalSafe(name)} and press Enter (it is not shown): `);
     io.stdin.setRawMode(true);
     return new Promise((resolve, reject) => {
       let text = '';
       const onData = (chunk: Buffer) => {
         for (const char of chunk.toString('utf8')) {
           if (char === '\r' || char === '\n') return done();
-          if (char === '\u0003') return done(new UsageError('cancelled'));
+          // In raw mode Ctrl-C arrives as a character, not as SIGINT.
+          if (char === '\u0003') return done(new InterruptedError());
           if (char === '\u007f') text = text.slice(0, -1);
           else text += char;
         }
@@ -279,11 +364,124 @@ async function readSecret(io: CliIo, name: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-const SECRET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const KEY_ACTIONS = new Set(['set', 'status', 'delete']);
 
-async function keysCommand(args: string[], io: CliIo): Promise<number> {
-  const { positionals } = parse(args, {});
+/** The keychain entries `keys` manages: provider ids, and the secrets the workspace's http tools name. */
+interface KeyNames {
+  providers: string[];
+  /** Secret name -> the tools (and headers) that use it. */
+  secrets: Map<string, string[]>;
+}
+
+async function keyNames(io: CliIo, workspaceFlag: string | undefined): Promise<KeyNames> {
+  let workspace: Workspace | undefined;
+  if (workspaceFlag !== undefined) {
+    const root = path.resolve(io.cwd, workspaceFlag);
+    if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
+      throw new UsageError(`--workspace ${workspaceFlag}: no such folder`);
+    workspace = await loadWorkspace(root);
+  } else {
+    const root = await findWorkspaceRoot(io.cwd);
+    if (root) workspace = await loadWorkspace(root);
+  }
+  const secrets = new Map<string, string[]>();
+  for (const server of workspace?.mcpServers ?? []) {
+    const named =
+      server.transport.type === 'http'
+        ? Object.entries(server.transport.headers).map(([header, value]) => [`header ${header}`, value] as const)
+        : Object.entries(server.transport.env).map(([variable, value]) => [`env ${variable}`, value] as const);
+    for (const [where, value] of named) {
+      if (value === null || typeof value === 'string') continue;
+      secrets.set(value.secret, [...(secrets.get(value.secret) ?? []), `MCP server ${server.name} (${where})`]);
+    }
+  }
+  for (const tool of workspace?.tools.list() ?? []) {
+    if (tool.settings.kind !== 'http') continue;
+    for (const [header, value] of Object.entries(tool.settings.headers ?? {})) {
+      if (typeof value === 'string') continue;
+      secrets.set(value.secret, [...(secrets.get(value.secret) ?? []), `${tool.alias} (${header})`]);
+    }
+  }
+  return { providers: Object.keys(PROVIDER_PRESETS), secrets };
+}
+
+/**
+ * `store`, with failures other than "no keychain" (an odd entry, a name the keychain refuses)
+ * turned into {@link CommandError}s, so they print as one clear line instead of an internal error.
+ */
+function reportingStore(store: SecretStore): SecretStore {
+  const wrap =
+    <A extends unknown[], R>(operation: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await operation(...args);
+      } catch (error) {
+        if (error instanceof SecretStoreUnavailableError || !(error instanceof Error)) throw error;
+        throw new CommandError(error.message);
+      }
+    };
+  return {
+    get: wrap((name) => store.get(name)),
+    set: wrap((name, secret) => store.set(name, secret)),
+    delete: wrap((name) => store.delete(name)),
+    has: wrap((name) => store.has(name)),
+  };
+}
+
+/** `promptforge mcp list`: starts each MCP server of the workspace, prints its status and tools, stops it. */
+async function mcpCommand(args: string[], io: CliIo, print: Printer, interrupt: AbortSignal): Promise<number> {
+  const { values, positionals } = parse(args, { workspace: { type: 'string' } });
+  const [action, ...extra] = positionals;
+  if (action !== 'list')
+    throw new UsageError(action === undefined ? 'mcp needs list' : `unknown mcp command "${action}"; use list`);
+  if (extra.length > 0) throw new UsageError('mcp list takes no arguments');
+  let root: string;
+  if (values.workspace !== undefined) {
+    root = path.resolve(io.cwd, values.workspace);
+    if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
+      throw new UsageError(`--workspace ${values.workspace}: no such folder`);
+  } else root = (await findWorkspaceRoot(io.cwd)) ?? io.cwd;
+  const workspace = await loadWorkspace(root);
+  for (const problem of workspace.problems) print.err(formatProblem(problem));
+  const servers = workspace.mcpServers ?? [];
+  if (servers.length === 0) {
+    print.out(`No MCP servers in ${path.join(root, 'tools.yaml')} (add an entry with "kind: mcp").`);
+    return EXIT.ok;
+  }
+  const { McpServerManager } = await import('../core/mcp/mcp-manager.js');
+  const manager = new McpServerManager({
+    workspaceRoot: root,
+    servers,
+    secrets: io.secrets(),
+    reservedAliases: workspace.tools.list().map((tool) => tool.alias),
+  });
+  try {
+    const listed = await untilInterrupted(manager.listTools(), interrupt);
+    for (const problem of listed.problems) print.err(formatProblem(problem));
+    for (const status of manager.statuses()) {
+      print.out(`${status.name} (${status.transport}): ${status.state}${status.error ? ` - ${status.error}` : ''}`);
+      for (const tool of status.tools)
+        print.out(`  ${tool.alias}  ${tool.description.split('\n')[0]?.slice(0, 160) ?? ''}`);
+      if (status.state !== 'ready' && status.stderrTail.trim())
+        print.out(`  stderr: ${status.stderrTail.trim().split('\n').slice(-5).join('\n          ')}`);
+    }
+    return manager.statuses().every((status) => status.state === 'ready') ? EXIT.ok : EXIT.scriptError;
+  } finally {
+    await manager.close();
+  }
+}
+
+async function keysCommand(args: string[], io: CliIo, print: Printer): Promise<number> {
+  const { values, positionals } = parse(args, { workspace: { type: 'string' } });
   const [action, name, ...extra] = positionals;
+  if (action === undefined || !KEY_ACTIONS.has(action))
+    throw new UsageError(
+      action === undefined
+        ? 'keys needs set NAME, status or delete NAME'
+        : `unknown keys command "${action}"; use set NAME, status or delete NAME`,
+    );
+  if (action === 'status' && name !== undefined) throw new UsageError('keys status takes no NAME');
+  const names = await keyNames(io, values.workspace);
   if (action === 'set' || action === 'delete') {
     if (!name) throw new UsageError(`keys ${action} needs a provider, e.g. \`promptforge keys ${action} openai\``);
     if (extra.length > 0)
@@ -292,24 +490,31 @@ async function keysCommand(args: string[], io: CliIo): Promise<number> {
           ? 'the key is read from stdin, never from the command line (it would land in shell history)'
           : 'keys delete takes one provider',
       );
-    if (!SECRET_NAME.test(name)) throw new UsageError(`"${name}" is not a valid key name (letters, digits, . _ -)`);
+    if (!names.providers.includes(name) && !names.secrets.has(name)) {
+      const secrets = [...names.secrets.keys()];
+      throw new UsageError(
+        `"${name}" is not a provider id${secrets.length ? ' or a secret named in tools.yaml' : ''}; ` +
+          `providers: ${names.providers.join(', ')}` +
+          (secrets.length ? `; tools.yaml secrets: ${secrets.join(', ')}` : ''),
+      );
+    }
   }
-  const store = io.secrets();
+  const store = reportingStore(io.secrets());
   switch (action) {
     case 'set': {
       const secret = await readSecret(io, name!);
       if (!secret) throw new UsageError('no key given on stdin');
       const existed = await store.has(name!);
       await store.set(name!, secret);
-      io.stdout.write(`${existed ? 'Replaced' : 'Stored'} the key for ${name} in the OS keychain.\n`);
+      print.out(`${existed ? 'Replaced' : 'Stored'} the key for ${name} in the OS keychain.`);
       return EXIT.ok;
     }
     case 'delete': {
       const deleted = await store.delete(name!);
-      io.stdout.write(deleted ? `Deleted the key for ${name}.\n` : `No key for ${name} was stored.\n`);
+      print.out(deleted ? `Deleted the key for ${name}.` : `No key for ${name} was stored.`);
       return EXIT.ok;
     }
-    case 'status': {
+    default: {
       const rows: string[] = [];
       for (const [id, preset] of Object.entries(PROVIDER_PRESETS)) {
         const set = await store.has(id);
@@ -318,10 +523,18 @@ async function keysCommand(args: string[], io: CliIo): Promise<number> {
         const state = set ? 'set in the OS keychain' : preset.needsKey ? 'not set' : 'not set (not needed)';
         rows.push(`${id.padEnd(18)} ${state}${env}`);
       }
-      io.stdout.write(`${rows.join('\n')}\n`);
+      for (const [secret, users] of names.secrets) {
+        const state = await store.has(secret).then(
+          (set) => (set ? 'set in the OS keychain' : 'not set'),
+          (error: unknown) => {
+            if (error instanceof CommandError) return `cannot be read: ${error.message}`;
+            throw error;
+          },
+        );
+        rows.push(`${secret.padEnd(18)} ${state} (used by ${users.join(', ')})`);
+      }
+      print.out(rows.join('\n'));
       return EXIT.ok;
     }
-    default:
-      throw new UsageError('keys takes set PROVIDER, status or delete PROVIDER');
   }
 }

@@ -1,6 +1,7 @@
 import { useMemo, useRef } from 'react';
 import type { WorkspaceState } from '../../common/studio-schemas.js';
 import { CodeEditor } from './CodeEditor';
+import { stopShortcutLabel } from './keyboard';
 import { luaCompletion, luaDiagnostics, luaLanguage } from './lua-language';
 import type { Theme } from './theme';
 
@@ -109,7 +110,7 @@ export function AgentEditor({
           </button>
         ) : null}
         {running ? (
-          <button type="button" className="button button-danger" onClick={onStop} title="Stop (Esc)">
+          <button type="button" className="button button-danger" onClick={onStop} title={`Stop (${stopShortcutLabel})`}>
             <span className="spinner" aria-hidden="true" /> Stop
           </button>
         ) : (

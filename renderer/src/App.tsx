@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ContractRequest } from '../../common/contract.js';
 import type { RunEvent } from '../../common/run-events.js';
 import type { PendingApproval, RunSummary, WorkspaceState } from '../../common/studio-schemas.js';
@@ -6,14 +6,15 @@ import { AboutPanel } from './AboutPanel';
 import { AgentEditor } from './AgentEditor';
 import { call, describeError, useStudioEvent } from './studio-api';
 import { CatalogEditor } from './CatalogEditor';
-import { ConversationBuilder, type ConversationSnapshot } from './conversation-builder';
 import { CredentialsPanel } from './CredentialsPanel';
 import { ConfirmDialog, ShortcutsDialog } from './Dialogs';
 import { Explorer, type CenterView } from './Explorer';
 import { HistoryView } from './HistoryView';
+import { isStopShortcut, isTyping } from './keyboard';
 import { LogoMark } from './LogoMark';
 import { notifyPendingApproval } from './notify-pending-approval';
 import { RunPanel, type RunTab } from './RunPanel';
+import { runStore, useLiveRunIds, useRun, useSelectedRunId } from './run-hooks';
 import { applyTheme, readSavedTheme, type Theme } from './theme';
 import { WorkspaceEmptyState } from './WorkspaceEmptyState';
 
@@ -37,24 +38,6 @@ function approvalKey(approval: { runId: string; callId: string }): string {
   return `${approval.runId}/${approval.callId}`;
 }
 
-/** Whether a key event comes from a text field (editors live in shadow roots: look at the real origin). */
-function isTyping(event: Event): boolean {
-  const target = event.composedPath()[0];
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
-}
-
-/** Esc inside an approval card (cancel an edit) or a form field must not stop the run. */
-function insideApprovalOrField(event: Event): boolean {
-  return event
-    .composedPath()
-    .some(
-      (node) =>
-        node instanceof HTMLElement &&
-        (node.classList.contains('approval-card') || ['INPUT', 'SELECT', 'TEXTAREA'].includes(node.tagName)),
-    );
-}
-
 /** The studio shell: header, workspace explorer, editors, run panel and the About panel. */
 export function App() {
   const [theme, setTheme] = useState<Theme>(readSavedTheme);
@@ -69,36 +52,14 @@ export function App() {
   const [model, setModel] = useState('');
   const [approvals, setApprovals] = useState<PendingApproval[]>([]);
   const [tab, setTab] = useState<RunTab>('conversation');
-  const [selectedRunId, setSelectedRunId] = useState<string | null>(null);
-  const [liveRunIds, setLiveRunIds] = useState<ReadonlySet<string>>(new Set());
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
   const [banner, setBanner] = useState<string | null>(null);
 
-  // Run events go into one builder per run; React sees a new snapshot at most once per frame.
-  const builders = useRef(new Map<string, ConversationBuilder>());
-  const [eventVersion, setEventVersion] = useState(0);
-  const frame = useRef<number | null>(null);
-  const scheduleRender = useCallback(() => {
-    if (frame.current !== null) return;
-    frame.current = window.requestAnimationFrame(() => {
-      frame.current = null;
-      setEventVersion((version) => version + 1);
-    });
-  }, []);
-  const builderFor = (runId: string): ConversationBuilder => {
-    let builder = builders.current.get(runId);
-    if (!builder) {
-      builder = new ConversationBuilder(runId);
-      builders.current.set(runId, builder);
-    }
-    return builder;
-  };
-
-  const snapshot: ConversationSnapshot | undefined = useMemo(
-    () => (selectedRunId === null ? undefined : builders.current.get(selectedRunId)?.snapshot()),
-    // eventVersion stands for the builders' contents, which live outside React state.
-    [selectedRunId, eventVersion],
-  );
+  // Run state lives in the run store (run-store.ts); these hooks re-render on its changes only.
+  const selectedRunId = useSelectedRunId();
+  const liveRunIds = useLiveRunIds();
+  const runView = useRun(selectedRunId);
+  const snapshot = runView?.snapshot;
 
   const agentDirty = agent !== null && agent.text !== agent.savedText;
   const running = selectedRunId !== null && liveRunIds.has(selectedRunId);
@@ -108,20 +69,7 @@ export function App() {
     document.title = `${marks}PromptForge Studio`;
   }, [approvals.length, agentDirty, catalogDirty]);
 
-  useStudioEvent('run-event', (event: RunEvent) => {
-    builderFor(event.runId).apply(event);
-    // Every run starts from this window, so a new run is the one to watch.
-    if (event.type === 'run-start') setSelectedRunId(event.runId);
-    if (event.type === 'run-end') {
-      setLiveRunIds((current) => {
-        if (!current.has(event.runId)) return current;
-        const next = new Set(current);
-        next.delete(event.runId);
-        return next;
-      });
-    }
-    scheduleRender();
-  });
+  useStudioEvent('run-event', (event: RunEvent) => runStore.applyEvent(event));
   useStudioEvent('approval-pending', (approval) => {
     setApprovals((current) =>
       current.some((item) => approvalKey(item) === approvalKey(approval))
@@ -135,6 +83,8 @@ export function App() {
   });
   useStudioEvent('workspace-changed', (state) => {
     setWorkspace(state);
+    // A run written elsewhere (its transcript grew): the open run reads on.
+    void runStore.refreshSelected();
     // An external edit of the open agent shows up at once, unless the person has unsaved edits.
     if (agent && agent.text === agent.savedText) {
       const { path, savedText } = agent;
@@ -176,6 +126,12 @@ export function App() {
       'Discard changes',
       () => {
         setCatalogDirty(false);
+        // Discarded means discarded: the agent buffer goes back to the saved text (and the title's ●).
+        setAgent((current) =>
+          current && current.text !== current.savedText
+            ? { ...current, revision: current.revision + 1, loadedText: current.savedText, text: current.savedText }
+            : current,
+        );
         if (next.kind === 'agent') void openAgent(next.path);
         else setView(next);
       },
@@ -233,14 +189,9 @@ export function App() {
     setBanner(null);
     try {
       const { runId } = await call('run:start', request);
-      // The run may already have ended (a short replay); only mark it live when no run-end came.
-      if (builders.current.get(runId)?.snapshot().ended === undefined) {
-        setLiveRunIds((current) => new Set(current).add(runId));
-      }
-      builderFor(runId);
-      setSelectedRunId(runId);
+      // The run may already have ended (a short replay); the store marks it live only if not.
+      runStore.started(runId);
       setTab('conversation');
-      scheduleRender();
     } catch (error) {
       setBanner(`Could not start the run: ${describeError(error)}`);
     }
@@ -287,17 +238,10 @@ export function App() {
     }
   };
 
-  const openRun = async (runId: string): Promise<void> => {
-    try {
-      const { events } = await call('history:read', { runId });
-      const builder = builderFor(runId);
-      for (const event of events) builder.apply(event);
-      setSelectedRunId(runId);
-      setTab('conversation');
-      scheduleRender();
-    } catch (error) {
-      setBanner(describeError(error));
-    }
+  // The run shows at once; its transcript is read page by page (a failure shows in the run panel).
+  const openRun = (runId: string): void => {
+    setTab('conversation');
+    void runStore.open(runId);
   };
 
   // Window-wide shortcuts. The editors handle Ctrl/⌘+Enter and Ctrl/⌘+S themselves (and mark the
@@ -315,7 +259,8 @@ export function App() {
       } else if (mod && (event.key === 's' || event.key === 'S')) {
         event.preventDefault();
         void shortcutHandlers.current.saveAgent();
-      } else if (event.key === 'Escape' && !insideApprovalOrField(event)) {
+      } else if (isStopShortcut(event)) {
+        event.preventDefault();
         void shortcutHandlers.current.stopRun();
       } else if (event.key === '?' && !isTyping(event)) {
         event.preventDefault();
@@ -325,6 +270,25 @@ export function App() {
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
   }, [modalOpen]);
+
+  // Jumping to the approvals is the person's own click, so focus may follow: onto the panel, never
+  // onto a card (a card takes keys only once the person moves into it).
+  const [focusApprovals, setFocusApprovals] = useState(false);
+  const showApprovals = (): void => {
+    if (view.kind === 'credentials') setView(agent ? { kind: 'agent', path: agent.path } : { kind: 'none' });
+    setTab('approvals');
+    setFocusApprovals(true);
+  };
+  useEffect(() => {
+    if (!focusApprovals) return;
+    setFocusApprovals(false);
+    document.querySelector<HTMLElement>('.approvals-panel')?.focus();
+  }, [focusApprovals]);
+  const taintCheckOf = (alias: string): boolean =>
+    workspace?.tools.find((tool) => tool.alias === alias)?.taintCheck ?? true;
+  const pendingCount = approvals.length;
+  const pendingText =
+    pendingCount === 0 ? '' : `${pendingCount} tool call${pendingCount === 1 ? '' : 's'} waiting for your approval`;
 
   const toggleTheme = (): void => {
     const next: Theme = theme === 'dark' ? 'light' : 'dark';
@@ -344,6 +308,21 @@ export function App() {
           {workspace ? <span className="header-workspace muted">{workspace.name}</span> : null}
         </div>
         <div className="header-actions">
+          {/* Polite: announced when the screen reader is idle, and focus stays where it is. */}
+          <span className="visually-hidden" role="status" aria-live="polite">
+            {pendingText}
+          </span>
+          {pendingCount > 0 ? (
+            <button
+              type="button"
+              className="button pending-indicator"
+              onClick={showApprovals}
+              title="Show the calls waiting for a decision"
+            >
+              <span className="pending-dot" aria-hidden="true" />
+              {pendingText}
+            </button>
+          ) : null}
           {workspace ? (
             <button
               type="button"
@@ -404,7 +383,7 @@ export function App() {
           view={view}
           runningRunIds={liveRunIds}
           onSelect={selectView}
-          onOpenRun={(runId) => void openRun(runId)}
+          onOpenRun={openRun}
         />
 
         {workspace === null ? (
@@ -442,7 +421,7 @@ export function App() {
               ) : null}
               {view.kind === 'credentials' ? <CredentialsPanel /> : null}
               {view.kind === 'history' ? (
-                <HistoryView runs={workspace.runs} onOpen={(runId) => void openRun(runId)} onReplay={replayRun} />
+                <HistoryView runs={workspace.runs} onOpen={openRun} onReplay={replayRun} />
               ) : null}
               {view.kind === 'none' ? (
                 <div className="panel-empty">
@@ -456,7 +435,12 @@ export function App() {
                 tab={tab}
                 onTab={setTab}
                 snapshot={snapshot}
+                paging={runView?.paging}
+                onLoadMore={(explicit) => {
+                  if (selectedRunId !== null) void runStore.loadMore(selectedRunId, undefined, explicit);
+                }}
                 approvals={approvals}
+                taintCheckOf={taintCheckOf}
                 theme={theme}
                 running={selectedRunning}
               />

@@ -1,9 +1,12 @@
 import { json as jsonLanguage } from '@codemirror/lang-json';
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { PendingApproval, StudioDecision } from '../../common/studio-schemas.js';
 import { call, describeError } from './studio-api';
 import { CodeEditor } from './CodeEditor';
+import { allowForRunScope, scopeSentence } from './approval-scope';
+import { focusWasDeliberate, watchPersonInput } from './deliberate-focus';
 import { parseArguments } from './json-schema-check';
+import { isTyping } from './keyboard';
 import { TaintedJson } from './TaintedJson';
 import type { Theme } from './theme';
 
@@ -13,63 +16,135 @@ function approvalKey(approval: PendingApproval): string {
   return `${approval.runId}/${approval.callId}`;
 }
 
+/**
+ * How long a new card ignores keys and clicks, like a browser's permission prompt: a key or click
+ * meant for something else, in flight when the card appears, lands on nothing. The arming bar in
+ * styles.css (`.arm-bar`) runs for the same time.
+ */
+export const armDelayMs = 800;
+
+/** Keys a focused, armed card acts on; `L` needs Shift, since it allows more than one call. */
+function decisionFor(event: KeyboardEvent<HTMLElement>): keyof CardActions | undefined {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return undefined;
+  const key = event.key.toLowerCase();
+  if (key === 'l') return event.shiftKey ? 'allowForRun' : undefined;
+  if (event.shiftKey) return undefined;
+  return ({ a: 'approve', e: 'edit', d: 'deny' } as const)[key];
+}
+
 function ApprovalCard({
   approval,
   theme,
-  registerActions,
+  taintCheck,
+  onDecided,
+  onFocusLost,
 }: {
   approval: PendingApproval;
   theme: Theme;
-  registerActions: (key: string, actions: CardActions | null) => void;
+  /** The tool's taint-check setting (what "allow for this run" then covers). */
+  taintCheck: boolean;
+  onDecided: (announcement: string) => void;
+  /** The card is going away (decided elsewhere or here) while focus is inside it. */
+  onFocusLost: () => void;
 }) {
   const [mode, setMode] = useState<Mode>({ kind: 'idle' });
   const [busy, setBusy] = useState(false);
+  const [armed, setArmed] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const denyInput = useRef<HTMLInputElement>(null);
+  const card = useRef<HTMLElement>(null);
+  /** Focus came in by the person's click or Tab/arrow, and has not left the card since. */
+  const deliberate = useRef(false);
   const key = approvalKey(approval);
   const originalText = useMemo(() => JSON.stringify(approval.arguments, null, 2), [approval.arguments]);
   const parsed = mode.kind === 'edit' ? parseArguments(mode.text, approval.parameters) : undefined;
+  const scope = allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', undefined);
+  const focusLost = useRef(onFocusLost);
+  focusLost.current = onFocusLost;
 
-  const decide = async (decision: StudioDecision): Promise<void> => {
+  // Armed a moment after the card arrives, and again after the call is asked anew (an edit the
+  // core refused comes back as the same card with \`rejectedEdit\`).
+  useEffect(() => {
+    setArmed(false);
+    setBusy(false);
+    const timer = window.setTimeout(() => setArmed(true), armDelayMs);
+    return () => window.clearTimeout(timer);
+  }, [approval.askedAt]);
+  useLayoutEffect(() => {
+    const element = card.current;
+    return () => {
+      if (element?.contains(document.activeElement)) focusLost.current();
+    };
+  }, []);
+
+  const decide = async (decision: StudioDecision, announcement: string): Promise<void> => {
     setBusy(true);
     setError(null);
     try {
       await call('approval:decide', { runId: approval.runId, callId: approval.callId, decision });
+      onDecided(announcement);
     } catch (failure) {
       setError(describeError(failure));
       setBusy(false);
     }
   };
 
-  const actions: CardActions = {
-    approve: () => void decide({ kind: 'approve' }),
-    edit: () => setMode({ kind: 'edit', text: originalText }),
-    deny: () => {
-      setMode({ kind: 'deny', reason: '' });
-    },
-    allowForRun: () => void decide({ kind: 'allow-for-run' }),
+  const idleAgain = (): void => {
+    setMode({ kind: 'idle' });
+    card.current?.focus();
   };
-  const latestActions = useRef(actions);
-  useEffect(() => {
-    latestActions.current = actions;
-  });
-  useEffect(() => {
-    registerActions(key, {
-      approve: () => latestActions.current.approve(),
-      edit: () => latestActions.current.edit(),
-      deny: () => latestActions.current.deny(),
-      allowForRun: () => latestActions.current.allowForRun(),
-    });
-    return () => registerActions(key, null);
-  }, [key, registerActions]);
+
+  const actions: CardActions = {
+    approve: () => void decide({ kind: 'approve' }, `Approved by you: ${approval.alias} ${approval.callId}.`),
+    edit: () => setMode({ kind: 'edit', text: originalText }),
+    deny: () => setMode({ kind: 'deny', reason: '' }),
+    allowForRun: () =>
+      void decide(
+        { kind: 'allow-for-run' },
+        scopeSentence(allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', 'you')),
+      ),
+  };
   useEffect(() => {
     if (mode.kind === 'deny') denyInput.current?.focus();
   }, [mode.kind]);
 
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>): void => {
+    const decision = decisionFor(event);
+    if (decision === undefined || mode.kind !== 'idle' || isTyping(event.nativeEvent)) return;
+    // Keys count only when the person put focus here, and only once the card is armed.
+    event.preventDefault();
+    if (!deliberate.current || !armed || busy) return;
+    actions[decision]();
+  };
+
   const taintSources = [...new Set(approval.taint.map((span) => span.sourceOutputId))];
   const titleId = `approval-${approval.runId}-${approval.callId}`;
   return (
-    <article className="approval-card" aria-labelledby={titleId} data-call-id={approval.callId} tabIndex={-1}>
+    <article
+      ref={card}
+      className={`approval-card${armed ? '' : ' arming'}`}
+      aria-labelledby={titleId}
+      aria-describedby={`${titleId}-keys`}
+      data-call-id={approval.callId}
+      data-armed={armed ? 'true' : 'false'}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+      onFocus={(event) => {
+        deliberate.current = deliberate.current || focusWasDeliberate(event.currentTarget);
+      }}
+      onBlur={(event) => {
+        if (!(event.relatedTarget instanceof Node && event.currentTarget.contains(event.relatedTarget)))
+          deliberate.current = false;
+      }}
+    >
+      {armed ? null : (
+        <div className="arm-bar" aria-hidden="true" title="This new card accepts keys and clicks in a moment" />
+      )}
+      <p id={`${titleId}-keys`} className="visually-hidden">
+        {armed
+          ? 'Keys: A approve, E edit, D deny, Shift+L allow for this run.'
+          : 'New card: keys and buttons wake up in a moment.'}
+      </p>
       <header className="card-header">
         <h3 id={titleId}>
           <code>{approval.alias}</code> <span className="muted small">{approval.callId}</span>
@@ -115,12 +190,15 @@ function ApprovalCard({
               disabled={busy || !parsed?.ok}
               onClick={() => {
                 if (parsed?.ok)
-                  void decide({ kind: 'approve-edited', arguments: parsed.value as Record<string, never> });
+                  void decide(
+                    { kind: 'approve-edited', arguments: parsed.value as Record<string, never> },
+                    `Approved with edited arguments by you: ${approval.alias} ${approval.callId}.`,
+                  );
               }}
             >
               Approve edited
             </button>
-            <button type="button" className="button" onClick={() => setMode({ kind: 'idle' })}>
+            <button type="button" className="button" onClick={idleAgain}>
               Cancel edit
             </button>
           </div>
@@ -136,7 +214,9 @@ function ApprovalCard({
           className="deny-form"
           onSubmit={(event) => {
             event.preventDefault();
-            if (mode.reason.trim() !== '') void decide({ kind: 'deny', reason: mode.reason.trim() });
+            const reason = mode.reason.trim();
+            if (reason !== '')
+              void decide({ kind: 'deny', reason }, `Denied by you: ${approval.alias} ${approval.callId}.`);
           }}
         >
           <label htmlFor={`${titleId}-reason`}>Reason for denying (required; the script sees it)</label>
@@ -150,34 +230,47 @@ function ApprovalCard({
               onKeyDown={(event) => {
                 if (event.key === 'Escape') {
                   event.stopPropagation();
-                  setMode({ kind: 'idle' });
+                  idleAgain();
                 }
               }}
             />
             <button type="submit" className="button button-danger" disabled={busy || mode.reason.trim() === ''}>
               Deny
             </button>
-            <button type="button" className="button" onClick={() => setMode({ kind: 'idle' })}>
+            <button type="button" className="button" onClick={idleAgain}>
               Cancel
             </button>
           </div>
         </form>
       ) : null}
       {mode.kind === 'idle' ? (
-        <div className="button-row" role="group" aria-label={`Decide ${approval.alias} ${approval.callId}`}>
-          <button type="button" className="button button-primary" disabled={busy} onClick={actions.approve}>
-            <kbd>A</kbd> Approve
-          </button>
-          <button type="button" className="button" disabled={busy} onClick={actions.edit}>
-            <kbd>E</kbd> Edit then approve
-          </button>
-          <button type="button" className="button button-danger" disabled={busy} onClick={actions.deny}>
-            <kbd>D</kbd> Deny…
-          </button>
-          <button type="button" className="button" disabled={busy} onClick={actions.allowForRun}>
-            <kbd>L</kbd> Allow for this run
-          </button>
-        </div>
+        <>
+          <div className="button-row" role="group" aria-label={`Decide ${approval.alias} ${approval.callId}`}>
+            <button type="button" className="button button-primary" disabled={busy || !armed} onClick={actions.approve}>
+              <kbd>A</kbd> Approve
+            </button>
+            <button type="button" className="button" disabled={busy || !armed} onClick={actions.edit}>
+              <kbd>E</kbd> Edit then approve
+            </button>
+            <button type="button" className="button button-danger" disabled={busy || !armed} onClick={actions.deny}>
+              <kbd>D</kbd> Deny…
+            </button>
+            <button
+              type="button"
+              className="button"
+              disabled={busy || !armed}
+              onClick={actions.allowForRun}
+              aria-describedby={`${titleId}-scope`}
+            >
+              <kbd>Shift+L</kbd> Allow for this run
+            </button>
+          </div>
+          <p id={`${titleId}-scope`} className="allow-scope small muted">
+            {scope.before}
+            <code>{scope.alias}</code>
+            {scope.after}
+          </p>
+        </>
       ) : null}
       {error ? (
         <p role="alert" className="error-text small">
@@ -195,74 +288,84 @@ interface CardActions {
   allowForRun(): void;
 }
 
-/** Whether a key event comes from a text field (editors live in shadow roots: look at the real origin). */
-function isTyping(event: Event): boolean {
-  const target = event.composedPath()[0];
-  if (!(target instanceof HTMLElement)) return false;
-  return target.isContentEditable || target.tagName === 'INPUT' || target.tagName === 'TEXTAREA';
-}
+/**
+ * Every call waiting for a decision. Nothing here ever moves focus on its own when a card arrives:
+ * the person clicks or Tabs into a card (arrow keys move between cards), and a card acts on
+ * A / E / D / Shift+L only then, and only once it is armed (`data-armed`).
+ */
+export function ApprovalsPanel({
+  approvals,
+  theme,
+  taintCheckOf,
+}: {
+  approvals: PendingApproval[];
+  theme: Theme;
+  /** The tool's taint-check setting; true when unknown. */
+  taintCheckOf: (alias: string) => boolean;
+}) {
+  const panel = useRef<HTMLDivElement>(null);
+  const [lastDecision, setLastDecision] = useState('');
+  useEffect(() => watchPersonInput(), []);
 
-/** Every call waiting for a decision; keyboard: A approve, E edit, D deny, L allow for this run. */
-export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApproval[]; theme: Theme }) {
-  const actions = useRef(new Map<string, CardActions>());
-  const list = useRef<HTMLDivElement>(null);
-  const hasCards = approvals.length > 0;
-  // Opening the tab puts the keyboard on the cards, so A/E/D/L work at once.
-  useEffect(() => {
-    if (hasCards) list.current?.focus();
-  }, [hasCards]);
-  const registerActions = useMemo(
-    () => (key: string, value: CardActions | null) => {
-      if (value) actions.current.set(key, value);
-      else actions.current.delete(key);
-    },
-    [],
-  );
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>): void => {
-    if (isTyping(event.nativeEvent) || event.ctrlKey || event.metaKey || event.altKey) return;
-    const card = (event.target as HTMLElement).closest<HTMLElement>('.approval-card');
-    const target = card ? approvals.find((approval) => approval.callId === card.dataset['callId']) : approvals[0];
-    if (!target) return;
-    const cardActions = actions.current.get(approvalKey(target));
-    const handler = {
-      a: cardActions?.approve,
-      e: cardActions?.edit,
-      d: cardActions?.deny,
-      l: cardActions?.allowForRun,
-    }[event.key.toLowerCase()];
-    if (handler) {
-      event.preventDefault();
-      handler();
-    }
+  const moveBetweenCards = (event: KeyboardEvent<HTMLDivElement>): void => {
+    if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(event.key) || isTyping(event.nativeEvent)) return;
+    if (event.ctrlKey || event.metaKey || event.altKey || event.shiftKey) return;
+    const cards = [...(panel.current?.querySelectorAll<HTMLElement>('.approval-card') ?? [])];
+    if (cards.length === 0) return;
+    const from = cards.findIndex((card) => card === event.target);
+    const to =
+      event.key === 'Home'
+        ? 0
+        : event.key === 'End'
+          ? cards.length - 1
+          : from < 0
+            ? 0
+            : Math.min(cards.length - 1, Math.max(0, from + (event.key === 'ArrowDown' ? 1 : -1)));
+    // Only from the panel itself or from a card, so arrows inside an argument editor stay its own.
+    if (from < 0 && event.target !== panel.current && event.target !== event.currentTarget) return;
+    event.preventDefault();
+    cards[to]!.focus();
   };
 
-  if (approvals.length === 0) {
-    return (
-      <div className="panel-empty">
-        <p className="muted">No call is waiting for a decision.</p>
-        <p className="muted small">
-          Tools whose policy is <code>ask</code>, and calls whose arguments carry untrusted text, pause here.
-        </p>
-      </div>
-    );
-  }
   return (
     <div
-      ref={list}
-      className="approvals-list"
+      ref={panel}
+      className="approvals-panel"
       role="region"
       aria-label="Pending approvals"
-      tabIndex={0}
-      onKeyDown={onKeyDown}
+      tabIndex={-1}
+      onKeyDown={moveBetweenCards}
     >
-      <p className="muted small keyboard-hint">
-        Keys (when this panel has focus): <kbd>A</kbd> approve · <kbd>E</kbd> edit · <kbd>D</kbd> deny · <kbd>L</kbd>{' '}
-        allow for this run
+      <p className="visually-hidden" role="status">
+        {lastDecision}
       </p>
-      {approvals.map((approval) => (
-        <ApprovalCard key={approvalKey(approval)} approval={approval} theme={theme} registerActions={registerActions} />
-      ))}
+      {approvals.length === 0 ? (
+        <div className="panel-empty">
+          <p className="muted">No call is waiting for a decision.</p>
+          <p className="muted small">
+            Tools whose policy is <code>ask</code>, and calls whose arguments carry untrusted text, pause here.
+          </p>
+          {lastDecision !== '' ? <p className="last-decision small">Last decision: {lastDecision}</p> : null}
+        </div>
+      ) : (
+        <div className="approvals-list">
+          <p className="muted small keyboard-hint">
+            Click or Tab into a card, then: <kbd>A</kbd> approve · <kbd>E</kbd> edit · <kbd>D</kbd> deny ·{' '}
+            <kbd>Shift+L</kbd> allow for this run. A new card waits a moment before it accepts keys.
+          </p>
+          {lastDecision !== '' ? <p className="last-decision small">Last decision: {lastDecision}</p> : null}
+          {approvals.map((approval) => (
+            <ApprovalCard
+              key={approvalKey(approval)}
+              approval={approval}
+              theme={theme}
+              taintCheck={taintCheckOf(approval.alias)}
+              onDecided={setLastDecision}
+              onFocusLost={() => panel.current?.focus()}
+            />
+          ))}
+        </div>
+      )}
     </div>
   );
 }

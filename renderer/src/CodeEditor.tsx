@@ -19,7 +19,8 @@ import {
   lineNumbers,
   type KeyBinding,
 } from '@codemirror/view';
-import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
+import { forwardRef, useEffect, useId, useImperativeHandle, useRef } from 'react';
+import { tabExit } from './editor-tab-exit';
 import type { Theme } from './theme';
 
 /** What a parent may do with the editor. */
@@ -82,6 +83,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
   const view = useRef<EditorView | null>(null);
   const themeSlot = useRef(new Compartment());
   const latest = useRef(props);
+  const hintId = `${useId()}tab-hint`;
   useEffect(() => {
     latest.current = props;
   });
@@ -144,6 +146,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       sharedTheme,
       themeSlot.current.of(themeExtension(latest.current.theme)),
       EditorView.contentAttributes.of({ 'aria-label': ariaLabel }),
+      tabExit(hintId),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) latest.current.onChange?.(update.state.doc.toString());
       }),

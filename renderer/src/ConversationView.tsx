@@ -1,7 +1,9 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
 import type { ConversationItem, ConversationSnapshot, DispatchState } from './conversation-builder';
+import { decidedBy, describeDecision } from './approval-scope';
 import { InertText } from './InertText';
+import type { PagingState } from './run-store';
 
 const stateLabels: Record<DispatchState | 'running', string> = {
   requested: 'requested',
@@ -26,17 +28,20 @@ function json(value: unknown): string {
 function DispatchCard({
   item,
   live,
+  taintCheck,
   onShowApprovals,
 }: {
   item: Extract<ConversationItem, { kind: 'dispatch' }>;
   live: boolean;
+  taintCheck: boolean;
   onShowApprovals: () => void;
 }) {
   const inFlight = live && (item.state === 'requested' || item.state === 'approved' || item.state === 'edited');
   const shown: DispatchState | 'running' = inFlight ? 'running' : item.state;
+  // Who decided and what it covered; a denial's reason is shown on its own line below.
   const decisionNote =
     item.decision && item.decision.kind !== 'deny'
-      ? `${stateLabels[item.decision.kind === 'approve-edited' ? 'edited' : 'approved']} by ${item.decision.source}`
+      ? describeDecision(item.decision, item.alias, taintCheck || item.taint.length > 0)
       : undefined;
   return (
     <article
@@ -58,7 +63,13 @@ function DispatchCard({
           tainted by {[...new Set(item.taint.map((t) => `output ${t.sourceOutputId}`))].join(', ')}
         </p>
       ) : null}
-      {decisionNote ? <p className="muted small">{decisionNote}</p> : null}
+      {decisionNote ? (
+        <p className="decision-note small">
+          {decisionNote.before}
+          {decisionNote.alias !== '' ? <code>{decisionNote.alias}</code> : null}
+          {decisionNote.after}
+        </p>
+      ) : null}
       {item.state === 'awaiting approval' && live ? (
         <button type="button" className="button button-small" onClick={onShowApprovals}>
           Decide in Approvals…
@@ -72,7 +83,7 @@ function DispatchCard({
       ) : null}
       {item.decision?.kind === 'deny' && item.decision.reason ? (
         <p className="deny-reason">
-          Denied by {item.decision.source}: {item.decision.reason}
+          Denied by {decidedBy(item.decision.source)}: {item.decision.reason}
         </p>
       ) : null}
       {item.output ? (
@@ -98,10 +109,12 @@ function DispatchCard({
 function ItemView({
   item,
   live,
+  taintCheckOf,
   onShowApprovals,
 }: {
   item: ConversationItem;
   live: boolean;
+  taintCheckOf: (alias: string) => boolean;
   onShowApprovals: () => void;
 }) {
   switch (item.kind) {
@@ -174,7 +187,9 @@ function ItemView({
         </div>
       );
     case 'dispatch':
-      return <DispatchCard item={item} live={live} onShowApprovals={onShowApprovals} />;
+      return (
+        <DispatchCard item={item} live={live} taintCheck={taintCheckOf(item.alias)} onShowApprovals={onShowApprovals} />
+      );
     case 'log':
       return (
         <div className="log-line">
@@ -198,12 +213,46 @@ function ItemView({
   }
 }
 
-/** The live conversation of one run, virtualised so thousands of items scroll smoothly. */
+/** Items from the end at which the next page of a run read from its transcript is asked for. */
+const LOAD_AHEAD_ITEMS = 30;
+
+/** Where reading a run's transcript stands: a note, and a button when the next page waits for the person. */
+function PagingFooter({ paging, onLoadMore }: { paging: PagingState; onLoadMore: (explicit: boolean) => void }) {
+  if (paging.problem !== undefined)
+    return (
+      <p className="paging-note error-text" role="alert">
+        {paging.problem}
+      </p>
+    );
+  if (paging.complete) return null;
+  const shown = `${paging.next.toLocaleString('en')} of ${paging.total.toLocaleString('en')} events read`;
+  return (
+    <p className="paging-note muted small" role="status">
+      {paging.loading ? `Reading the transcript… ${shown}` : shown}
+      {paging.askFirst && !paging.loading ? (
+        <button type="button" className="button button-small" onClick={() => onLoadMore(true)}>
+          Read more events
+        </button>
+      ) : null}
+    </p>
+  );
+}
+
+/**
+ * The live conversation of one run, virtualised so thousands of items scroll smoothly. A run opened
+ * from its transcript is read on as the view nears its last item (`onLoadMore`).
+ */
 export function ConversationView({
   snapshot,
+  paging,
+  onLoadMore,
+  taintCheckOf,
   onShowApprovals,
 }: {
   snapshot: ConversationSnapshot | undefined;
+  paging?: PagingState | undefined;
+  onLoadMore?: ((explicit: boolean) => void) | undefined;
+  taintCheckOf: (alias: string) => boolean;
   onShowApprovals: () => void;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
@@ -217,10 +266,18 @@ export function ConversationView({
     getItemKey: (index) => items[index]?.key ?? index,
   });
   const stickToBottom = useRef(true);
+  const userScrolling = useRef(false);
 
   useEffect(() => {
     if (stickToBottom.current && items.length > 0) virtualizer.scrollToIndex(items.length - 1, { align: 'end' });
   }, [items, virtualizer]);
+
+  const lastShown = virtualizer.getVirtualItems().at(-1)?.index ?? -1;
+  const wantsMore =
+    paging !== undefined && !paging.complete && !paging.loading && !paging.askFirst && paging.problem === undefined;
+  useEffect(() => {
+    if (wantsMore && lastShown >= items.length - LOAD_AHEAD_ITEMS) onLoadMore?.(false);
+  }, [wantsMore, lastShown, items.length, onLoadMore]);
 
   if (snapshot === undefined) {
     return (
@@ -237,9 +294,23 @@ export function ConversationView({
       aria-label="Conversation"
       aria-live="off"
       tabIndex={0}
+      // Following the end stops only when the person scrolls away from it (wheel, keys, a drag of
+      // the scrollbar or a touch): the list's own growth and re-measuring move scrollTop too.
+      onWheel={(event) => {
+        if (event.deltaY < 0) stickToBottom.current = false;
+      }}
+      onKeyDown={(event) => {
+        if (['ArrowUp', 'PageUp', 'Home'].includes(event.key)) stickToBottom.current = false;
+      }}
+      onPointerDown={() => (userScrolling.current = true)}
+      onPointerUp={() => (userScrolling.current = false)}
+      onTouchStart={() => (userScrolling.current = true)}
+      onTouchEnd={() => (userScrolling.current = false)}
       onScroll={(event) => {
         const element = event.currentTarget;
-        stickToBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+        const atEnd = element.scrollHeight - element.scrollTop - element.clientHeight < 40;
+        if (atEnd) stickToBottom.current = true;
+        else if (userScrolling.current) stickToBottom.current = false;
       }}
     >
       <div
@@ -257,10 +328,16 @@ export function ConversationView({
             }}
             className="virtual-row"
           >
-            <ItemView item={items[row.index]!} live={live} onShowApprovals={onShowApprovals} />
+            <ItemView
+              item={items[row.index]!}
+              live={live}
+              taintCheckOf={taintCheckOf}
+              onShowApprovals={onShowApprovals}
+            />
           </div>
         ))}
       </div>
+      {paging && onLoadMore ? <PagingFooter paging={paging} onLoadMore={onLoadMore} /> : null}
     </div>
   );
 }

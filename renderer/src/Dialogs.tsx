@@ -1,4 +1,5 @@
 import { useEffect, useRef, type ReactNode } from 'react';
+import { stopShortcutLabel } from './keyboard';
 
 /** A modal dialog on the native `<dialog>` element (focus trap and Esc come with it). */
 export function Modal({
@@ -71,12 +72,14 @@ export function ConfirmDialog({
 
 const shortcuts: Array<[keys: string, what: string]> = [
   ['Ctrl/⌘ + Enter', 'Run the agent (the editor’s text, saved or not)'],
-  ['Esc', 'Stop the running agent'],
+  [stopShortcutLabel.replace(/\+/g, ' + '), 'Stop the running agent, from anywhere (Esc never stops a run)'],
   ['Ctrl/⌘ + S', 'Save the agent or catalog file'],
-  ['A', 'Approve the call (Approvals panel focused)'],
+  ['Esc, then Tab', 'Leave the editor (in an editor, Tab indents)'],
+  ['A', 'Approve the call (once you clicked or tabbed into its card)'],
   ['E', 'Edit the arguments, then approve'],
   ['D', 'Deny with a reason'],
-  ['L', 'Allow this tool for the rest of the run'],
+  ['Shift + L', 'Allow for this run: untainted calls of this tool stop asking'],
+  ['↑ / ↓', 'Move between approval cards'],
   ['?', 'Show this list'],
 ];
 

@@ -1,4 +1,5 @@
 import type { CatalogFile, WorkspaceState } from '../../common/studio-schemas.js';
+import { McpServersList } from './McpServersList';
 
 /** What the center area shows. */
 export type CenterView =
@@ -104,6 +105,7 @@ export function Explorer({
             </li>
           ))}
         </ul>
+        <McpServersList workspaceRoot={workspace.root} />
       </section>
       <section className="explorer-section" aria-label="Models">
         <h2>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CompareRow, RunSummary } from '../../common/studio-schemas.js';
+import type { ComparePage, RunSummary } from '../../common/studio-schemas.js';
 import { call, describeError } from './studio-api';
 
 function formatDuration(ms: number | undefined): string {
@@ -33,6 +33,9 @@ function downloadText(fileName: string, text: string): void {
   window.setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/** Rows per page when paging through a comparison. */
+const COMPARE_PAGE_ROWS = 101;
+
 /** The runs of the workspace: open, replay, export, and compare two side by side. */
 export function HistoryView({
   runs,
@@ -44,7 +47,7 @@ export function HistoryView({
   onReplay: (run: RunSummary) => void;
 }) {
   const [selected, setSelected] = useState<string[]>([]);
-  const [comparison, setComparison] = useState<{ left: string; right: string; rows: CompareRow[] } | null>(null);
+  const [comparison, setComparison] = useState<({ left: string; right: string } & ComparePage) | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [onlyDifferences, setOnlyDifferences] = useState(false);
 
@@ -54,17 +57,24 @@ export function HistoryView({
     );
   };
 
-  const compare = async (): Promise<void> => {
-    const [left, right] = selected;
+  /** Compares the two selected runs (or pages the shown comparison): the core reads both only as far as needed. */
+  const compare = async (window?: { left: string; right: string; from: number }): Promise<void> => {
+    const [left, right] = window ? [window.left, window.right] : selected;
     if (left === undefined || right === undefined) return;
     setError(null);
     try {
-      const result = await call('history:compare', { left, right });
-      setComparison({ left, right, rows: result.rows });
+      const result = await call('history:compare', {
+        left,
+        right,
+        ...(window && { from: window.from, count: COMPARE_PAGE_ROWS }),
+      });
+      setComparison({ left, right, ...result });
     } catch (failure) {
       setError(describeError(failure));
     }
   };
+  const firstShown = comparison?.rows[0]?.index ?? 1;
+  const lastShown = comparison?.rows.at(-1)?.index ?? 0;
 
   const exportRun = async (runId: string): Promise<void> => {
     setError(null);
@@ -186,6 +196,28 @@ export function HistoryView({
                 {differing === 0 ? 'The runs match' : `${differing} differing row${differing === 1 ? '' : 's'}`} of{' '}
                 {comparison.rows.length}
               </h3>
+              <p className="small muted compare-window">
+                {comparison.firstDifference === null
+                  ? `No difference in ${comparison.compared.toLocaleString('en')} rows.`
+                  : `First difference at row ${comparison.firstDifference.toLocaleString('en')}.`}{' '}
+                Showing rows {firstShown.toLocaleString('en')}–{lastShown.toLocaleString('en')}.
+              </p>
+              <button
+                type="button"
+                className="button button-small"
+                disabled={firstShown <= 1}
+                onClick={() => void compare({ ...comparison, from: Math.max(1, firstShown - COMPARE_PAGE_ROWS) })}
+              >
+                Earlier rows
+              </button>
+              <button
+                type="button"
+                className="button button-small"
+                disabled={comparison.complete && lastShown >= comparison.compared}
+                onClick={() => void compare({ ...comparison, from: lastShown + 1 })}
+              >
+                Later rows
+              </button>
               <label className="small">
                 <input
                   type="checkbox"

@@ -3,6 +3,7 @@ import { ApprovalsPanel } from './ApprovalsPanel';
 import type { ConversationSnapshot } from './conversation-builder';
 import { ConversationView } from './ConversationView';
 import { InertText } from './InertText';
+import type { PagingState } from './run-store';
 import type { Theme } from './theme';
 
 export type RunTab = 'conversation' | 'approvals' | 'log' | 'usage';
@@ -100,7 +101,10 @@ export function RunPanel({
   tab,
   onTab,
   snapshot,
+  paging,
+  onLoadMore,
   approvals,
+  taintCheckOf,
   theme,
   running,
   narrow,
@@ -108,7 +112,13 @@ export function RunPanel({
   tab: RunTab;
   onTab: (tab: RunTab) => void;
   snapshot: ConversationSnapshot | undefined;
+  /** How far a run opened from its transcript has been read (absent for a run streamed here). */
+  paging?: PagingState | undefined;
+  /** Reads the next page of the run; `explicit` when the person asked for it. */
+  onLoadMore?: (explicit: boolean) => void;
   approvals: PendingApproval[];
+  /** The tool's taint-check setting; true when unknown. */
+  taintCheckOf: (alias: string) => boolean;
   theme: Theme;
   running: boolean;
   narrow: boolean;
@@ -119,7 +129,8 @@ export function RunPanel({
     ['log', 'Log'],
     ['usage', 'Usage/Timing'],
   ];
-  const status = snapshot?.ended?.status ?? (snapshot ? 'running' : undefined);
+  // A run read only in part has no run-end yet, but it is not running: it is being read.
+  const status = snapshot?.ended?.status ?? (paging && !paging.complete ? 'partial' : snapshot ? 'running' : undefined);
   return (
     <section className={`run-panel${narrow ? ' run-panel-narrow' : ''}`} aria-label="Run panel">
       <div className="run-panel-header">
@@ -168,9 +179,17 @@ export function RunPanel({
       </div>
       <div role="tabpanel" id={`tabpanel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
         {tab === 'conversation' ? (
-          <ConversationView snapshot={snapshot} onShowApprovals={() => onTab('approvals')} />
+          <ConversationView
+            snapshot={snapshot}
+            paging={paging}
+            onLoadMore={onLoadMore}
+            taintCheckOf={taintCheckOf}
+            onShowApprovals={() => onTab('approvals')}
+          />
         ) : null}
-        {tab === 'approvals' ? <ApprovalsPanel approvals={approvals} theme={theme} /> : null}
+        {tab === 'approvals' ? (
+          <ApprovalsPanel approvals={approvals} theme={theme} taintCheckOf={taintCheckOf} />
+        ) : null}
         {tab === 'log' ? <LogView snapshot={snapshot} /> : null}
         {tab === 'usage' ? <UsageView snapshot={snapshot} /> : null}
       </div>

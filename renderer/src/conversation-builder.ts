@@ -273,6 +273,11 @@ export class ConversationBuilder {
     }
   }
 
+  /** Whether the run's run-end has been applied (cheaper than a snapshot). */
+  get hasEnded(): boolean {
+    return this.ended !== undefined;
+  }
+
   snapshot(): ConversationSnapshot {
     let awaiting = 0;
     for (const at of this.dispatchIndex.values()) {

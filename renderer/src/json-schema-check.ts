@@ -4,6 +4,7 @@
  * range, array items. The core validates the edited arguments again with the full validator
  * (ajv, a Node-side dependency kept out of the renderer bundle); this only gives live feedback.
  */
+import { linearRegExp } from '../../common/linear-regexp.js';
 
 /** One problem: where (a JSON pointer) and what. */
 export interface SchemaProblem {
@@ -52,11 +53,12 @@ function check(value: unknown, schema: unknown, path: string, problems: SchemaPr
     if (typeof s['maxLength'] === 'number' && length > s['maxLength'])
       problems.push({ path, message: `${where} must have at most ${s['maxLength']} character(s)` });
     if (typeof s['pattern'] === 'string') {
+      // RE2 (linear time), as in the core: a model-chosen value can never freeze the page.
       try {
-        if (!new RegExp(s['pattern'], 'u').test(value))
+        if (!linearRegExp(s['pattern']).test(value))
           problems.push({ path, message: `${where} must match the pattern ${s['pattern']}` });
       } catch {
-        // A pattern this browser cannot compile is left to the core's validator.
+        // A pattern RE2 cannot run is reported by the core's catalog loader.
       }
     }
   }

@@ -36,14 +36,15 @@ export function luaCompletion(catalog: () => { tools: string[]; models: string[]
     const line = context.state.doc.lineAt(context.pos);
     const before = line.text.slice(0, context.pos - line.from);
     const toolString =
-      /tools\.call\(\s*['"]([\w-]*)$/.exec(before) ??
-      /tools\.calls\[\s*['"]([\w-]*)$/.exec(before) ??
-      /tools\s*=\s*\{[^}]*['"]([\w-]*)$/.exec(before);
+      // Aliases may hold dots (MCP tools are `<server>.<tool>`).
+      /tools\.call\(\s*['"]([\w.-]*)$/.exec(before) ??
+      /tools\.calls\[\s*['"]([\w.-]*)$/.exec(before) ??
+      /tools\s*=\s*\{[^}]*['"]([\w.-]*)$/.exec(before);
     if (toolString) {
       return {
         from: context.pos - toolString[1]!.length,
         options: catalog().tools.map((alias) => ({ label: alias, type: 'constant', detail: 'tool' })),
-        validFor: /^[\w-]*$/,
+        validFor: /^[\w.-]*$/,
       };
     }
     const modelString = /model\s*=\s*['"]([\w-]*)$/.exec(before);

@@ -38,8 +38,14 @@ import { startRendererServer, type RendererServer } from './renderer-server.js';
 export const repositoryRoot = path.resolve(import.meta.dirname, '..', '..');
 /** Where `electron-vite build` puts the renderer. */
 export const builtRendererDirectory = path.join(repositoryRoot, 'out', 'renderer');
-/** Where `screenshot(name)` writes. */
-export const screenshotDirectory = path.join(repositoryRoot, 'docs', 'screenshots');
+/**
+ * Where `screenshot(name)` writes: test-results/screenshots (ignored by git), or the folder in
+ * PROMPTFORGE_SCREENSHOT_DIR, which `npm run screenshots` sets to docs/screenshots for the README.
+ */
+export const screenshotDirectory = path.resolve(
+  repositoryRoot,
+  process.env['PROMPTFORGE_SCREENSHOT_DIR'] || path.join('test-results', 'screenshots'),
+);
 
 const chromiumExecutable = process.env['PROMPTFORGE_CHROMIUM'] ?? '/usr/bin/chromium';
 const invokeBindingName = '__pfInvoke';
@@ -256,7 +262,7 @@ export class StudioHarness {
     this.temporaryDirectory = undefined;
   }
 
-  /** Saves a PNG of the window to docs/screenshots/NAME.png and returns its path. */
+  /** Saves a PNG of the window to {@link screenshotDirectory}/NAME.png and returns its path. */
   async screenshot(name: string): Promise<string> {
     await mkdir(screenshotDirectory, { recursive: true });
     const filePath = path.join(screenshotDirectory, `${name}.png`);
@@ -374,6 +380,42 @@ export class StudioHarness {
         new page.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
       );
     }, text);
+  }
+
+  /**
+   * Describes the element that has focus, looking inside shadow roots (the editors live there):
+   * `TAG.class1.class2[aria-label]`, or `BODY` when nothing has focus.
+   */
+  async focusedElement(): Promise<string> {
+    return this.page.evaluate(`(() => {
+      let element = document.activeElement;
+      while (element && element.shadowRoot && element.shadowRoot.activeElement) element = element.shadowRoot.activeElement;
+      if (!element) return 'none';
+      const label = element.getAttribute('aria-label');
+      return element.tagName + [...element.classList].map((name) => '.' + name).join('') + (label ? '[' + label + ']' : '');
+    })()`);
+  }
+
+  /**
+   * Starts recording every focus change in the page (focusin and focusout, inside shadow roots
+   * too); {@link focusChanges} returns what was recorded since.
+   */
+  async recordFocusChanges(): Promise<void> {
+    await this.page.evaluate(`(() => {
+      const log = (globalThis.__pfFocusLog = []);
+      const note = (event) => {
+        const target = event.composedPath()[0];
+        log.push(event.type + ' ' + (target && target.tagName ? target.tagName + '.' + [...target.classList].join('.') : String(target)));
+      };
+      document.addEventListener('focusin', note, true);
+      document.addEventListener('focusout', note, true);
+      window.addEventListener('blur', () => log.push('window blur'));
+    })()`);
+  }
+
+  /** The focus changes recorded since {@link recordFocusChanges}. */
+  async focusChanges(): Promise<string[]> {
+    return this.page.evaluate('globalThis.__pfFocusLog ?? []');
   }
 
   /** Waits until `count` approval cards are shown (the Approvals tab must be open). */

@@ -13,7 +13,11 @@ for i = 1, #pages do
   if ok and not first then first = result end
   log(('call %d: %s'):format(i, ok and ('read ' .. #result .. ' chars') or tostring(result)))
 end
-log(tools.call('echo', { text = 'Quote: ' .. first:match('%- Faster[^\\n]*') }))
+local quote = 'Quote: ' .. first:match('%- Faster[^\\n]*')
+log(tools.call('echo', { text = quote }))
+-- Allowed for this run above covers untainted calls only: this tainted one asks again.
+local ok, again = pcall(tools.call, 'echo', { text = 'Again: ' .. quote })
+log(ok and again or tostring(again))
 `;
 
 describe('studio: a run pauses on ask tools; approve, edit then approve, deny with a reason', () => {
@@ -37,7 +41,7 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
     const approvalsTab = studio.page.getByRole('tab', { name: /^Approvals/ });
     await approvalsTab.getByLabel('1 pending').waitFor();
-    await expect.poll(() => studio.page.title()).toBe('(1) PromptForge Studio');
+    await expect.poll(() => studio.page.title(), { timeout: 15_000 }).toBe('(1) PromptForge Studio');
     // The conversation shows the call waiting.
     const conversation = studio.page.getByRole('log', { name: 'Conversation' });
     expect(
@@ -57,16 +61,33 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     runId = (await studio.service.listApprovals())[0]!.runId;
   });
 
-  it('approves the first call with the A key while the approvals panel has focus', async () => {
+  it('ignores keys on a card the person did not move to, then approves with A after an arrow key', async () => {
+    const card = studio.page.locator('.approval-card[data-call-id="call-1"]');
+    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
+    const decideCalls = () => studio.calls.filter((entry) => entry.method === 'approval:decide').length;
+    // Focus put there by a program (as a focus-stealing card list would) is not the person's act.
+    await card.focus();
+    for (const key of ['a', 'l', 'Shift+L', 'd', 'e']) await studio.page.keyboard.press(key);
+    expect(await studio.page.locator('.approval-card form, .approval-card .edit-arguments').count()).toBe(0);
+    // Tab-free keyboard path: focus the panel, an arrow moves into the first card.
     await studio.page.getByRole('region', { name: 'Pending approvals' }).focus();
+    await studio.page.keyboard.press('ArrowDown');
+    expect(await studio.focusedElement()).toBe('ARTICLE.approval-card');
     await studio.page.keyboard.press('a');
     // The next call arrives as a new card once the first one ran.
     await studio.page.locator('.approval-card[data-call-id="call-2"]').waitFor();
+    expect(decideCalls()).toBe(1);
+    expect(await studio.page.locator('.last-decision').textContent()).toBe(
+      'Last decision: Approved by you: read_page call-1.',
+    );
+    // The decided card took focus with it: focus is back on the panel, not on the new card.
+    expect(await studio.focusedElement()).toBe('DIV.approvals-panel[Pending approvals]');
   });
 
   it('edits the second call: live schema errors, then approves the changed argument', async () => {
     const card = studio.page.locator('.approval-card[data-call-id="call-2"]');
     expect(await card.locator('pre').textContent()).toBe('{\n  "name": "draft-notes"\n}');
+    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
     await card.getByRole('button', { name: 'E Edit then approve' }).click();
     const editor = '.approval-card[data-call-id="call-2"] .cm-content';
     await studio.replaceEditorText(editor, '{ "name": "Release Notes" }');
@@ -83,6 +104,7 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
 
   it('denies the third call with a required reason', async () => {
     const card = studio.page.locator('.approval-card[data-call-id="call-3"]');
+    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
     await card.getByRole('button', { name: 'D Deny…' }).click();
     const deny = card.getByRole('button', { name: 'Deny', exact: true });
     expect(await deny.isDisabled()).toBe(true);
@@ -96,15 +118,33 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     expect(await card.getByRole('heading').textContent()).toBe('echo call-4');
     expect(await card.locator('.reason-badge').textContent()).toBe('tainted arguments');
     expect(await card.locator('.taint-note').textContent()).toBe('tainted by output call-1');
-    expect(await card.locator('mark.taint-span').textContent()).toBe(
-      '- Faster start-up: the index loads lazily, cutting cold starts by 40%.',
+    // Where exactly the span starts and ends is the taint tracker's business (test/node/approval).
+    expect(await card.locator('mark.taint-span').textContent()).toContain(
+      'Faster start-up: the index loads lazily, cutting cold starts by 40',
     );
     expect(await card.locator('pre').textContent()).toBe(
       '{\n  "text": "Quote: - Faster start-up: the index loads lazily, cutting cold starts by 40%."\n}',
     );
+    // The card says what "allow for this run" will cover before the person picks it.
+    expect(await card.locator('.allow-scope').textContent()).toBe(
+      'Allow for this run covers: untainted calls of echo. Tainted calls will still ask.',
+    );
+    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
     await studio.screenshot('approvals');
-    await card.focus();
+    await card.locator('h3').click();
+    // Plain L does nothing: allowing more than one call takes Shift.
     await studio.page.keyboard.press('l');
+    expect(await card.isVisible()).toBe(true);
+    await studio.page.keyboard.press('Shift+L');
+    // The next tainted call of echo asks again, and the panel says what was allowed, by whom.
+    const again = studio.page.locator('.approval-card[data-call-id="call-5"]');
+    await again.waitFor();
+    expect(await studio.page.locator('.last-decision').textContent()).toBe(
+      'Last decision: Allowed for this run by you: untainted calls of echo. Tainted calls will still ask.',
+    );
+    expect(await again.locator('.reason-badge').textContent()).toBe('tainted arguments');
+    await again.and(studio.page.locator('[data-armed="true"]')).waitFor();
+    await again.getByRole('button', { name: 'A Approve' }).click();
     expect(await studio.waitForRunEnd()).toBe('ok');
     expect(await studio.page.getByText('No call is waiting for a decision.').isVisible()).toBe(true);
     expect(await studio.page.title()).toBe('PromptForge Studio');
@@ -116,13 +156,18 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     const call = (id: string) => conversation.getByRole('article', { name: `Tool call ${id}` });
     await call('call-3').waitFor();
     expect(await call('call-1').locator('.state-badge').textContent()).toBe('done');
-    expect(await call('call-1').textContent()).toContain('approved by studio');
+    expect(await call('call-1').locator('.decision-note').textContent()).toBe('Approved by you');
     expect(await call('call-2').locator('.state-badge').textContent()).toBe('done');
-    expect(await call('call-2').textContent()).toContain('approved with edits by studio');
+    expect(await call('call-2').locator('.decision-note').textContent()).toBe('Approved with edited arguments by you');
     expect(await call('call-2').locator('pre').nth(1).textContent()).toBe('{\n  "name": "release-notes"\n}');
     expect(await call('call-2').locator('.trust-badge').textContent()).toBe('untrusted');
     expect(await call('call-3').locator('.state-badge').textContent()).toBe('denied');
-    expect(await call('call-3').locator('.deny-reason').textContent()).toBe('Denied by studio: no third read, please');
+    expect(await call('call-3').locator('.deny-reason').textContent()).toBe('Denied by you: no third read, please');
+    await call('call-5').waitFor();
+    expect(await call('call-4').locator('.decision-note').textContent()).toBe(
+      'Allowed for this run by you: untainted calls of echo. Tainted calls will still ask.',
+    );
+    expect(await call('call-5').locator('.decision-note').textContent()).toBe('Approved by you');
   });
 
   it('wrote the three decisions into the transcript', async () => {
@@ -150,12 +195,15 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
       },
       { callId: 'call-3', kind: 'deny', source: 'studio', reason: 'no third read, please', arguments: undefined },
       { callId: 'call-4', kind: 'allow-for-run', source: 'studio', reason: undefined, arguments: undefined },
+      { callId: 'call-5', kind: 'approve', source: 'studio', reason: undefined, arguments: undefined },
     ]);
     const logs = events.filter((event) => event['type'] === 'log').map((event) => event['text']);
     expect(logs[0]).toMatch(/^call 1: read \d+ chars$/);
     expect(logs[1]).toMatch(/^call 2: read \d+ chars$/);
     expect(logs[2]).toContain('no third read, please');
-    expect(logs[3]).toBe('Quote: - Faster start-up: the index loads lazily, cutting cold starts by 40%.');
+    // (A call whose arguments carried untrusted text may hand its output back inside the envelope.)
+    expect(logs[3]).toContain('Quote: - Faster start-up: the index loads lazily, cutting cold starts by 40%.');
+    expect(logs[4]).toContain('Again: Quote: - Faster start-up: the index loads lazily, cutting cold starts by 40%.');
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -16,32 +16,73 @@ describe('studio: the Lua editor completes the host API and catalog aliases, and
   });
 
   const completions = () => studio.page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allTextContents();
+  /**
+   * Waits until the completion list is up to date and shows exactly `labels`. While the query for
+   * the latest keystroke is pending (debounced, then run), CodeMirror keeps showing the previous
+   * list, marked `cm-tooltip-autocomplete-disabled`: under load an open list may still hold the
+   * options for what was typed before (`tools.call` for `tools.c`, when `tools.call('re` is typed).
+   */
+  const waitForCompletions = async (labels: string[]): Promise<void> => {
+    await studio.page.locator('.cm-tooltip-autocomplete:not(.cm-tooltip-autocomplete-disabled)').waitFor();
+    await expect.poll(completions, { timeout: 15_000 }).toEqual(labels);
+  };
 
   it('completes the host API', async () => {
     await studio.replaceEditorText('.agent-editor .cm-content', '');
     await studio.page.keyboard.type('tools.c');
-    await studio.page.locator('.cm-tooltip-autocomplete').waitFor();
-    expect(await completions()).toEqual(['tools.call', 'tools.calls']);
+    await waitForCompletions(['tools.call', 'tools.calls']);
     await studio.page.keyboard.press('Escape');
   });
 
   it("completes tool aliases inside tools.call(' and model aliases after model = '", async () => {
     await studio.replaceEditorText('.agent-editor .cm-content', '');
     await studio.page.keyboard.type("tools.call('re");
-    await studio.page.locator('.cm-tooltip-autocomplete').waitFor();
-    expect(await completions()).toEqual(['read_file', 'read_page']);
+    await waitForCompletions(['read_file', 'read_page']);
     await studio.page.keyboard.press('Escape');
 
     await studio.replaceEditorText('.agent-editor .cm-content', "models.chat(messages, { model = '");
     await studio.page.keyboard.press('ControlOrMeta+End');
     await studio.page.keyboard.type('c');
-    await studio.page.locator('.cm-tooltip-autocomplete').waitFor();
-    expect(await completions()).toEqual(['claude']);
+    await waitForCompletions(['claude']);
     // Picked with the mouse: CodeMirror ignores Enter for a moment after the list opens.
     await studio.page.locator('.cm-tooltip-autocomplete li', { hasText: 'claude' }).click();
     expect(await studio.page.locator('.agent-editor .cm-content').textContent()).toBe(
       "models.chat(messages, { model = 'claude",
     );
+  });
+
+  it('Tab indents; Esc then Tab leaves the editor, and the hint under the editor says so', async () => {
+    await studio.replaceEditorText('.agent-editor .cm-content', 'local x = 1');
+    const hint = studio.page.locator('.agent-editor .cm-tab-hint');
+    await hint.waitFor();
+    expect(await hint.textContent()).toBe('Tab indents · Esc then Tab leaves the editor');
+    await studio.page.keyboard.press('Home');
+    await studio.page.keyboard.press('Tab');
+    expect(await studio.page.locator('.agent-editor .cm-content').textContent()).toMatch(/^\s+local x = 1$/);
+    expect(await studio.focusedElement()).toBe('DIV.cm-content[Lua source of agents/echo-loop.lua]');
+    // Esc, then any other key (here undo): still editing, Tab indents again.
+    await studio.page.keyboard.press('Escape');
+    expect(await hint.textContent()).toContain('Tab now leaves the editor');
+    await studio.page.keyboard.press('ControlOrMeta+z');
+    await studio.page.keyboard.press('Tab');
+    expect(await studio.focusedElement()).toBe('DIV.cm-content[Lua source of agents/echo-loop.lua]');
+    expect(await hint.textContent()).toBe('Tab indents · Esc then Tab leaves the editor');
+    // Esc then Tab: focus moves on (to the run panel), the text is unchanged, nothing was stopped.
+    const before = await studio.page.locator('.agent-editor .cm-content').textContent();
+    await studio.page.keyboard.press('Escape');
+    await studio.page.keyboard.press('Tab');
+    expect(await studio.focusedElement()).not.toContain('cm-content');
+    expect(await studio.page.locator('.agent-editor .cm-content').textContent()).toBe(before);
+    await hint.waitFor({ state: 'hidden' });
+    // Shift+Tab comes back in, and the next Tab indents again (the way out is one-shot).
+    await studio.page.keyboard.press('Shift+Tab');
+    expect(await studio.focusedElement()).toBe('DIV.cm-content[Lua source of agents/echo-loop.lua]');
+    await studio.page.keyboard.press('Tab');
+    expect(await studio.focusedElement()).toBe('DIV.cm-content[Lua source of agents/echo-loop.lua]');
+    // And back out backwards: Esc then Shift+Tab reaches the toolbar.
+    await studio.page.keyboard.press('Escape');
+    await studio.page.keyboard.press('Shift+Tab');
+    expect(await studio.focusedElement()).not.toContain('cm-content');
   });
 
   it('shows the shortcuts with ?, outside the editor', async () => {
@@ -59,6 +100,8 @@ describe('studio: the Lua editor completes the host API and catalog aliases, and
     const dialog = studio.page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain('Stop the running agent');
+    expect(await dialog.textContent()).toContain('Ctrl/⌘ + Shift + .');
+    expect(await dialog.textContent()).toContain('Esc, then Tab');
     await studio.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
@@ -67,7 +110,7 @@ describe('studio: the Lua editor completes the host API and catalog aliases, and
     const file = path.join(studio.service.workspaceRoot!, 'agents', 'summarize-page.lua');
     await writeFile(file, "log('changed outside the studio')\n");
     await expect
-      .poll(() => studio.page.locator('.agent-editor .cm-content').textContent())
+      .poll(() => studio.page.locator('.agent-editor .cm-content').textContent(), { timeout: 15_000 })
       .toBe("log('changed outside the studio')");
     expect(await studio.page.title()).toBe('PromptForge Studio');
   });

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StudioHarness } from './bridge.js';
@@ -15,7 +15,7 @@ describe('studio: stop a runaway script from the UI, and the unsaved-changes gua
     await studio.close();
   });
 
-  it('runs the unsaved buffer with Ctrl/⌘+Enter and stops it with Esc', async () => {
+  it('runs the unsaved buffer with Ctrl/⌘+Enter; Esc does not stop it, Ctrl/⌘+Shift+. does', async () => {
     await studio.replaceEditorText('.agent-editor .cm-content', 'while true do end\n');
     // The title and the editor mark the unsaved edit; the file on disk is untouched.
     await studio.page
@@ -27,7 +27,12 @@ describe('studio: stop a runaway script from the UI, and the unsaved-changes gua
     await studio.page.keyboard.press('ControlOrMeta+Enter');
     await studio.page.getByRole('button', { name: 'Stop' }).waitFor();
     await studio.page.locator('.run-status .status-pill', { hasText: 'running' }).waitFor();
+    // A stray Esc in the editor (its way out of the Tab trap) leaves the run alone.
     await studio.page.keyboard.press('Escape');
+    await studio.page.keyboard.press('Escape');
+    expect(await studio.page.locator('.run-status .status-pill').textContent()).toBe('running');
+    expect(studio.calls.some((entry) => entry.method === 'run:stop')).toBe(false);
+    await studio.page.keyboard.press('ControlOrMeta+Shift+Period');
     expect(await studio.waitForRunEnd()).toBe('stopped');
     const end = studio.page.getByRole('log', { name: 'Conversation' }).locator('.run-end');
     expect(await end.textContent()).toContain('Run stopped');
@@ -60,6 +65,40 @@ describe('studio: stop a runaway script from the UI, and the unsaved-changes gua
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
     await studio.page.getByRole('button', { name: 'Stop' }).click();
     expect(await studio.waitForRunEnd()).toBe('stopped');
+  });
+
+  it('the stop shortcut works from the approvals list, where Esc does nothing', async () => {
+    const root = studio.service.workspaceRoot!;
+    await writeFile(
+      path.join(root, 'agents', 'ask-pause.lua'),
+      "local ok, err = pcall(tools.call, 'read_page', { name = 'release-notes' })\nlog(ok, err)\n",
+    );
+    // Started from the window, as every run is (the shortcut stops the runs this window started).
+    await studio.page.getByRole('button', { name: 'Agent ask-pause', exact: true }).click();
+    await studio.page
+      .getByRole('dialog', { name: 'Discard unsaved changes?' })
+      .getByRole('button', { name: 'Discard changes' })
+      .click();
+    await studio.page.getByRole('region', { name: 'Editor agents/ask-pause.lua' }).waitFor();
+    await studio.page.getByRole('button', { name: '▶ Run' }).click();
+    await studio.showRunTab('Approvals');
+    await studio.waitForApprovalCards(1);
+    const card = studio.page.locator('.approval-card').first();
+    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
+    await card.locator('h3').click();
+    await studio.page.keyboard.press('Escape');
+    await studio.page.getByRole('region', { name: 'Pending approvals' }).focus();
+    await studio.page.keyboard.press('Escape');
+    expect(studio.service.listApprovals()).toHaveLength(1);
+    const runId = studio.service.listApprovals()[0]!.runId;
+    expect(studio.calls.filter((entry) => entry.method === 'run:stop')).toHaveLength(2);
+    await studio.page.keyboard.press('ControlOrMeta+Shift+Period');
+    expect(await studio.waitForRunEnd()).toBe('stopped');
+    const events = await studio.waitForTranscriptEvent(runId, 'run-end');
+    const decision = events.find((event) => event['type'] === 'approval-decision');
+    expect((decision?.['decision'] as Record<string, unknown> | undefined)?.['kind']).toBe('cancelled');
+    expect(studio.service.listApprovals()).toHaveLength(0);
+    await studio.showRunTab('Conversation');
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -58,8 +58,7 @@ export class ApprovalGateImpl implements ApprovalGate {
         : { kind: 'deny', source: 'policy', at: this.timestamp(), reason };
 
     if (signal.aborted) return this.finish(request, this.cancelled(signal), false);
-    const taintCheck = request.taintCheck ?? this.options.catalog?.get(request.alias)?.taintCheck ?? true;
-    const tainted = taintCheck && request.taint.length > 0;
+    const tainted = this.taintCheckOf(request) && request.taint.length > 0;
     switch (request.policy) {
       case 'deny':
         return this.finish(request, policy('deny', `tool "${request.alias}" has approval: deny`), false);
@@ -198,13 +197,54 @@ export class ApprovalGateImpl implements ApprovalGate {
     return { kind: 'cancelled', reason: why, source: 'policy', at: this.timestamp() };
   }
 
-  private finish(request: ApprovalRequest, decision: ApprovalDecision, asked: boolean): ApprovalDecision {
+  private finish(request: ApprovalRequest, given: ApprovalDecision, asked: boolean): ApprovalDecision {
+    const decision = withScope(request, given, this.taintCheckOf(request));
     this.options.onEvent?.({ type: 'approval-resolved', request, decision, proposed: request.arguments, asked });
     return decision;
   }
 
+  private taintCheckOf(request: ApprovalRequest): boolean {
+    return request.taintCheck ?? this.options.catalog?.get(request.alias)?.taintCheck ?? true;
+  }
+
   private timestamp(): string {
     return this.now().toISOString();
+  }
+}
+
+/**
+ * Adds `scope` to a decision that lets the call run: exactly what it allows, in words, for the
+ * transcript, the studio and the CLI. "Allow for this run" covers the tool's later untainted calls
+ * only; a later call carrying untrusted text still asks (unless the tool has taintCheck off).
+ */
+export function withScope(request: ApprovalRequest, decision: ApprovalDecision, taintCheck: boolean): ApprovalDecision {
+  const tool = `tool "${request.alias}"`;
+  const tainted = taintCheck && request.taint.length > 0;
+  const thisCall = tainted ? 'this call only (its arguments carry untrusted text)' : 'this call only';
+  switch (decision.kind) {
+    case 'approve':
+      if (decision.source === 'policy' && decision.reason === 'allowed for this run')
+        return {
+          ...decision,
+          scope: `this untainted call of ${tool}, under an earlier "allow for this run"; tainted calls still ask`,
+        };
+      if (decision.source === 'policy' && request.policy === 'auto' && !tainted)
+        return { ...decision, scope: `this call (${tool} has approval: auto)` };
+      return { ...decision, scope: thisCall };
+    case 'approve-edited':
+      return { ...decision, scope: `${thisCall}, with the edited arguments` };
+    case 'allow-for-run': {
+      const later =
+        request.policy === 'auto'
+          ? `later untainted calls of ${tool} run anyway (approval: auto)`
+          : `every later untainted call of ${tool} in this run runs without asking`;
+      const still = taintCheck
+        ? 'calls whose arguments carry untrusted text still ask'
+        : `${tool} has taintCheck off, so tainted calls are covered too`;
+      return { ...decision, scope: `this call; ${later}; ${still}` };
+    }
+    default:
+      return decision;
   }
 }
 

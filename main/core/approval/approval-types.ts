@@ -8,8 +8,13 @@ export interface TaintSpan {
   /** Character offsets inside that string. */
   start: number;
   end: number;
-  /** The id of the earlier tool output (or `envelope`) the fragment came from. */
+  /**
+   * The id of the earlier tool output the fragment came from, `envelope` for an envelope tag, or
+   * `taint-index-full` when the run recorded more untrusted text than the tracker holds.
+   */
   sourceOutputId: string;
+  /** Set when the span is inside an object key (then `path` points at that key's member). */
+  key?: boolean;
 }
 
 /** A dispatched call that needs (or may need) a decision. */
@@ -33,9 +38,13 @@ export interface ApprovalRequest {
 /** Who made a decision. */
 export type DecisionSource = 'studio' | 'cli-prompt' | 'policy';
 
-/** The outcome for one call. `at` is an ISO timestamp. */
+/**
+ * The outcome for one call. `at` is an ISO timestamp. `scope` (set by the gate on every decision
+ * that lets a call run) says in words exactly what it allows, e.g. that "allow for this run"
+ * covers the tool's later untainted calls while tainted ones still ask.
+ */
 export type ApprovalDecision =
-  | { kind: 'approve'; source: DecisionSource; at: string; reason?: string }
+  | { kind: 'approve'; source: DecisionSource; at: string; reason?: string; scope?: string }
   | {
       kind: 'approve-edited';
       /** The edited arguments: these run. */
@@ -44,8 +53,14 @@ export type ApprovalDecision =
       at: string;
       /** The arguments as proposed by the script, kept for the record. */
       proposed?: JsonObject;
+      scope?: string;
     }
-  | { kind: 'allow-for-run'; source: DecisionSource; at: string }
+  | {
+      kind: 'allow-for-run';
+      source: DecisionSource;
+      at: string;
+      scope?: string;
+    }
   | { kind: 'deny'; reason: string; source: DecisionSource; at: string }
   | { kind: 'cancelled'; reason: string; source: DecisionSource; at: string };
 

@@ -4,4 +4,3 @@ export type { Approver, PendingCall, PersonDecision } from './approver.js';
 export { type PendingApprovalEvent, PendingApprovals, QueueApprover, type ResolveResult } from './pending-approvals.js';
 export { PolicyApprover } from './policy-approver.js';
 export { MIN_FRAGMENT_CHARS, MIN_SHORT_OUTPUT_CHARS, TaintTracker } from './taint-tracker.js';
-export { TerminalApprover } from './terminal-approver.js';

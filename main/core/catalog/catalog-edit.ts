@@ -1,10 +1,10 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { type Document, isMap, isNode, isPair, isSeq, parseDocument, type Pair, type YAMLMap } from 'yaml';
 import type { CatalogFileName, ModelEntryYaml, ToolEntryYaml } from './catalog-loader.js';
 import { type CatalogProblem, toPointer } from './catalog-problem.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { buildWorkspace, readCatalogTexts } from './workspace.js';
+import { FileReadError } from '../files/regular-file.js';
+import { buildWorkspace, readCatalogFile, readCatalogTexts, readProblem } from './workspace.js';
 
 /** The result of a catalog write. Nothing is written when `ok` is false. */
 export type CatalogWriteResult =
@@ -92,9 +92,10 @@ function editEntry(
   return serialized(filePath, async () => {
     let original = '';
     try {
-      original = await fs.readFile(filePath, 'utf8');
+      original = await readCatalogFile(filePath, file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!(error instanceof FileReadError && error.reason === 'missing'))
+        return { ok: false, problems: [readProblem(file, error)] };
     }
     const document = parseDocument(original, { uniqueKeys: false });
     if (document.errors.length > 0) {

@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
-import type { JsonObject, JsonSchema } from '../../../common/json.js';
+import type { JsonSchema } from '../../../common/json.js';
 import { builtinDefaults, builtinToolSpecs, isBuiltinToolName } from '../tools/builtin-tools.js';
 import type { ToolKindSettings, ToolSpec } from '../tools/tool-spec.js';
-import { type CatalogProblem, LocatedYaml, scalarKey } from './catalog-problem.js';
+import { type CatalogProblem, LocatedYaml, scalarKey, toPointer } from './catalog-problem.js';
 import { CATALOG_SCHEMAS, catalogValidator, UserSchemaCompiler } from './catalog-schemas.js';
+import { unsupportedSchemaPatterns } from '../../../common/linear-regexp.js';
 import { DEFAULT_BASE_URLS, type ModelProviderId, type ModelSpec, normalizeAgentPath } from './model-catalog.js';
+import type { McpServerSpec } from '../mcp/mcp-spec.js';
+import { toMcpServerSpec } from './mcp-entry.js';
 
 /** The workspace files that hold settings and catalogs. */
 export type CatalogFileName = keyof typeof CATALOG_SCHEMAS;
@@ -39,14 +42,30 @@ export interface ToolEntryYaml {
   approval?: 'ask' | 'auto' | 'deny';
   taintCheck?: boolean;
   builtin?: string;
-  command?: string[];
+  command?: string[] | string;
+  args?: string[];
   cwd?: string;
-  env?: string[];
+  env?: string[] | Record<string, null | string | { secret: string }>;
+  prefix?: string;
+  include?: string[];
+  exclude?: string[];
+  startTimeoutMs?: number;
+  tools?: Record<
+    string,
+    { trust?: 'trusted' | 'untrusted'; approval?: 'ask' | 'auto' | 'deny'; timeoutMs?: number; taintCheck?: boolean }
+  >;
   timeoutMs?: number;
   maxOutputBytes?: number;
   url?: string;
   headers?: Record<string, string | { secret: string }>;
 }
+
+/** A tools.yaml entry that defines one tool (an `mcp` entry defines a server instead). */
+type LoadableToolEntry = ToolEntryYaml & {
+  kind: Exclude<ToolEntryYaml['kind'], 'mcp'>;
+  command?: string[];
+  env?: string[];
+};
 
 /** The shape of one models.yaml entry as written in the file. */
 export interface ModelEntryYaml {
@@ -68,6 +87,8 @@ export interface CheckedCatalogs {
   problems: CatalogProblem[];
   /** sha256 (hex) of each existing file's text, for transcripts. */
   versions: Record<string, string>;
+  /** The `kind: mcp` entries: servers whose tools join the catalog once they are listed. */
+  mcpServers: McpServerSpec[];
 }
 
 const DEFAULT_PARAMETERS: JsonSchema = { type: 'object', properties: {} };
@@ -77,7 +98,20 @@ const KIND_FIELDS: Record<string, string[]> = {
   builtin: ['builtin'],
   command: ['command', 'cwd', 'env', 'timeoutMs', 'maxOutputBytes'],
   http: ['url', 'headers', 'timeoutMs'],
-  mcp: [],
+  mcp: [
+    'command',
+    'args',
+    'cwd',
+    'env',
+    'url',
+    'headers',
+    'timeoutMs',
+    'prefix',
+    'include',
+    'exclude',
+    'startTimeoutMs',
+    'tools',
+  ],
 };
 const ALL_TOOL_FIELDS = [
   ...COMMON_TOOL_FIELDS,
@@ -89,6 +123,12 @@ const ALL_TOOL_FIELDS = [
   'maxOutputBytes',
   'url',
   'headers',
+  'args',
+  'prefix',
+  'include',
+  'exclude',
+  'startTimeoutMs',
+  'tools',
 ];
 const MODEL_FIELDS = ['provider', 'model', 'baseUrl', 'defaults', 'price'];
 const SETTINGS_FIELDS = ['defaultModel', 'builtins', 'agents'];
@@ -115,7 +155,8 @@ export function checkCatalogs(
   const models = modelsFile ? checkModels(modelsFile, problems) : [];
   const modelAliases = new Set(models.map((model) => model.alias));
   const settings = settingsFile ? checkSettings(settingsFile, modelAliases, problems) : { builtins: true, agents: {} };
-  const fileTools = toolsFile ? checkTools(toolsFile, compiler, problems) : [];
+  const mcpServers: McpServerSpec[] = [];
+  const fileTools = toolsFile ? checkTools(toolsFile, compiler, problems, mcpServers) : [];
 
   const tools: ToolSpec[] = [];
   const fileAliases = new Set(fileTools.map((tool) => tool.alias));
@@ -123,7 +164,7 @@ export function checkCatalogs(
   tools.push(...fileTools);
   const fileOrder = (file: string) => CATALOG_FILES.indexOf(file as CatalogFileName);
   problems.sort((a, b) => fileOrder(a.file) - fileOrder(b.file) || a.line - b.line || a.column - b.column);
-  return { settings, tools, models, problems, versions };
+  return { settings, tools, models, problems, versions, mcpServers };
 }
 
 /** Parses a catalog file; reports syntax errors (with line and column) and returns undefined on any. */
@@ -226,7 +267,12 @@ function rawEntries(
   return undefined;
 }
 
-function checkTools(located: LocatedYaml, compiler: UserSchemaCompiler, problems: CatalogProblem[]): ToolSpec[] {
+function checkTools(
+  located: LocatedYaml,
+  compiler: UserSchemaCompiler,
+  problems: CatalogProblem[],
+  mcpServers: McpServerSpec[],
+): ToolSpec[] {
   const entries = rawEntries(located, true, problems, 'tool entry');
   if (!entries) return [];
   const validate = catalogValidator('tools.yaml', '/$defs/tool');
@@ -276,22 +322,34 @@ function checkTools(located: LocatedYaml, compiler: UserSchemaCompiler, problems
     }
     seen.add(alias);
     const value = entry.value;
-    if (isPlainObject(value) && value['kind'] === 'mcp') {
+    const subject = isPlainObject(value) && value['kind'] === 'mcp' ? `MCP server "${alias}"` : `tool "${alias}"`;
+    if (
+      isPlainObject(value) &&
+      value['kind'] === 'mcp' &&
+      value['command'] === undefined &&
+      value['url'] === undefined
+    ) {
       problems.push(
         located.problem(
           'error',
           [...segments, 'kind'],
-          `MCP tools are not supported yet (tool "${alias}"); the \`mcp\` kind is reserved`,
-          'Remove the entry or wrap the server in a command or http tool.',
+          `MCP server "${alias}" needs "command" (a stdio server) or "url" (a Streamable HTTP server)`,
+          'Add e.g. "command: npx" with "args: [-y, @modelcontextprotocol/server-filesystem, ./data]", or "url: http://127.0.0.1:3001/mcp".',
         ),
       );
       continue;
     }
     if (!validate(value)) {
-      problems.push(...ajvProblems(located, segments, validate.errors ?? [], `tool "${alias}"`, ALL_TOOL_FIELDS));
+      problems.push(...ajvProblems(located, segments, validate.errors ?? [], subject, ALL_TOOL_FIELDS));
       continue;
     }
-    const spec = toToolSpec(located, alias, segments, value as unknown as ToolEntryYaml, compiler, problems);
+    if ((value as { kind?: unknown }).kind === 'mcp') {
+      const server = toMcpServerSpec(located, alias, segments, value as unknown as ToolEntryYaml, problems);
+      if (server) mcpServers.push(server);
+      continue;
+    }
+    // The schema checked the shape, and mcp entries were refused above.
+    const spec = toToolSpec(located, alias, segments, value as unknown as LoadableToolEntry, compiler, problems);
     if (spec) specs.push(spec);
   }
   return specs;
@@ -301,7 +359,7 @@ function toToolSpec(
   located: LocatedYaml,
   alias: string,
   segments: (string | number)[],
-  entry: ToolEntryYaml,
+  entry: LoadableToolEntry,
   compiler: UserSchemaCompiler,
   problems: CatalogProblem[],
 ): ToolSpec | undefined {
@@ -340,6 +398,22 @@ function toToolSpec(
       'Set "type: object" and list the arguments under "properties".',
     );
   }
+  const badPatterns = [
+    ...unsupportedSchemaPatterns(parameters).map((found) => ({ ...found, field: 'parameters' })),
+    ...unsupportedSchemaPatterns(entry.output).map((found) => ({ ...found, field: 'output' })),
+  ];
+  for (const { field, segments: inner, error: patternError } of badPatterns) {
+    problems.push(
+      located.problem(
+        'error',
+        at(field, ...inner),
+        `tool "${alias}": ${field}${toPointer(inner)}: ${patternError.message}`,
+        patternError.fix,
+        { preferKey: inner.at(-2) === 'patternProperties' },
+      ),
+    );
+  }
+  if (badPatterns.length > 0) return undefined;
   try {
     compiler.compile(parameters);
   } catch (compileError) {
@@ -470,12 +544,6 @@ function toToolSpec(
       approval ??= 'ask';
       break;
     }
-    default:
-      return error(
-        at('kind'),
-        `tool "${alias}": unknown kind "${String(entry.kind)}"`,
-        'Use builtin, command or http.',
-      );
   }
 
   if (description === undefined || description.trim() === '') {
@@ -750,7 +818,7 @@ function ajvProblems(
 }
 
 const REQUIRED_HINTS: Record<string, string> = {
-  kind: 'with builtin, command or http',
+  kind: 'with builtin, command, http or mcp',
   command: 'with the argv as a list, e.g. [node, tools/search.js]',
   url: 'with the http(s) URL the arguments are POSTed to',
   provider:
@@ -795,9 +863,4 @@ function editDistance(a: string, b: string): number {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Narrows a parsed value to a JSON object (for entry helpers). */
-export function asJsonObject(value: unknown): JsonObject | undefined {
-  return isPlainObject(value) ? (value as JsonObject) : undefined;
 }

@@ -35,15 +35,6 @@ export function toPointer(segments: readonly (string | number)[]): string {
   return segments.map((segment) => `/${pointerSegment(segment)}`).join('');
 }
 
-/** Splits a JSON pointer into decoded segments. */
-export function fromPointer(pointer: string): string[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'));
-}
-
 /**
  * A parsed YAML file plus what is needed to turn a JSON pointer into a line and column, so every
  * problem can point at the exact node.

@@ -1,16 +1,34 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { Ajv as AjvDraft07 } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { JsonSchema } from '../../../common/json.js';
 import modelsSchema from '../../../schemas/models.schema.json' with { type: 'json' };
 import promptforgeSchema from '../../../schemas/promptforge.schema.json' with { type: 'json' };
 import toolsSchema from '../../../schemas/tools.schema.json' with { type: 'json' };
+import { linearRegExp } from '../../../common/linear-regexp.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object in some
 // toolchains and the function in others.
 const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (
   ajv: AjvDraft07 | Ajv2020,
 ) => void;
+
+/**
+ * ajv-formats' `url` regex backtracks quadratically (40,000 characters take seconds); such long
+ * values are refused before it runs. Every other format stays linear on hostile input.
+ */
+export const MAX_URL_FORMAT_LENGTH = 4096;
+
+/** Formats and the regex engine: every schema regex runs in linear time, whoever wrote it. */
+function addLinearFormats(ajv: AjvDraft07 | Ajv2020): void {
+  addFormats(ajv);
+  const url = fullFormats.url as RegExp;
+  ajv.addFormat('url', {
+    type: 'string',
+    validate: (text: string) => text.length <= MAX_URL_FORMAT_LENGTH && url.test(text),
+  });
+}
 
 /** The published JSON Schemas (the files in `schemas/`), by workspace file name. */
 export const CATALOG_SCHEMAS = {
@@ -24,8 +42,14 @@ let catalogAjv: Ajv2020 | undefined;
 
 function getCatalogAjv(): Ajv2020 {
   if (!catalogAjv) {
-    catalogAjv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
-    addFormats(catalogAjv);
+    catalogAjv = new Ajv2020({
+      allErrors: true,
+      strict: true,
+      strictTypes: false,
+      strictRequired: false,
+      code: { regExp: linearRegExp },
+    });
+    addLinearFormats(catalogAjv);
     for (const schema of Object.values(CATALOG_SCHEMAS)) catalogAjv.addSchema(schema);
   }
   return catalogAjv;
@@ -39,6 +63,13 @@ export function catalogValidator(file: keyof typeof CATALOG_SCHEMAS, fragment = 
   return validate;
 }
 
+const USER_SCHEMA_OPTIONS = {
+  allErrors: true,
+  strict: false,
+  validateFormats: true,
+  code: { regExp: linearRegExp },
+} as const;
+
 const DRAFT_07_URIS = new Set(['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema']);
 
 /**
@@ -47,13 +78,13 @@ const DRAFT_07_URIS = new Set(['http://json-schema.org/draft-07/schema#', 'http:
  * Compiled validators are cached by the schema's JSON text, since many tools share a schema.
  */
 export class UserSchemaCompiler {
-  private readonly ajv2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
-  private readonly ajv07 = new AjvDraft07({ allErrors: true, strict: false, validateFormats: true });
+  private readonly ajv2020 = new Ajv2020({ ...USER_SCHEMA_OPTIONS });
+  private readonly ajv07 = new AjvDraft07({ ...USER_SCHEMA_OPTIONS });
   private readonly cache = new Map<string, ValidateFunction>();
 
   constructor() {
-    addFormats(this.ajv2020);
-    addFormats(this.ajv07);
+    addLinearFormats(this.ajv2020);
+    addLinearFormats(this.ajv07);
   }
 
   /** Compiles `schema`; throws an Error whose message says what is wrong with the schema. */

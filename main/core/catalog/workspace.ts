@@ -1,5 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { McpServerSpec } from '../mcp/mcp-spec.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
 import {
   type CatalogFileName,
@@ -11,6 +12,7 @@ import {
 import type { CatalogProblem } from './catalog-problem.js';
 import { UserSchemaCompiler } from './catalog-schemas.js';
 import { type ModelCatalog, ModelCatalogImpl } from './model-catalog.js';
+import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import { ToolCatalogImpl } from './tool-catalog.js';
 
 /** A loaded workspace folder: settings, catalogs, scripts and every problem found. */
@@ -26,6 +28,8 @@ export interface Workspace {
   agents: string[];
   /** sha256 of each catalog file that exists, for the transcript's run-start event. */
   catalogVersions: Record<string, string>;
+  /** The MCP servers of tools.yaml; their tools join a run's catalog once listed (see main/core/mcp). */
+  mcpServers?: McpServerSpec[];
 }
 
 /** Folder of agent scripts, relative to the root. */
@@ -54,33 +58,54 @@ export async function findWorkspaceRoot(startDir: string): Promise<string | unde
   }
 }
 
-/** Reads the catalog files that exist under `root`; unreadable files become problems. */
+/** The largest catalog file read; a bigger one is a problem, not a hang. */
+export const MAX_CATALOG_FILE_BYTES = 4 << 20;
+
+/**
+ * Reads the catalog files that exist under `root`; unreadable ones (a folder, a FIFO, a device, a
+ * file over {@link MAX_CATALOG_FILE_BYTES}) become problems. Never blocks on a FIFO or a device.
+ */
 export async function readCatalogTexts(root: string, problems: CatalogProblem[] = []): Promise<CatalogTexts> {
   const texts: CatalogTexts = {};
   await Promise.all(
     CATALOG_FILES.map(async (file) => {
       try {
-        texts[file] = await fs.readFile(path.join(root, file), 'utf8');
+        texts[file] = await readCatalogFile(path.join(root, file), file);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return;
-        problems.push({
-          severity: 'error',
-          file,
-          pointer: '',
-          line: 1,
-          column: 1,
-          message: `cannot read ${file}: ${code ?? (error as Error).message}`,
-          fix:
-            code === 'EISDIR'
-              ? `${file} is a folder; remove it or turn it into a file.`
-              : `Check the file's permissions.`,
-        });
+        if (error instanceof FileReadError && error.reason === 'missing') return;
+        problems.push(readProblem(file, error));
       }
     }),
   );
   return texts;
 }
+
+/** One catalog file's text, read safely; throws {@link FileReadError}. */
+export function readCatalogFile(file: string, shown = file): Promise<string> {
+  return readRegularFileText(file, MAX_CATALOG_FILE_BYTES, 'catalog file', shown);
+}
+
+/** The problem for a catalog file that could not be read (see {@link readCatalogFile}). */
+export function readProblem(file: CatalogFileName, error: unknown): CatalogProblem {
+  const reason = error instanceof FileReadError ? error.reason : 'unreadable';
+  return {
+    severity: 'error',
+    file,
+    pointer: '',
+    line: 1,
+    column: 1,
+    message: error instanceof FileReadError ? error.detail : `cannot read ${file}: ${(error as Error).message}`,
+    fix: READ_FIXES[reason].replaceAll('FILE', file),
+  };
+}
+
+const READ_FIXES: Record<FileReadError['reason'], string> = {
+  missing: 'Create FILE.',
+  'not-regular':
+    'Replace FILE with a regular YAML file (not a folder, pipe, device or link to one); nothing in it is loaded until then.',
+  'too-large': `Keep FILE under ${MAX_CATALOG_FILE_BYTES >> 20} MiB; nothing in it is loaded until then.`,
+  unreadable: "Check the file's permissions.",
+};
 
 /**
  * Loads the workspace at `dir`. Never rejects for bad content: bad entries are dropped and
@@ -115,6 +140,7 @@ export function buildWorkspace(root: string, texts: CatalogTexts): Workspace {
     problems: checked.problems,
     agents: [],
     catalogVersions: checked.versions,
+    mcpServers: checked.mcpServers,
   };
 }
 

@@ -98,12 +98,21 @@ export function unavailableMessage(platform: NodeJS.Platform, detail: string): s
     default:
       return (
         `No OS keychain (Secret Service over D-Bus) is available${reason}. ` +
-        'Install gnome-keyring (or KWallet) and libsecret, and unlock it; in a headless shell: ' +
-        "dbus-run-session + gnome-keyring-daemon --unlock (e.g. `dbus-run-session -- sh -c 'gnome-keyring-daemon --unlock --components=secrets; promptforge ...'`). " +
+        'Install gnome-keyring (or KWallet) and libsecret, and unlock it. ' +
+        'In a headless shell, this line starts both for one command ' +
+        '(put your command in place of "promptforge keys status" and your keyring password in place of pw):\n' +
+        `  ${HEADLESS_KEYRING_RECIPE}\n` +
         "Keys are never stored in plain text. For headless runs the CLI can also read the provider's environment variable (e.g. OPENAI_API_KEY)."
       );
   }
 }
+
+/**
+ * A shell line that runs a command inside a private D-Bus session with an unlocked GNOME
+ * Keyring. Printed as is in the "no keychain" message, so it must work when pasted.
+ */
+export const HEADLESS_KEYRING_RECIPE =
+  "dbus-run-session -- sh -c 'printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null && promptforge keys status'";
 
 function checkName(name: string): void {
   // Control characters would make entries unreadable in the OS keychain UI.

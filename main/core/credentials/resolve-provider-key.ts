@@ -9,7 +9,10 @@ export interface ResolvedProviderKey {
   /** The key, or undefined when `source` is `none`. Hand it to an adapter, never to a log. */
   key: string | undefined;
   source: ProviderKeySource;
-  /** Set when the keychain could not be reached and the environment supplied the key instead. */
+  /**
+   * Set when the keychain could not be reached and the run goes on without it: the environment
+   * supplied the key, or the provider needs none.
+   */
   keychainError?: SecretStoreUnavailableError;
 }
 
@@ -23,13 +26,20 @@ export interface ResolveProviderKeyOptions {
   allowEnv?: boolean;
   /** Overrides the preset's variable name (e.g. for a custom provider id). */
   envVar?: string;
+  /**
+   * Whether the provider works without a key (local servers, self-hosted endpoints). An
+   * unreachable keychain is then not an error: the request goes out without a key. Default:
+   * the preset's `needsKey` is false.
+   */
+  keyOptional?: boolean;
 }
 
 /**
  * Finds the key for `providerId`: the keychain first, then (only with `allowEnv`) the preset's
  * environment variable, read-only. An unreachable keychain is rethrown unless the environment
- * has the key, so a person without a keychain gets the "how to fix it" message instead of a
- * confusing 401.
+ * has the key or the provider needs none, so a person without a keychain gets the "how to fix
+ * it" message instead of a confusing 401, and a keyless local server runs on a machine with no
+ * keychain at all.
  */
 export async function resolveProviderKey(
   providerId: string,
@@ -51,6 +61,8 @@ export async function resolveProviderKey(
       if (!(error instanceof SecretStoreUnavailableError)) throw error;
       const fallback = fromEnv();
       if (fallback) return { ...fallback, keychainError: error };
+      if (options.keyOptional ?? providerPreset(providerId)?.needsKey === false)
+        return { key: undefined, source: 'none', keychainError: error };
       throw error;
     }
   }

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '../../../common/json.js';
 import type { ModelEvent, ToolCallRecord } from './model-provider.js';
-import { redactSecrets } from './redact-secrets.js';
+import { redactSecrets } from '../secrets/redact.js';
 
 /** Joins a base URL (with or without a trailing slash) and a path. */
 export function joinUrl(baseUrl: string, path: string): string {

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ProviderError } from './model-provider.js';
-import { redactSecrets } from './redact-secrets.js';
+import { redactSecrets } from '../secrets/redact.js';
 
 /**
  * Retry policy for 429 and 5xx answers. Every field is optional; `random` and `sleep` exist so
@@ -293,7 +293,7 @@ class HttpSession {
       return providerError(
         this.endpoint,
         'auth',
-        `${lead} (HTTP ${status}). Set a new key with \`promptforge keys set ${providerId}\` or in Settings → Credentials.${said}`,
+        `${lead} (HTTP ${status}). Set a new key with \`promptforge keys set ${providerId}\` or in the Credentials view of the studio.${said}`,
         status,
       );
     }

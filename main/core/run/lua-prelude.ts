@@ -1,27 +1,38 @@
+import { MAX_LUA_DEPTH, MAX_LUA_VALUE_CHARS } from './worker-protocol.js';
+
 /**
  * The Lua side of the host API. It runs once per run, before the script, in a VM that has only the
- * base, coroutine, table, string, math and utf8 libraries open (SPEC §3.1). Everything it needs is
+ * base, coroutine, table, string, math and utf8 libraries open (docs/host-api.md#sandbox). Everything it needs is
  * captured in locals first, so the script can neither reach nor replace it.
  *
  * The worker sets these globals before running it, and the prelude removes them at once:
- * - `__pf_host(method, json)` → `ok, value_or_message`: a blocking call answered by the main thread;
- * - `__pf_log(text)`: posts a log line (does not block);
- * - `__pf_untrusted(text)`: the shared envelope function (common/envelope.ts);
- * - `__pf_done(status, message)`: reports how the script ended;
- * - `__pf_src`, `__pf_chunk`: the script text and the name used in error positions.
+ * - `__pf_host(method, json)` → `ok, json`: a blocking call answered by the main thread (the value,
+ *   or the error message);
+ * - `__pf_log(json)`: posts a log line (blocks only while too many lines are in flight);
+ * - `__pf_untrusted(json)` → `json`: the shared envelope function (common/envelope.ts);
+ * - `__pf_done(status, json)`: reports how the script ended;
+ * - `__pf_src`, `__pf_chunk`: the script text and the name used in error positions, as JSON strings;
+ * - `__pf_untrusted_max`: the largest text `untrusted()` accepts, in bytes;
+ * - `__pf_line_max`: the longest log line or error message sent to the host, in bytes (longer ones
+ *   are cut here, with a note, before they cross).
  *
- * Values travel from Lua to the host as JSON made here (strict: cycles, functions and NaN are
- * errors that name the path), and back as JS values pushed by wasmoon.
+ * Every string and value crosses as JSON text, both ways (see worker-protocol.ts): from Lua, JSON
+ * made here (strict: cycles, functions, NaN and nesting deeper than ${MAX_LUA_DEPTH} levels are errors that
+ * name the path); into Lua, JSON decoded here without recursion. JSON text has no NUL bytes, so
+ * wasmoon's C-string conversions keep every string whole.
  */
 export const LUA_PRELUDE = String.raw`
 local host_call, host_log, host_untrusted, host_done = __pf_host, __pf_log, __pf_untrusted, __pf_done
-local src, chunkname = __pf_src, __pf_chunk
+local src_json, chunk_json, untrusted_max, line_max = __pf_src, __pf_chunk, __pf_untrusted_max, __pf_line_max
 __pf_host, __pf_log, __pf_untrusted, __pf_done, __pf_src, __pf_chunk = nil, nil, nil, nil, nil, nil
+__pf_untrusted_max, __pf_line_max = nil, nil
+local MAX_DEPTH, MAX_PAYLOAD = ${MAX_LUA_DEPTH}, ${MAX_LUA_VALUE_CHARS}
 
 local type, tostring, error, pcall, xpcall, select, next = type, tostring, error, pcall, xpcall, select, next
 local rawset, setmetatable, getmetatable, load, _G = rawset, setmetatable, getmetatable, load, _G
 local math_type, huge = math.type, math.huge
 local sformat, sgsub, sbyte, tonumber = string.format, string.gsub, string.byte, tonumber
+local sfind, ssub, uchar = string.find, string.sub, utf8.char
 local tconcat, tsort = table.concat, table.sort
 -- Kept only here, for error positions; the debug library itself is removed below.
 local getinfo = debug.getinfo
@@ -33,8 +44,8 @@ for _, name in next, { 'load', 'loadstring', 'dofile', 'loadfile', 'require', 'c
   _G[name] = nil
 end
 string.dump = nil
--- wasmoon's loadLibrary leaves the string metatable's __index on a second copy of the library,
--- which still holds dump: point it at the cleaned global table, then hide the metatable.
+-- The worker opens utf8 itself (wasmoon's loadLibrary would make it a copy of string), so the
+-- metatable's __index already is the cleaned global table; set it anyway, then hide the metatable.
 local string_mt = getmetatable('')
 string_mt.__index = string
 string_mt.__metatable = false
@@ -57,7 +68,7 @@ local function key_text(k, path)
   error(path .. ': a table key of type ' .. type(k) .. ' cannot be sent to the host (use string keys)', 0)
 end
 
-function encode_into(buf, v, path, seen)
+function encode_into(buf, v, path, seen, depth)
   local t = type(v)
   if t == 'nil' then
     buf[#buf + 1] = 'null'
@@ -77,6 +88,9 @@ function encode_into(buf, v, path, seen)
     buf[#buf + 1] = encode_string(v)
   elseif t == 'table' then
     if seen[v] then error(path .. ': the table contains itself and cannot be sent to the host', 0) end
+    if depth > MAX_DEPTH then
+      error(path .. ': nested deeper than ' .. MAX_DEPTH .. ' levels, more than the host accepts (flatten the table)', 0)
+    end
     seen[v] = true
     local count, max_int, all_int = 0, 0, true
     for k in next, v do
@@ -91,7 +105,7 @@ function encode_into(buf, v, path, seen)
       buf[#buf + 1] = '['
       for i = 1, count do
         if i > 1 then buf[#buf + 1] = ',' end
-        encode_into(buf, v[i], path .. '[' .. i .. ']', seen)
+        encode_into(buf, v[i], path .. '[' .. i .. ']', seen, depth + 1)
       end
       buf[#buf + 1] = ']'
     else
@@ -106,7 +120,7 @@ function encode_into(buf, v, path, seen)
         if i > 1 then buf[#buf + 1] = ',' end
         buf[#buf + 1] = encode_string(k)
         buf[#buf + 1] = ':'
-        encode_into(buf, value, path .. '.' .. k, seen)
+        encode_into(buf, value, path .. '.' .. k, seen, depth + 1)
       end
       buf[#buf + 1] = '}'
     end
@@ -118,13 +132,144 @@ end
 
 local function encode(v, path)
   local buf = {}
-  encode_into(buf, v, path, {})
+  encode_into(buf, v, path, {}, 1)
   return tconcat(buf)
+end
+
+---------------------------------------------------------------------------------------------
+-- JSON decoding (host -> Lua). The text comes from the host's JSON.stringify; the decoder keeps
+-- its own stack of open tables (no recursion), refuses nesting deeper than MAX_DEPTH, and turns
+-- \u escapes (NUL included) into UTF-8 bytes.
+---------------------------------------------------------------------------------------------
+local unescapes = { [34] = '"', [92] = '\\', [47] = '/', [98] = '\b', [102] = '\f', [110] = '\n', [114] = '\r', [116] = '\t' }
+
+local function decode_error(pos)
+  error('the host sent invalid JSON at byte ' .. pos, 0)
+end
+
+-- text:sub(pos, pos) is the opening quote; returns the string and the position after its closing quote.
+local function decode_string(text, pos)
+  local i, parts, n = pos + 1, nil, 0
+  while true do
+    local j = sfind(text, '["\\]', i)
+    if not j then decode_error(pos) end
+    if sbyte(text, j) == 34 then
+      if not parts then return ssub(text, i, j - 1), j + 1 end
+      parts[n + 1] = ssub(text, i, j - 1)
+      return tconcat(parts), j + 1
+    end
+    parts = parts or {}
+    n = n + 1
+    parts[n] = ssub(text, i, j - 1)
+    local e = sbyte(text, j + 1)
+    if e == 117 then
+      local cp = tonumber(ssub(text, j + 2, j + 5), 16)
+      if not cp then decode_error(j) end
+      i = j + 6
+      if cp >= 0xD800 and cp <= 0xDBFF then
+        local lo = ssub(text, i, i + 1) == '\\u' and tonumber(ssub(text, i + 2, i + 5), 16)
+        if lo and lo >= 0xDC00 and lo <= 0xDFFF then
+          cp = 0x10000 + (cp - 0xD800) * 0x400 + (lo - 0xDC00)
+          i = i + 6
+        else
+          cp = 0xFFFD
+        end
+      elseif cp >= 0xDC00 and cp <= 0xDFFF then
+        cp = 0xFFFD
+      end
+      n = n + 1
+      parts[n] = uchar(cp)
+    else
+      local c = unescapes[e]
+      if not c then decode_error(j) end
+      n = n + 1
+      parts[n] = c
+      i = j + 2
+    end
+  end
+end
+
+local function decode(text)
+  local pos, depth = 1, 0
+  local open, is_array, counts, keys = {}, {}, {}, {}
+  while true do
+    -- A value starts at pos.
+    local c = sbyte(text, pos)
+    local value, complete = nil, true
+    if c == 123 or c == 91 then
+      depth = depth + 1
+      if depth > MAX_DEPTH then error('the host sent a value nested deeper than ' .. MAX_DEPTH .. ' levels', 0) end
+      local t = {}
+      open[depth], is_array[depth], counts[depth] = t, c == 91, 0
+      pos = pos + 1
+      local close = sbyte(text, pos)
+      if close == 93 or close == 125 then
+        depth = depth - 1
+        value = t
+        pos = pos + 1
+      else
+        complete = false
+        if c == 123 then
+          if close ~= 34 then decode_error(pos) end
+          keys[depth], pos = decode_string(text, pos)
+          if sbyte(text, pos) ~= 58 then decode_error(pos) end
+          pos = pos + 1
+        end
+      end
+    elseif c == 34 then
+      value, pos = decode_string(text, pos)
+    elseif c == 116 and ssub(text, pos, pos + 3) == 'true' then
+      value, pos = true, pos + 4
+    elseif c == 102 and ssub(text, pos, pos + 4) == 'false' then
+      value, pos = false, pos + 5
+    elseif c == 110 and ssub(text, pos, pos + 3) == 'null' then
+      pos = pos + 4
+    else
+      local s, e = sfind(text, '^-?%d+%.?%d*[eE]?[-+]?%d*', pos)
+      value = s and tonumber(ssub(text, s, e))
+      if value == nil then decode_error(pos) end
+      pos = e + 1
+    end
+    -- A complete value goes into the table that is open, closing tables as their ends come.
+    while complete do
+      if depth == 0 then
+        if pos <= #text then decode_error(pos) end
+        return value
+      end
+      local t = open[depth]
+      if is_array[depth] then
+        local n = counts[depth] + 1
+        counts[depth] = n
+        t[n] = value
+      else
+        t[keys[depth]] = value
+      end
+      local sep = sbyte(text, pos)
+      pos = pos + 1
+      if sep == 44 then
+        if not is_array[depth] then
+          if sbyte(text, pos) ~= 34 then decode_error(pos) end
+          keys[depth], pos = decode_string(text, pos)
+          if sbyte(text, pos) ~= 58 then decode_error(pos) end
+          pos = pos + 1
+        end
+        complete = false
+      elseif sep == (is_array[depth] and 93 or 125) then
+        open[depth] = nil
+        depth = depth - 1
+        value = t
+      else
+        decode_error(pos - 1)
+      end
+    end
+  end
 end
 
 ---------------------------------------------------------------------------------------------
 -- Host calls
 ---------------------------------------------------------------------------------------------
+local src, chunkname = decode(src_json), decode(chunk_json)
+src_json, chunk_json = nil, nil
 local script_source = '=' .. chunkname
 
 -- Raises msg at the innermost line of the script on the stack, whatever lies between (pcall,
@@ -141,7 +286,11 @@ local function raise(msg)
 end
 
 local function call_host(method, payload)
-  local ok, value = host_call(method, payload)
+  if #payload > MAX_PAYLOAD then
+    raise(method .. ': the request is ' .. #payload .. ' bytes as JSON, more than the ' .. MAX_PAYLOAD .. '-byte limit')
+  end
+  local ok, json = host_call(method, payload)
+  local value = decode(json)
   if ok then return value end
   raise(value)
 end
@@ -153,8 +302,16 @@ local function to_text(...)
   return tconcat(parts, '\t')
 end
 
+-- Text for the host, at most line_max bytes (a cut may split a UTF-8 sequence; the host shows U+FFFD).
+local function cut(text)
+  local n = #text
+  if n <= line_max then return text end
+  return ssub(text, 1, line_max) .. '… [' .. (n - line_max) .. ' more bytes cut]'
+end
+
 local function log(...)
-  host_log(to_text(...))
+  local text = to_text(...)
+  host_log(encode_string(cut(text)), #text)
 end
 
 local function untrusted(s)
@@ -162,7 +319,10 @@ local function untrusted(s)
   if t == 'number' then s = tostring(s) elseif t ~= 'string' then
     raise('untrusted: expected a string, got ' .. t)
   end
-  return host_untrusted(s)
+  if #s > untrusted_max then
+    raise('untrusted: the text is ' .. #s .. ' bytes, more than the ' .. untrusted_max .. '-byte limit (wrap smaller pieces)')
+  end
+  return decode(host_untrusted(encode_string(s)))
 end
 
 local function chat(messages, opts)
@@ -241,7 +401,7 @@ _G.models, _G.tools, _G.untrusted, _G.log, _G.print = models, tools, untrusted, 
 local chunk, syntax_error = load(src, '=' .. chunkname, 't')
 src = nil
 if not chunk then
-  host_done('syntax', tostring(syntax_error))
+  host_done('syntax', encode_string(cut(tostring(syntax_error))))
   return
 end
 
@@ -254,8 +414,8 @@ end
 
 local ok, err = xpcall(chunk, message_of)
 if ok then
-  host_done('ok', '')
+  host_done('ok', '""')
 else
-  host_done('runtime', message_of(err))
+  host_done('runtime', encode_string(cut(message_of(err))))
 end
 `;

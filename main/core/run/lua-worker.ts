@@ -3,11 +3,21 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import type { LuaEngine } from 'wasmoon';
 import { wrapUntrusted } from '../../../common/envelope.js';
 import { LUA_PRELUDE } from './lua-prelude.js';
-import type { FromWorker, HostReply, ToWorker, WorkerInit } from './worker-protocol.js';
+import {
+  Signal,
+  type FromWorker,
+  type HostReply,
+  type ToWorker,
+  type WorkerCaps,
+  type WorkerInit,
+} from './worker-protocol.js';
 
 // One Lua VM per run, in this worker. The worker keeps one wasmoon factory (the compiled module)
 // and prepares a fresh engine before each run, so a pooled worker starts a script in well under a
 // millisecond. A worker whose run was stopped is terminated by the main side, never reused.
+//
+// Strings cross between JS and Lua only as JSON text (see worker-protocol.ts): wasmoon converts
+// strings as NUL-terminated C strings and pushes JS objects recursively without stack checks.
 
 // wasmoon through require: loading its CommonJS build as an ES module costs a worker 30-40 ms of
 // start-up (measured in bench/run-engine.bench.ts).
@@ -24,7 +34,6 @@ const OPENED_LIBRARIES = [
   LuaLibraries.Table,
   LuaLibraries.String,
   LuaLibraries.Math,
-  LuaLibraries.UTF8,
   // Opened only so the prelude can keep debug.getinfo for error positions; the prelude removes the
   // global before the script runs.
   LuaLibraries.Debug,
@@ -36,23 +45,51 @@ function post(message: FromWorker): void {
 
 const factory = new LuaFactory();
 let nonce = '';
+let caps: WorkerCaps = { logLineBytes: 0, logsInFlight: 1, untrustedBytes: 0 };
 let outcome: { status: 'ok' | 'syntax' | 'runtime'; message: string } | undefined;
+const AFTER_END = JSON.stringify('the run has ended: a finalizer cannot call the host');
 
 function hostCall(method: string, payload: string): HostReply {
   // Read the counter before posting: the main side adds to it after posting the reply, so the
   // wait below returns at once if the reply is already there, and sleeps until it is otherwise.
-  const expected = Atomics.load(signal, 0);
+  const expected = Atomics.load(signal, Signal.Reply);
   post({ type: 'call', method: method as 'models.chat' | 'tools.call', payload });
   for (;;) {
-    Atomics.wait(signal, 0, expected);
+    Atomics.wait(signal, Signal.Reply, expected);
     const reply = receiveMessageOnPort(init.replyPort);
     if (reply) return reply.message as HostReply;
   }
 }
 
+/**
+ * Posts a log line (already cut by the prelude; `length` is its full length in bytes), blocking
+ * while too many earlier ones wait for the main side: the back-pressure that keeps a log flood
+ * from queueing up in the host.
+ */
+function postLog(text: string, length: number): void {
+  // Both counters live as long as the worker, across runs: every line posted is acknowledged.
+  const posted = Atomics.add(signal, Signal.LogPosted, 1) + 1;
+  post({ type: 'log', text, length });
+  for (;;) {
+    const acked = Atomics.load(signal, Signal.LogAck);
+    if (posted - acked <= caps.logsInFlight) return;
+    Atomics.wait(signal, Signal.LogAck, acked);
+  }
+}
+
+/**
+ * Opens utf8 itself: wasmoon's loadLibrary(UTF8) calls luaopen_string, which makes `utf8` a second
+ * copy of the string library (with `dump`) and repoints the string metatable at it.
+ */
+function openUtf8(engine: LuaEngine): void {
+  const { lua, address } = engine.global;
+  lua.luaopen_utf8(address);
+  lua.lua_setglobal(address, 'utf8');
+}
+
 async function prepareEngine(): Promise<LuaEngine> {
   // openStandardLibs: false, so io/os/package/debug never exist; enableProxy: false, because JS
-  // proxies let Lua write to Object.prototype (SPEC §3.1).
+  // proxies let Lua write to Object.prototype.
   const engine = await factory.createEngine({
     openStandardLibs: false,
     enableProxy: false,
@@ -60,22 +97,27 @@ async function prepareEngine(): Promise<LuaEngine> {
     traceAllocations: true,
   });
   for (const library of OPENED_LIBRARIES) engine.global.loadLibrary(library);
-  // Returns two Lua values, (true, value) or (false, message): cheaper than a table per call.
+  openUtf8(engine);
+  // Returns two Lua values, (true, json) or (false, json message): cheaper than a table per call.
+  // After the script's end (finalizers run while the VM closes) the host is refused at once.
   engine.global.set('__pf_host', (method: string, payload: string) => {
+    if (outcome) return LuaMultiReturn.from([false, AFTER_END]);
     let reply: HostReply;
     try {
       reply = hostCall(method, payload);
     } catch (error) {
-      reply = { ok: false, error: `host call failed: ${String(error)}` };
+      reply = { ok: false, json: JSON.stringify(`host call failed: ${String(error)}`) };
     }
-    return LuaMultiReturn.from(reply.ok ? [true, reply.value] : [false, reply.error]);
+    return LuaMultiReturn.from([reply.ok, reply.json]);
   });
-  engine.global.set('__pf_log', (text: string) => {
-    post({ type: 'log', text: String(text) });
+  engine.global.set('__pf_log', (json: string, length: number) => {
+    if (!outcome) postLog(JSON.parse(json) as string, length);
   });
-  engine.global.set('__pf_untrusted', (text: string) => wrapUntrusted(String(text), nonce));
-  engine.global.set('__pf_done', (status: 'ok' | 'syntax' | 'runtime', message: string) => {
-    outcome = { status, message: String(message) };
+  engine.global.set('__pf_untrusted', (json: string) =>
+    JSON.stringify(wrapUntrusted(JSON.parse(json) as string, nonce)),
+  );
+  engine.global.set('__pf_done', (status: 'ok' | 'syntax' | 'runtime', json: string) => {
+    outcome = { status, message: JSON.parse(json) as string };
   });
   return engine;
 }
@@ -90,9 +132,12 @@ port.on('message', (message: ToWorker) => {
 
 async function runScript(start: ToWorker): Promise<void> {
   nonce = start.nonce;
+  caps = start.caps;
   outcome = undefined;
-  engine.global.set('__pf_src', start.script);
-  engine.global.set('__pf_chunk', start.chunkName);
+  engine.global.set('__pf_src', JSON.stringify(start.script));
+  engine.global.set('__pf_chunk', JSON.stringify(start.chunkName));
+  engine.global.set('__pf_untrusted_max', start.caps.untrustedBytes);
+  engine.global.set('__pf_line_max', start.caps.logLineBytes);
   engine.global.setMemoryMax(start.memoryBytes);
   post({ type: 'started', runId: start.runId });
   let crash: string | undefined;
@@ -105,8 +150,20 @@ async function runScript(start: ToWorker): Promise<void> {
   }
   const memoryUsed = engine.global.getMemoryUsed();
   const result = outcome ?? { status: 'crash' as const, message: crash ?? 'the script ended without a result' };
-  post({ type: 'end', runId: start.runId, status: result.status, message: result.message, memoryUsed });
-  engine.global.close();
+  // From here host calls and logs are refused (outcome is set). The VM closes before `end` is
+  // posted, so its finalizers run while the run's CPU clock still runs: one that never finishes
+  // is stopped by the CPU limit, which terminates this worker.
+  outcome ??= { status: 'runtime', message: result.message };
+  // A VM that crashed (a wasm trap) is not closed: its heap may be corrupt, and the worker is
+  // terminated after this run anyway.
+  let reusable = result.status !== 'crash';
+  try {
+    if (reusable) engine.global.close();
+  } catch {
+    reusable = false;
+  }
+  post({ type: 'end', runId: start.runId, status: result.status, message: result.message, memoryUsed, reusable });
+  if (!reusable) return;
   engine = await prepareEngine();
   post({ type: 'ready' });
 }

@@ -12,6 +12,13 @@ import { costOf, type TokenPrice } from '../providers/cost.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import { canonicalJson } from './canonical-json.js';
 import { FatalRunError, ScriptError } from './run-errors.js';
+import { MAX_LUA_DEPTH, nestingDepth } from './worker-protocol.js';
+
+/**
+ * The deepest arguments a requested call may carry to the script: the reply wraps them in three
+ * levels (result, tool_calls, the call), and the whole reply may nest at most MAX_LUA_DEPTH.
+ */
+export const MAX_ARGUMENT_DEPTH = MAX_LUA_DEPTH - 3;
 
 /** Prices per million tokens, from the model catalog. */
 export type ModelPrice = TokenPrice;
@@ -47,8 +54,8 @@ export interface LuaChatResult {
 
 /**
  * One requested call as the script sees it. When the provider's argument text is not a JSON object,
- * `arguments` is nil, `error` says why and `raw_arguments` holds the text (SPEC §2.1: documented
- * choice — an error field on that call, so the rest of the round stays usable).
+ * `arguments` is nil, `error` says why and `raw_arguments` holds the text: an error field on that
+ * call rather than an error, so the rest of the round stays usable (docs/host-api.md).
  */
 export interface LuaToolCall {
   id: string;
@@ -86,6 +93,8 @@ export function parseToolArguments(raw: string): { value?: JsonObject; error?: s
     return { error: `the model sent arguments that are not valid JSON (${(error as Error).message})` };
   }
   if (!isObject(parsed)) return { error: 'the model sent arguments that are not a JSON object' };
+  if (nestingDepth(parsed, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH)
+    return { error: `the model sent arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
   return { value: parsed as JsonObject };
 }
 

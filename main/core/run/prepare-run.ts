@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import path from 'node:path';
 import type { RunEvent, RunLimits } from '../../../common/run-events.js';
 import { ApprovalGateImpl, type GateEvent } from '../approval/approval-gate.js';
@@ -8,12 +8,22 @@ import { TaintTracker } from '../approval/taint-tracker.js';
 import { RUNS_DIR, type Workspace } from '../catalog/workspace.js';
 import { resolveProviderKey, type ProviderKeySource } from '../credentials/resolve-provider-key.js';
 import type { SecretStore } from '../credentials/secret-store.js';
-import { createProvider, providerPreset } from '../providers/presets.js';
+import { providerPreset } from '../providers/presets.js';
 import { createToolRunner } from '../tools/tool-runner.js';
+import { collectToolSecrets, recordingSecretSource } from '../tools/tool-secrets.js';
+import type { CatalogProblem } from '../catalog/catalog-problem.js';
+import { McpAwareCatalog, replayedMcpTools } from '../mcp/mcp-catalog.js';
+import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
+import { McpServerManager } from '../mcp/mcp-manager.js';
+import { mcpSecretNames } from '../mcp/mcp-spec.js';
+import type { ToolCatalog } from '../tools/tool-spec.js';
 import type { ModelResolver, ResolvedModel } from './model-driver.js';
 import { ReplayProvider, ReplayRecording } from './replay.js';
 import { Run } from './run.js';
 import type { WorkerPool } from './worker-pool.js';
+
+/** Largest script a run loads. */
+const MAX_SCRIPT_BYTES = 16 << 20;
 
 /** A run could not be set up (bad model alias, unreadable script...): a usage or catalog error. */
 export class RunSetupError extends Error {
@@ -49,8 +59,19 @@ export interface PrepareRunOptions {
   limits?: Partial<RunLimits>;
   onEvent?: (event: RunEvent) => void;
   onGateEvent?: (event: GateEvent) => void;
-  /** Told once per provider which key source was used (never the key). */
-  onKeySource?: (providerId: string, source: ProviderKeySource) => void;
+  /**
+   * Told which key source was used (never the key), each time a provider is resolved;
+   * `keychainUnavailable` says the keychain could not be reached and the run went on without it.
+   */
+  onKeySource?: (providerId: string, source: ProviderKeySource, note: { keychainUnavailable: boolean }) => void;
+  /**
+   * The workspace's MCP servers (the studio keeps one manager per workspace). Without it, a run
+   * whose tools.yaml has MCP servers starts its own and stops them, process trees and all, when
+   * it ends. A replay starts no server.
+   */
+  mcp?: McpServerManager;
+  /** Told about each MCP server that failed to start and each MCP tool that was dropped. */
+  onMcpProblem?: (problem: CatalogProblem) => void;
 }
 
 function newRunId(): string {
@@ -69,25 +90,60 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   let script = options.scriptText;
   if (script === undefined) {
     try {
-      script = await readFile(options.scriptFile, 'utf8');
+      script = await readRegularFileText(options.scriptFile, MAX_SCRIPT_BYTES, 'script');
     } catch (error) {
       throw new RunSetupError(
-        `${options.scriptFile}: cannot read the script (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        error instanceof FileReadError ? error.message : `${options.scriptFile}: cannot read the script`,
       );
     }
   }
 
   const replay = options.replayPath ? ReplayRecording.fromFile(options.replayPath) : undefined;
+  let mcpManager: McpServerManager | undefined;
   const secretValues: string[] = [];
   const models = replay ? replayResolver(replay) : workspaceResolver(options, displayPath, secretValues);
+  // Tool secrets are redacted too: the http tools' keychain header values and secret-looking
+  // command variables, read now, and any header value read later as calls run.
+  const toolSecretSource = recordingSecretSource(options.secrets ?? { get: async () => undefined }, secretValues);
+  if (!replay) await collectToolSecrets(workspace.tools.list(), toolSecretSource, secretValues);
   const defaultModel = replay?.start.model ?? (await describeDefault(options, displayPath));
+
+  // MCP servers: started (or reused) and listed now, so their tools are in the run's catalog.
+  let catalog: ToolCatalog = workspace.tools;
+  let endMcp: (() => void) | undefined;
+  const mcpServers = workspace.mcpServers ?? [];
+  if (replay && mcpServers.length > 0) {
+    const known = new Set(workspace.tools.list().map((tool) => tool.alias));
+    const standIns = replayedMcpTools(mcpServers, replay.recordedAliases(), known);
+    if (standIns.length > 0) catalog = new ToolCatalogImpl([...workspace.tools.list(), ...standIns]);
+  }
+  if (!replay && mcpServers.length > 0) {
+    for (const name of mcpSecretNames(mcpServers)) await toolSecretSource.get(name).catch(() => undefined);
+    const manager =
+      options.mcp ??
+      new McpServerManager({
+        workspaceRoot: workspace.root,
+        servers: mcpServers,
+        secrets: toolSecretSource,
+        reservedAliases: workspace.tools.list().map((tool) => tool.alias),
+      });
+    const listed = await manager.listTools();
+    for (const problem of listed.problems) options.onMcpProblem?.(problem);
+    const live = new McpAwareCatalog(workspace.tools.list(), manager);
+    catalog = live;
+    endMcp = () => {
+      live.dispose();
+      if (!options.mcp) void manager.close();
+    };
+    mcpManager = manager;
+  }
 
   const taint = new TaintTracker();
   // The gate is built before the run it reports to.
   const target: { run?: Run } = {};
   const gate = new ApprovalGateImpl({
     approver: options.approver,
-    catalog: workspace.tools,
+    catalog,
     onEvent: (event) => {
       if (event.type === 'approval-pending') target.run?.notePending(event.pending.request);
       options.onGateEvent?.(event);
@@ -103,10 +159,11 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     scriptPath: displayPath,
     runId,
     pool: options.pool,
-    catalog: workspace.tools,
+    catalog,
     toolRunner: createToolRunner({
       workspaceRoot: workspace.root,
-      secrets: options.secrets ?? { get: async () => undefined },
+      secrets: toolSecretSource,
+      ...(mcpManager && { mcp: mcpManager }),
     }),
     gate,
     models,
@@ -121,6 +178,12 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     ...(options.onEvent && { onEvent: options.onEvent }),
   });
   target.run = run;
+  if (endMcp) {
+    const end = endMcp;
+    run.onEvent((event) => {
+      if (event.type === 'run-end') end();
+    });
+  }
   return run;
 }
 
@@ -166,12 +229,13 @@ function workspaceResolver(options: PrepareRunOptions, scriptPath: string, secre
       ...(options.env && { env: options.env }),
       ...(envVar && { envVar }),
     });
-    options.onKeySource?.(providerId, resolved.source);
+    options.onKeySource?.(providerId, resolved.source, { keychainUnavailable: resolved.keychainError !== undefined });
     if (resolved.key) secretValues.push(resolved.key);
     return resolved.key;
   };
 
   const build = async (alias: string | undefined): Promise<ResolvedModel> => {
+    const { createProvider } = await import('../providers/create-provider.js');
     if (options.endpoint && (alias === undefined || alias === 'cli-endpoint')) {
       const apiKey = await keyFor('openai-compatible', 'OPENAI_API_KEY');
       return {
@@ -198,7 +262,7 @@ function workspaceResolver(options: PrepareRunOptions, scriptPath: string, secre
     const apiKey = await keyFor(spec.provider);
     if (!apiKey && preset?.needsKey)
       throw new Error(
-        `no key for ${preset.label}: set one with \`promptforge keys set ${spec.provider}\` or in Settings → Credentials` +
+        `no key for ${preset.label}: set one with \`promptforge keys set ${spec.provider}\` or in the Credentials view of the studio` +
           (preset.keyEnvVar ? ` (headless runs may use ${preset.keyEnvVar})` : ''),
       );
     return {

@@ -8,7 +8,7 @@ import {
   type ModelRequest,
 } from '../providers/model-provider.js';
 import { blankNonces } from '../../../common/envelope.js';
-import { readTranscript, type LocatedEvent } from '../transcript/transcript-reader.js';
+import { readTranscript, TranscriptError, type LocatedEvent } from '../transcript/transcript-reader.js';
 import { canonicalJson } from './canonical-json.js';
 import { FatalRunError } from './run-errors.js';
 
@@ -60,22 +60,55 @@ export class ReplayRecording {
     readonly path: string,
     events: LocatedEvent[],
   ) {
-    this.start = events[0] as Extract<RunEvent, { type: 'run-start' }>;
+    const start = events[0];
+    if (start?.type !== 'run-start')
+      throw new TranscriptError(`${path}:1: a transcript must begin with a run-start event`);
+    this.start = start;
     const requests = new Map<number, RoundRequest>();
+    const answered = new Set<number>();
     const byCall = new Map<string, RecordedDispatch>();
+    const requestedCalls = new Set<string>();
+    const fail = (event: LocatedEvent, message: string): never => {
+      throw new TranscriptError(`${path}:${event.line}: ${message}`);
+    };
+    const dispatchOf = (event: LocatedEvent & { callId: string; alias: string }): RecordedDispatch => {
+      const dispatch = byCall.get(event.callId);
+      if (!dispatch)
+        return fail(
+          event,
+          `${event.type} for call "${event.callId}", but no tool-dispatch before it started that call`,
+        );
+      if (dispatch.alias !== event.alias)
+        return fail(
+          event,
+          `${event.type} for call "${event.callId}" names tool "${event.alias}", but the call was to "${dispatch.alias}"`,
+        );
+      return dispatch;
+    };
     for (const event of events) {
       switch (event.type) {
         case 'round-request':
+          if (requests.has(event.round)) fail(event, `round ${event.round} is requested twice`);
           requests.set(event.round, event);
           break;
         case 'round-response': {
           const request = requests.get(event.round);
-          if (!request)
-            throw new FatalRunError(`${path}:${event.line}: round ${event.round} has a response but no request`);
+          if (!request) return fail(event, `round ${event.round} has a response but no request before it`);
+          if (answered.has(event.round)) fail(event, `round ${event.round} has a second response`);
+          answered.add(event.round);
           this.rounds.push({ line: event.line, request, response: event });
           break;
         }
+        case 'tool-call-requested':
+          requestedCalls.add(event.call.id);
+          break;
         case 'tool-dispatch': {
+          if (byCall.has(event.callId)) fail(event, `call "${event.callId}" is dispatched twice`);
+          if (event.requestedCallId !== undefined && !requestedCalls.has(event.requestedCallId))
+            fail(
+              event,
+              `tool-dispatch answers the model's call "${event.requestedCallId}", but no tool-call-requested before it asked for that call`,
+            );
           const dispatch: RecordedDispatch = {
             line: event.line,
             alias: event.alias,
@@ -90,31 +123,35 @@ export class ReplayRecording {
           this.dispatches.push(dispatch);
           break;
         }
-        case 'approval-decision': {
-          const dispatch = byCall.get(event.callId);
-          if (dispatch) dispatch.decision = event.decision;
+        case 'approval-pending':
+          dispatchOf(event);
           break;
-        }
-        case 'tool-output': {
-          const dispatch = byCall.get(event.callId);
-          if (dispatch)
-            dispatch.outcome = {
-              kind: 'output',
-              output: event.output,
-              trust: event.trust,
-              structured: event.structured,
-            };
+        case 'approval-decision':
+          dispatchOf(event).decision = event.decision;
           break;
-        }
-        case 'tool-error': {
-          const dispatch = byCall.get(event.callId);
-          if (dispatch) dispatch.outcome = { kind: 'error', stage: event.stage, message: event.message };
+        case 'tool-output':
+          dispatchOf(event).outcome = {
+            kind: 'output',
+            output: event.output,
+            trust: event.trust,
+            structured: event.structured,
+          };
           break;
-        }
+        case 'tool-error':
+          dispatchOf(event).outcome = { kind: 'error', stage: event.stage, message: event.message };
+          break;
         default:
           break;
       }
     }
+  }
+
+  /** Every tool alias the recording used: advertised to a model in a round, or dispatched. */
+  recordedAliases(): string[] {
+    const names = new Set<string>();
+    for (const round of this.rounds) for (const name of round.request.tools) names.add(name);
+    for (const dispatch of this.dispatches) names.add(dispatch.alias);
+    return [...names];
   }
 
   /** Reads and checks a transcript file; throws a TranscriptError naming the line on bad input. */

@@ -2,21 +2,63 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RunEvent, RunEventBody, RunLimits, RunStatus } from '../../../common/run-events.js';
 import type { ApprovalGate, ApprovalRequest } from '../approval/approval-types.js';
 import type { ToolCatalog, ToolRunner } from '../tools/tool-spec.js';
-import { redactSecrets, TranscriptWriter } from '../transcript/transcript-writer.js';
+import { redactDeep } from '../secrets/redact.js';
+import { TranscriptWriter } from '../transcript/transcript-writer.js';
 import { ModelDriver, type ModelResolver } from './model-driver.js';
 import type { ReplayRecording } from './replay.js';
 import { FatalRunError, ScriptError } from './run-errors.js';
 import { ToolDispatcher, type TaintChecker } from './tool-dispatcher.js';
 import type { LuaWorker, WorkerPool } from './worker-pool.js';
-import type { FromWorker, HostReply, ToWorker } from './worker-protocol.js';
+import {
+  encodeForLua,
+  mib,
+  Signal,
+  type FromWorker,
+  type HostReply,
+  type ToWorker,
+  type WorkerCaps,
+} from './worker-protocol.js';
 
-/** Default limits (SPEC §3.2): 30 s of Lua compute, a 256 MiB Lua heap, no wall-clock limit. */
+/** Default limits (docs/host-api.md#limits-and-stopping): 30 s of Lua compute, a 256 MiB Lua heap, no wall-clock limit. */
 export const DEFAULT_LIMITS: RunLimits = { cpuMs: 30_000, memoryBytes: 256 * 1024 * 1024 };
 
-/** Longest log line kept; longer ones are cut with a note, so a runaway log cannot flood the host. */
-const MAX_LOG_CHARS = 64 * 1024;
-/** Log lines kept per run; past this one notice is recorded and the rest are dropped. */
-const MAX_LOG_EVENTS = 50_000;
+/**
+ * Per-run bounds on what a run may make the host hold or write. Crossing one ends the run with
+ * status `limit` and error kind `output` (`untrustedBytes` is a catchable error instead). Event
+ * volume is counted in characters of their JSON, the rest in bytes.
+ */
+export interface RunCaps {
+  /** Log lines per run. */
+  logLines: number;
+  /** Log text per run in bytes (each line counted at its full length, before any cut). */
+  logBytes: number;
+  /** Longest log line (or error message) kept, in bytes; longer ones are cut with a note in the VM. */
+  logLineBytes: number;
+  /** Log lines the worker may have posted and the host not yet handled; past this `log` blocks. */
+  logsInFlight: number;
+  /** Largest text `untrusted()` accepts, in bytes. */
+  untrustedBytes: number;
+  /** All events of the run together, as JSON (what listeners such as the studio receive). */
+  eventBytes: number;
+  /** The transcript file, in bytes; the final `run-end` line is always written. */
+  transcriptBytes: number;
+}
+
+const MiB = 1024 * 1024;
+
+/** Default caps: far above what a real agent produces, far below what would hurt the host. */
+export const DEFAULT_CAPS: RunCaps = {
+  logLines: 50_000,
+  logBytes: 64 * MiB,
+  logLineBytes: 64 * 1024,
+  logsInFlight: 64,
+  untrustedBytes: 4 * MiB,
+  eventBytes: 256 * MiB,
+  transcriptBytes: 256 * MiB,
+};
+
+/** A worker whose run's Lua heap peaked above this is retired instead of reused. */
+const REUSE_MAX_LUA_HEAP_BYTES = 32 * MiB;
 
 /** Everything one run needs. Core only: no Electron, no terminal. */
 export interface RunOptions {
@@ -34,7 +76,7 @@ export interface RunOptions {
   limits?: Partial<RunLimits>;
   /** JSONL transcript path; events are appended and flushed one by one. */
   transcriptPath?: string;
-  /** Secrets used by this run (provider keys): redacted from every event. */
+  /** Secrets used by this run (provider keys, tool secrets): redacted from every event, reply and error. */
   secrets?: readonly string[];
   workspace?: string;
   catalogHashes?: Record<string, string>;
@@ -43,6 +85,10 @@ export interface RunOptions {
   runId?: string;
   /** Receives every event as it happens (the studio, the CLI's --json). */
   onEvent?: (event: RunEvent) => void;
+  /** Lower (or raise) the per-run caps; tests use small ones. */
+  caps?: Partial<RunCaps>;
+  /** Where a failing event listener is reported. Default: console. */
+  logger?: { error(message: string): void };
 }
 
 /** How a run ended. */
@@ -50,7 +96,10 @@ export interface RunResult {
   runId: string;
   status: RunStatus;
   exitCode: number;
-  error?: { kind: 'syntax' | 'runtime' | 'cpu' | 'memory' | 'timeout' | 'stopped' | 'crash' | 'host'; message: string };
+  error?: {
+    kind: 'syntax' | 'runtime' | 'cpu' | 'memory' | 'timeout' | 'stopped' | 'crash' | 'host' | 'output';
+    message: string;
+  };
   toolCalls: Record<string, number>;
   cpuMs: number;
   durationMs: number;
@@ -61,7 +110,7 @@ type EndError = NonNullable<RunResult['error']>;
 
 const EXIT_CODES: Record<RunStatus, number> = { ok: 0, error: 1, stopped: 3, limit: 3 };
 
-/** A fresh 128-bit guard nonce for one run (SPEC §2.4: at least 64 bits, random, once per run). */
+/** A fresh 128-bit guard nonce for one run (docs/host-api.md#the-envelope: random, made once per run). */
 export function newNonce(): string {
   return randomBytes(16).toString('hex');
 }
@@ -77,6 +126,7 @@ export class Run {
   readonly id: string;
   readonly done: Promise<RunResult>;
   readonly limits: RunLimits;
+  readonly caps: RunCaps;
   private readonly nonce = newNonce();
   private readonly abort = new AbortController();
   private readonly driver: ModelDriver;
@@ -90,6 +140,8 @@ export class Run {
   private resolveDone!: (result: RunResult) => void;
   private cpuUsedMs = 0;
   private logCount = 0;
+  private logBytes = 0;
+  private eventChars = 0;
   private transcriptFailed = false;
   private computingSince: number | undefined;
   private cpuTimer: NodeJS.Timeout | undefined;
@@ -99,9 +151,11 @@ export class Run {
     this.id =
       options.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.caps = { ...DEFAULT_CAPS, ...options.caps };
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     if (options.onEvent) this.listeners.add(options.onEvent);
-    if (options.transcriptPath) this.transcript = new TranscriptWriter(options.transcriptPath, options.secrets ?? []);
+    if (options.transcriptPath)
+      this.transcript = new TranscriptWriter(options.transcriptPath, this.caps.transcriptBytes);
     const emit = (event: RunEventBody): void => this.emit(event);
     this.driver = new ModelDriver(options.models, options.catalog, emit);
     this.dispatcher = new ToolDispatcher({
@@ -170,6 +224,8 @@ export class Run {
     worker.worker.on('message', this.onWorkerMessage);
     worker.worker.on('error', this.onWorkerError);
     worker.worker.on('exit', this.onWorkerExit);
+    const { logLineBytes, logsInFlight, untrustedBytes } = this.caps;
+    const caps: WorkerCaps = { logLineBytes, logsInFlight, untrustedBytes };
     const start: ToWorker = {
       type: 'start',
       runId: this.id,
@@ -177,6 +233,7 @@ export class Run {
       chunkName: options.scriptPath,
       nonce: this.nonce,
       memoryBytes: this.limits.memoryBytes,
+      caps,
     };
     worker.worker.postMessage(start);
   }
@@ -204,23 +261,9 @@ export class Run {
       case 'started':
         this.resumeClock();
         break;
-      case 'log': {
-        this.logCount += 1;
-        if (this.logCount > MAX_LOG_EVENTS) {
-          if (this.logCount === MAX_LOG_EVENTS + 1)
-            this.emit({
-              type: 'log',
-              text: `[promptforge] more than ${MAX_LOG_EVENTS} log lines: the rest of this run's log is dropped`,
-            });
-          break;
-        }
-        const text =
-          message.text.length > MAX_LOG_CHARS
-            ? `${message.text.slice(0, MAX_LOG_CHARS)}… [${message.text.length - MAX_LOG_CHARS} more characters cut]`
-            : message.text;
-        this.emit({ type: 'log', text });
+      case 'log':
+        this.onLog(message);
         break;
-      }
       case 'call':
         this.pauseClock();
         void this.answer(message.method, message.payload);
@@ -234,7 +277,33 @@ export class Run {
     }
   };
 
+  private onLog(message: Extract<FromWorker, { type: 'log' }>): void {
+    // Acknowledge first: the worker blocks its script while too many lines are unacknowledged.
+    const worker = this.worker!;
+    Atomics.add(worker.signal, Signal.LogAck, 1);
+    Atomics.notify(worker.signal, Signal.LogAck);
+    this.logCount += 1;
+    this.logBytes += message.length;
+    if (this.logCount > this.caps.logLines) {
+      this.finish('limit', {
+        kind: 'output',
+        message: `log limit exceeded: more than ${this.caps.logLines} log lines in this run`,
+      });
+    } else if (this.logBytes > this.caps.logBytes) {
+      this.finish('limit', {
+        kind: 'output',
+        message: `log limit exceeded: more than ${mib(this.caps.logBytes)} of log text in this run`,
+      });
+    } else {
+      this.emit({ type: 'log', text: message.text });
+    }
+  }
+
   private readonly onWorkerError = (error: Error): void => {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      this.finish('limit', { kind: 'memory', message: `the Lua worker ran out of memory (${error.message})` });
+      return;
+    }
     this.finish('error', { kind: 'crash', message: `the Lua VM crashed: ${error.message}` });
   };
 
@@ -243,7 +312,8 @@ export class Run {
   };
 
   private onScriptEnd(message: Extract<FromWorker, { type: 'end' }>): void {
-    const reusable = message.status !== 'crash' && message.memoryUsed < 32 * 1024 * 1024;
+    const reusable =
+      message.status !== 'crash' && message.reusable !== false && message.memoryUsed < REUSE_MAX_LUA_HEAP_BYTES;
     if (message.status === 'ok') {
       this.finish('ok', undefined, reusable);
     } else if (/not enough memory/.test(message.message)) {
@@ -263,34 +333,39 @@ export class Run {
 
   private async answer(method: string, payload: string): Promise<void> {
     let reply: HostReply;
+    const failure = (message: string): HostReply => ({ ok: false, json: JSON.stringify(this.redact(message)) });
     try {
       const request = JSON.parse(payload) as Record<string, unknown>;
       const value =
         method === 'models.chat'
           ? await this.driver.chat(request, this.abort.signal)
           : await this.dispatcher.call(request, this.abort.signal);
-      reply = { ok: true, value };
+      const what =
+        method === 'models.chat' ? 'models.chat: the reply' : `tools.call('${String(request['alias'])}'): the output`;
+      // The one gate for values entering Lua (bounded depth and size, JSON text), before the
+      // redaction walks the value.
+      const encoded = encodeForLua(value, what);
+      if (encoded.ok) {
+        const clean = this.redact(value);
+        reply = { ok: true, json: clean === value ? encoded.json : JSON.stringify(clean) };
+      } else reply = failure(encoded.error);
     } catch (error) {
       if (this.ended) return;
-      if (error instanceof ScriptError) reply = { ok: false, error: error.message };
+      if (error instanceof ScriptError) reply = failure(error.message);
       else if (error instanceof FatalRunError) {
         this.finish('error', { kind: 'host', message: error.message });
         return;
       } else {
-        reply = {
-          ok: false,
-          error: `${method}: internal error: ${error instanceof Error ? error.message : String(error)}`,
-        };
+        reply = failure(`${method}: internal error: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     if (this.ended || !this.worker) return;
-    reply = this.redact(reply);
     this.worker.replyPort.postMessage(reply);
     // Add, never store: the worker read the counter before posting its call and sleeps only while
     // it is unchanged. (The counter lives as long as the worker, across runs, so a per-run count
     // could write back the very value the worker is waiting on and leave it asleep.)
-    Atomics.add(this.worker.signal, 0, 1);
-    Atomics.notify(this.worker.signal, 0);
+    Atomics.add(this.worker.signal, Signal.Reply, 1);
+    Atomics.notify(this.worker.signal, Signal.Reply);
     this.resumeClock();
   }
 
@@ -346,7 +421,7 @@ export class Run {
       runId: this.id,
       status,
       exitCode: EXIT_CODES[status],
-      ...(error && { error }),
+      ...(error && { error: this.redact(error) }),
       toolCalls: this.toolCalls,
       cpuMs: this.cpuUsedMs,
       durationMs: performance.now() - this.startedAt,
@@ -370,34 +445,62 @@ export class Run {
   private emit(body: RunEventBody): void {
     // After run-end nothing more is recorded: late answers from a cancelled call are dropped.
     if (this.ended && body.type !== 'run-end') return;
-    const event = this.redact({ ...body, seq: ++this.seq, t: new Date().toISOString(), runId: this.id } as RunEvent);
+    const event = this.redact({ ...body, seq: this.seq + 1, t: new Date().toISOString(), runId: this.id } as RunEvent);
+    if (body.type !== 'run-end') {
+      // Volume caps; the run-end event always goes out. An event over a cap is not recorded.
+      const size = JSON.stringify(event).length;
+      if (this.eventChars + size > this.caps.eventBytes) {
+        this.finish('limit', {
+          kind: 'output',
+          message: `event limit exceeded: more than ${mib(this.caps.eventBytes)} of run events in this run`,
+        });
+        return;
+      }
+      this.eventChars += size;
+    }
+    let notice: string | undefined;
     if (this.transcript && !this.transcriptFailed) {
       try {
-        this.transcript.write(event);
+        if (!this.transcript.write(event)) {
+          this.finish('limit', {
+            kind: 'output',
+            message: `transcript limit exceeded: the transcript reached ${mib(this.caps.transcriptBytes)}`,
+          });
+          return;
+        }
       } catch (error) {
         // A full disk or a removed folder must not take the host down; the run goes on and
         // says, once, that its transcript stopped.
         this.transcriptFailed = true;
-        const notice = `[promptforge] the transcript stopped at event ${event.seq}: ${(error as Error).message}`;
-        for (const listener of this.listeners)
-          listener({ type: 'log', text: notice, seq: event.seq, t: event.t, runId: this.id });
+        notice = `[promptforge] the transcript stopped at event ${event.seq}: ${(error as Error).message}`;
       }
     }
+    this.seq = event.seq;
+    this.deliver(event);
+    // The notice follows the event with its own seq: views skip a seq they have already seen.
+    if (notice !== undefined) this.deliver({ type: 'log', text: notice, seq: ++this.seq, t: event.t, runId: this.id });
+  }
+
+  private deliver(event: RunEvent): void {
     for (const listener of this.listeners) {
       try {
         listener(event);
-      } catch {
+      } catch (error) {
         // A failing listener (a closed window, a broken pipe) must not break the run.
+        (this.options.logger ?? console).error(
+          `[promptforge] run event listener failed on ${event.type} #${event.seq}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     }
   }
 
+  /**
+   * The one redaction of the run: every event (and so the transcript), every reply to the script
+   * and the result's error pass here, with every secret the run knows (provider keys, http tool
+   * header secrets, secret command variables; the list grows as keys are resolved).
+   */
   private redact<T>(value: T): T {
-    const secrets = this.options.secrets;
-    if (!secrets || secrets.length === 0) return value;
-    const text = JSON.stringify(value);
-    const clean = redactSecrets(text, secrets);
-    return clean === text ? value : (JSON.parse(clean) as T);
+    return redactDeep(value, this.options.secrets ?? []);
   }
 }
 

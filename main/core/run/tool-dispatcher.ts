@@ -1,14 +1,15 @@
 import type { JsonObject, JsonValue } from '../../../common/json.js';
-import { wrapUntrusted, wrapUntrustedStrings } from '../../../common/envelope.js';
+import { blankNonces, ENVELOPE_TAG_PREFIX, wrapUntrusted, wrapUntrustedStrings } from '../../../common/envelope.js';
 import type { RecordedDecision, RunEventBody } from '../../../common/run-events.js';
 import type { ApprovalDecision, ApprovalGate, TaintSpan } from '../approval/approval-types.js';
-import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec } from '../tools/tool-spec.js';
+import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec, type Trust } from '../tools/tool-spec.js';
 import type { ReplayRecording } from './replay.js';
 import { ScriptError } from './run-errors.js';
 
 /** Tracks a run's untrusted outputs and flags arguments that repeat them (taint-aware approvals). */
 export interface TaintChecker {
-  recordUntrustedOutput(outputId: string, text: string): void;
+  /** Records an untrusted output: a text, or a structured value (its keys and string values). */
+  recordUntrustedOutput(outputId: string, output: string | JsonValue): void;
   check(args: JsonObject): TaintSpan[];
 }
 
@@ -26,10 +27,23 @@ export interface ToolDispatcherOptions {
   emit(event: RunEventBody): void;
 }
 
+type FailStage = 'unknown-tool' | 'validation' | 'denied' | 'cancelled' | 'run' | 'output';
+/** How trusted a call's outcome is, and which earlier outputs its arguments carried. */
+interface Provenance {
+  trust: Trust;
+  taintedBy: string[];
+}
+type Fail = (stage: FailStage, message: string, provenance?: Provenance) => never;
+
 /**
  * The host side of `tools.call`: counts every attempt, checks the alias and the arguments, asks the
  * approval gate, runs the tool, turns structured output into a table and wraps untrusted output in
  * the run's envelope. In replay mode the outcome comes from the recording instead of the tool.
+ *
+ * Taint follows the data: a call whose final arguments carry tainted spans produces untrusted
+ * output (wrapped, flagged `trust: 'untrusted'` with `taintedBy`, and recorded so taint chains),
+ * whatever the tool's own trust. The tool-produced part of an untrusted call's error is wrapped
+ * and recorded the same way; the host's own words stay outside the envelope.
  */
 export class ToolDispatcher {
   /** tools.calls, host side: every attempted dispatch per alias. */
@@ -56,11 +70,12 @@ export class ToolDispatcher {
     const requestedCallId = this.options.claimRequested?.(alias, args);
     emit({ type: 'tool-dispatch', callId, alias, ...(requestedCallId && { requestedCallId }), arguments: args, count });
 
-    const fail = (
-      stage: 'unknown-tool' | 'validation' | 'denied' | 'cancelled' | 'run' | 'output',
-      message: string,
-    ): never => {
-      emit({ type: 'tool-error', callId, alias, stage, message });
+    const fail: Fail = (stage, message, provenance) => {
+      const marks = provenance?.trust === 'untrusted' && {
+        trust: provenance.trust,
+        ...(provenance.taintedBy.length > 0 && { taintedBy: provenance.taintedBy }),
+      };
+      emit({ type: 'tool-error', callId, alias, stage, message, ...marks });
       throw new ScriptError(message);
     };
 
@@ -73,7 +88,12 @@ export class ToolDispatcher {
     const tool = this.options.catalog.get(alias);
     if (!tool) return fail('unknown-tool', `tools.call: unknown tool "${alias}" (not in this agent's catalog)`);
     const invalid = this.options.catalog.validateArguments(alias, args);
-    if (invalid) fail('validation', `tools.call('${alias}'): invalid arguments: ${invalid}`);
+    // The catalog's message may already start with "invalid arguments:"; say it once.
+    if (invalid)
+      fail(
+        'validation',
+        `tools.call('${alias}'): ${invalid.startsWith('invalid arguments') ? invalid : `invalid arguments: ${invalid}`}`,
+      );
 
     const taint = this.options.taint?.check(args) ?? [];
     this.pending = { callId, alias, args };
@@ -96,16 +116,60 @@ export class ToolDispatcher {
     if (decision.kind === 'deny') fail('denied', `tools.call('${alias}') was denied: ${decision.reason}`);
     if (decision.kind === 'cancelled') fail('cancelled', `tools.call('${alias}') was cancelled: ${decision.reason}`);
     const finalArgs = decision.kind === 'approve-edited' ? decision.arguments : args;
+    const provenance = this.provenance(tool.trust, finalArgs === args ? taint : undefined, finalArgs);
 
     const started = performance.now();
     let raw: string;
     try {
       raw = await this.options.runner.run(tool, finalArgs, signal);
     } catch (error) {
-      const what = error instanceof ToolFailure || error instanceof Error ? error.message : String(error);
-      return fail('run', `tools.call('${alias}') failed: ${what}`);
+      const { message, quotesTool } = this.failureMessage(callId, alias, error, provenance.trust);
+      return fail('run', message, quotesTool ? provenance : undefined);
     }
-    return this.deliver(callId, tool, raw, performance.now() - started, fail);
+    return this.deliver(callId, tool, provenance, raw, performance.now() - started, fail);
+  }
+
+  /** The outcome's trust: untrusted when the tool is, or when the arguments carry tainted spans. */
+  private provenance(trust: Trust, known: TaintSpan[] | undefined, args: JsonObject): Provenance {
+    const spans = known ?? this.options.taint?.check(args) ?? [];
+    const taintedBy = [...new Set(spans.map((span) => span.sourceOutputId))];
+    return { trust: trust === 'untrusted' || taintedBy.length > 0 ? 'untrusted' : 'trusted', taintedBy };
+  }
+
+  /**
+   * `tools.call('x') failed: ...`. For an untrusted outcome the text the tool produced (a
+   * ToolFailure's `toolText`, or the whole message of an unexpected error) goes inside the envelope
+   * and into the taint tracker; a ToolFailure's own words are host text and stay outside.
+   */
+  private failureMessage(
+    callId: string,
+    alias: string,
+    error: unknown,
+    trust: Trust,
+  ): { message: string; quotesTool: boolean } {
+    const prefix = `tools.call('${alias}') failed: `;
+    let host: string;
+    let toolText: string | undefined;
+    if (error instanceof ToolFailure) {
+      const cut = error.toolText !== undefined && error.message.endsWith(error.toolText);
+      host = cut ? error.message.slice(0, error.message.length - (error.toolText?.length ?? 0)) : error.message;
+      toolText = cut ? error.toolText : undefined;
+    } else {
+      host = '';
+      toolText = error instanceof Error ? error.message : String(error);
+    }
+    if (toolText === undefined) return { message: `${prefix}${host}`, quotesTool: false };
+    return { message: `${prefix}${host}${this.toolPart(callId, toolText, trust)}`, quotesTool: true };
+  }
+
+  /**
+   * Text of a message that quotes what the tool produced (a JSON parse error's excerpt, a schema
+   * mismatch naming values): as it is for a trusted outcome, else wrapped and recorded as taint.
+   */
+  private toolPart(callId: string, text: string, trust: Trust): string {
+    if (trust === 'trusted') return text;
+    this.options.taint?.recordUntrustedOutput(callId, text);
+    return wrapUntrusted(text, this.options.nonce);
   }
 
   /**
@@ -129,12 +193,14 @@ export class ToolDispatcher {
 
   private deliver(
     callId: string,
-    tool: Pick<ToolSpec, 'alias' | 'trust' | 'outputSchema'>,
+    tool: Pick<ToolSpec, 'alias' | 'outputSchema'>,
+    provenance: Provenance,
     raw: string,
     durationMs: number,
-    fail: (stage: 'output', message: string) => never,
+    fail: Fail,
   ): JsonValue {
-    const { alias, trust } = tool;
+    const { alias } = tool;
+    const { trust, taintedBy } = provenance;
     const structured = tool.outputSchema !== undefined;
     let value: JsonValue = raw;
     if (structured) {
@@ -143,17 +209,32 @@ export class ToolDispatcher {
       } catch (error) {
         fail(
           'output',
-          `tools.call('${alias}'): the tool declares structured output but returned invalid JSON (${(error as Error).message})`,
+          `tools.call('${alias}'): the tool declares structured output but returned invalid JSON (${this.toolPart(callId, (error as Error).message, trust)})`,
+          provenance,
         );
       }
       // A replayed output was validated when it was recorded.
       const invalid = this.options.replay ? undefined : this.options.catalog.validateOutput(alias, value);
       if (invalid)
-        fail('output', `tools.call('${alias}'): the output does not match the tool's output schema: ${invalid}`);
+        fail(
+          'output',
+          `tools.call('${alias}'): the output does not match the tool's output schema: ${this.toolPart(callId, invalid, trust)}`,
+          provenance,
+        );
     }
-    this.options.emit({ type: 'tool-output', callId, alias, trust, output: raw, structured, durationMs });
+    this.options.emit({
+      type: 'tool-output',
+      callId,
+      alias,
+      trust,
+      output: raw,
+      structured,
+      durationMs,
+      ...(taintedBy.length > 0 && { taintedBy }),
+    });
     if (trust === 'trusted') return value;
-    this.options.taint?.recordUntrustedOutput(callId, raw);
+    // What the script receives: the text, or the decoded keys and strings of structured output.
+    this.options.taint?.recordUntrustedOutput(callId, value);
     return typeof value === 'string'
       ? wrapUntrusted(value, this.options.nonce)
       : wrapUntrustedStrings(value, this.options.nonce);
@@ -162,16 +243,12 @@ export class ToolDispatcher {
   private emitDecision(callId: string, alias: string, proposed: JsonObject, decision: ApprovalDecision): void {
     const recorded: RecordedDecision = { kind: decision.kind, source: decision.source, at: decision.at };
     if ('reason' in decision && decision.reason !== undefined) recorded.reason = decision.reason;
+    if ('scope' in decision && decision.scope !== undefined) recorded.scope = decision.scope;
     if (decision.kind === 'approve-edited') recorded.arguments = decision.arguments;
     this.options.emit({ type: 'approval-decision', callId, alias, proposedArguments: proposed, decision: recorded });
   }
 
-  private replayed(
-    callId: string,
-    alias: string,
-    args: JsonObject,
-    fail: (stage: 'unknown-tool' | 'validation' | 'denied' | 'cancelled' | 'run' | 'output', message: string) => never,
-  ): JsonValue {
+  private replayed(callId: string, alias: string, args: JsonObject, fail: Fail): JsonValue {
     const recorded = this.options.replay!.nextDispatch(alias, args);
     if (recorded.decision) {
       this.options.emit({
@@ -182,8 +259,23 @@ export class ToolDispatcher {
         decision: { ...recorded.decision, source: 'replay' },
       });
     }
-    if (recorded.outcome.kind === 'error') return fail(recorded.outcome.stage, recorded.outcome.message);
+    const provenance = this.provenance('trusted', undefined, args);
+    if (recorded.outcome.kind === 'error') {
+      const { stage, message } = recorded.outcome;
+      // A recorded envelope carries the recording's nonce: give it this run's, and treat what it
+      // wraps as untrusted output again.
+      if (!message.includes(`<${ENVELOPE_TAG_PREFIX}`)) return fail(stage, message, provenance);
+      this.options.taint?.recordUntrustedOutput(callId, message);
+      return fail(stage, blankNonces(message, this.options.nonce), { ...provenance, trust: 'untrusted' });
+    }
     const { output, trust, structured } = recorded.outcome;
-    return this.deliver(callId, { alias, trust, ...(structured && { outputSchema: {} }) }, output, 0, fail);
+    return this.deliver(
+      callId,
+      { alias, ...(structured && { outputSchema: {} }) },
+      { ...provenance, trust: trust === 'untrusted' ? trust : provenance.trust },
+      output,
+      0,
+      fail,
+    );
   }
 }

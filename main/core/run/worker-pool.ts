@@ -2,14 +2,19 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { FromWorker, WorkerInit } from './worker-protocol.js';
+import { SIGNAL_SLOTS, type FromWorker, type WorkerInit } from './worker-protocol.js';
+
+/** A worker's own V8 heap cap (the Lua heap is wasm memory, capped per run): its OOM is a clean run end. */
+export const DEFAULT_WORKER_HEAP_MB = 256;
+/** How long a worker that finished a run may take to report `ready` before it is terminated. */
+export const DEFAULT_RETURN_TIMEOUT_MS = 10_000;
 
 /** A Lua worker with its reply channel, ready to run one script. */
 export interface LuaWorker {
   readonly worker: Worker;
   /** The main side's end of the reply channel. */
   readonly replyPort: MessagePort;
-  /** Int32 index 0 is incremented (and notified) after each reply is posted. */
+  /** The shared counters (see `Signal` in worker-protocol.ts). */
   readonly signal: Int32Array;
   /** Runs completed on this worker. */
   runs: number;
@@ -41,6 +46,12 @@ export interface WorkerPoolOptions {
   entry?: WorkerEntry;
   /** A worker is retired after this many runs. Default 200. */
   maxRunsPerWorker?: number;
+  /** Each worker's V8 old-generation heap cap in MiB. Default {@link DEFAULT_WORKER_HEAP_MB}. */
+  workerHeapMb?: number;
+  /** See {@link DEFAULT_RETURN_TIMEOUT_MS}. */
+  returnTimeoutMs?: number;
+  /** Where errors of workers no run owns are reported. Default: console. */
+  logger?: { error(message: string): void };
 }
 
 /**
@@ -48,7 +59,10 @@ export interface WorkerPoolOptions {
  * paying for worker start-up. `size` counts every worker the pool owns (idle, starting, returning
  * and running): a run takes an idle worker and gives it back when its script ends, so sequential
  * runs reuse one worker. A worker whose run was stopped is terminated and replaced in the
- * background. Idle workers are unref'd, so a pool never keeps a process alive.
+ * background. Idle workers are unref'd, so a pool never keeps a process alive. Every worker has
+ * an error listener for its whole life (an error while idle, warming or returning never reaches
+ * the process as an uncaught error), a worker that dies while idle is replaced, and a worker that
+ * does not come back from a run in time is terminated.
  */
 export class WorkerPool {
   private readonly idle: LuaWorker[] = [];
@@ -61,12 +75,20 @@ export class WorkerPool {
   private readonly size: number;
   private readonly entry: WorkerEntry;
   private readonly maxRuns: number;
+  private readonly heapMb: number;
+  private readonly returnTimeoutMs: number;
+  private readonly logger: { error(message: string): void };
+  /** Workers a run owns right now (the run handles their errors). */
+  private readonly owned = new Set<Worker>();
   private closed = false;
 
   constructor(options: WorkerPoolOptions = {}) {
     this.size = options.size ?? 2;
     this.entry = options.entry ?? defaultWorkerEntry();
     this.maxRuns = options.maxRunsPerWorker ?? 200;
+    this.heapMb = options.workerHeapMb ?? DEFAULT_WORKER_HEAP_MB;
+    this.returnTimeoutMs = options.returnTimeoutMs ?? DEFAULT_RETURN_TIMEOUT_MS;
+    this.logger = options.logger ?? console;
   }
 
   /** Starts warming workers up to the pool size. */
@@ -100,6 +122,7 @@ export class WorkerPool {
     try {
       const worker = this.idle.pop() ?? (await this.spawn());
       worker.worker.ref();
+      this.owned.add(worker.worker);
       return worker;
     } catch (error) {
       this.busy -= 1;
@@ -110,6 +133,7 @@ export class WorkerPool {
   /** Gives back a worker that was acquired but never given a script (its run ended first). */
   returnUnused(worker: LuaWorker): void {
     this.busy -= 1;
+    this.owned.delete(worker.worker);
     if (this.closed || this.idle.length >= this.size) {
       void worker.worker.terminate();
       return;
@@ -125,18 +149,23 @@ export class WorkerPool {
   release(worker: LuaWorker, reusable: boolean): void {
     worker.runs += 1;
     this.busy -= 1;
+    this.owned.delete(worker.worker);
     if (this.closed || !reusable || worker.runs >= this.maxRuns || this.idle.length >= this.size) {
       void worker.worker.terminate();
-      // The replacement starts after the current work, so it never competes with a run starting now.
-      this.refill ??= setImmediate(() => {
-        this.refill = undefined;
-        this.prewarm();
-      });
+      this.scheduleRefill();
       return;
     }
     worker.worker.unref();
     const back = new Promise<void>((resolve) => {
+      // A worker that never reports ready (stuck closing its VM, say) is given up on.
+      const timer = setTimeout(() => {
+        done();
+        void worker.worker.terminate();
+        this.scheduleRefill();
+      }, this.returnTimeoutMs);
+      timer.unref();
       const done = (): void => {
+        clearTimeout(timer);
         worker.worker.off('message', onReady);
         worker.worker.off('exit', done);
         this.returning.delete(back);
@@ -154,6 +183,23 @@ export class WorkerPool {
     this.returning.add(back);
   }
 
+  /** Starts replacements after the current work, so they never compete with a run starting now. */
+  private scheduleRefill(): void {
+    if (this.closed) return;
+    this.refill ??= setImmediate(() => {
+      this.refill = undefined;
+      this.prewarm();
+    });
+  }
+
+  /** A worker exited (crashed, ran out of memory, terminated): drop it if idle and refill. */
+  private onExit(worker: Worker): void {
+    const at = this.idle.findIndex((w) => w.worker === worker);
+    if (at < 0) return;
+    this.idle.splice(at, 1);
+    this.scheduleRefill();
+  }
+
   /** Terminates every idle worker. Workers running a script are ended by their runs. */
   async close(): Promise<void> {
     this.closed = true;
@@ -165,10 +211,21 @@ export class WorkerPool {
 
   private spawn(): Promise<LuaWorker> {
     const { port1, port2 } = new MessageChannel();
-    const signal = new SharedArrayBuffer(4);
+    const signal = new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
     const init: WorkerInit = { replyPort: port2, signal };
     if (this.entry.entry) init.entry = this.entry.entry;
-    const worker = new Worker(this.entry.file, { workerData: init, transferList: [port2] });
+    const worker = new Worker(this.entry.file, {
+      workerData: init,
+      transferList: [port2],
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
+    });
+    // For the worker's whole life: a run listens while it owns the worker; at any other time an
+    // error (an out-of-memory kill included) must not become an uncaught 'error' event.
+    worker.on('error', (error) => {
+      if (!this.owned.has(worker))
+        this.logger.error(`[promptforge] a Lua worker failed outside a run: ${error.message}`);
+    });
+    worker.on('exit', () => this.onExit(worker));
     worker.unref();
     port1.unref();
     return new Promise((resolve, reject) => {

@@ -69,7 +69,12 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'keys:delete': ({ provider }) => service.deleteKey(provider),
     'history:read': ({ runId }) => service.readRun(runId),
     'history:export': ({ runId }) => service.exportRun(runId),
-    'history:compare': ({ left, right }) => service.compare(left, right),
+    'history:page': ({ runId, from, count }) => service.readPage(runId, from, count),
+    'history:compare': ({ left, right, from, count }) =>
+      service.compare(left, right, { ...(from !== undefined && { from }), ...(count !== undefined && { count }) }),
+    'mcp:list': () => service.listMcp(),
+    'mcp:restart': ({ server }) => service.restartMcp(server),
+    'mcp:stop': ({ server }) => service.stopMcp(server),
   };
 }
 

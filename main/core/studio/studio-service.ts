@@ -1,15 +1,16 @@
 import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import type {
   CatalogFile,
   CatalogProblemInfo,
-  CompareRow,
+  ComparePage,
   KeyStatus,
+  McpServersInfo,
   PendingApproval,
   StudioDecision,
+  TranscriptPage,
   WorkspaceState,
 } from '../../../common/studio-schemas.js';
 import type { PendingCall } from '../approval/approver.js';
@@ -21,10 +22,19 @@ import { buildWorkspace, loadWorkspace, readCatalogTexts, RUNS_DIR, type Workspa
 import { SecretStoreUnavailableError, type SecretStore } from '../credentials/secret-store.js';
 import { PROVIDER_PRESETS } from '../providers/presets.js';
 import { prepareRun } from '../run/prepare-run.js';
+import { McpServerManager } from '../mcp/mcp-manager.js';
+import type { ToolSpec } from '../tools/tool-spec.js';
+import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import type { Run } from '../run/run.js';
 import { WorkerPool } from '../run/worker-pool.js';
-import { compareRuns, listRuns, readTranscriptLenient } from '../transcript/run-history.js';
+import { FileReadError, readRegularFileText } from '../files/regular-file.js';
+import { MAX_TRANSCRIPT_BYTES, TranscriptError } from '../transcript/transcript-reader.js';
+import { readTranscriptPage, TranscriptGoneError } from '../transcript/transcript-pages.js';
+import { compareTranscripts, listRuns, readTranscriptLenient } from '../transcript/run-history.js';
 import { ContractError } from './contract-error.js';
+
+/** Largest workspace file the studio opens in an editor. */
+const MAX_WORKSPACE_FILE_BYTES = 16 << 20;
 
 /** What the studio service needs from its host (the Electron glue, or the e2e test bridge). */
 export interface StudioServiceOptions {
@@ -55,6 +65,11 @@ export class StudioService {
   private readonly runs = new Map<string, Run>();
   private readonly pending: PendingApprovals;
   private readonly pool: WorkerPool;
+  /** The open workspace's MCP servers: one manager per workspace, shared by its runs. */
+  private mcp: { manager: McpServerManager; key: string; problems: CatalogProblem[] } | undefined;
+  private mcpEmitScheduled = false;
+  /** The workspace whose MCP servers the studio has listed (and so shows). */
+  private mcpListedRoot: string | undefined;
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
@@ -62,7 +77,7 @@ export class StudioService {
     this.pending = new PendingApprovals({
       onEvent: (event) => {
         if (event.type === 'approval-pending')
-          options.emit('approval-pending', toPendingApproval(event.pending, this.workspace));
+          options.emit('approval-pending', toPendingApproval(event.pending, this.workspace, this.mcp?.manager));
         else options.emit('approval-resolved', { runId: event.request.runId, callId: event.request.callId });
       },
     });
@@ -82,9 +97,11 @@ export class StudioService {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
       throw new ContractError('not-found', `no folder at ${dir}`);
     this.workspace = await loadWorkspace(dir);
+    this.syncMcp(this.workspace);
     this.stopWatching?.();
     this.stopWatching = watchWorkspace(this.workspace.root, ({ workspace }) => {
       this.workspace = workspace;
+      this.syncMcp(workspace);
       this.options.emit('workspace-changed', this.describe(workspace));
     });
     return this.describe(this.workspace);
@@ -110,12 +127,9 @@ export class StudioService {
   async readFile(relative: string): Promise<{ text: string }> {
     const file = this.resolve(relative);
     try {
-      return { text: await readFile(file, 'utf8') };
+      return { text: await readRegularFileText(file, MAX_WORKSPACE_FILE_BYTES, 'file', relative) };
     } catch (error) {
-      throw new ContractError(
-        'not-found',
-        `${relative}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
-      );
+      throw new ContractError('not-found', error instanceof FileReadError ? error.message : `${relative}: cannot read`);
     }
   }
 
@@ -161,6 +175,7 @@ export class StudioService {
       pool: this.pool,
       approver: new QueueApprover(this.pending, 'studio'),
       secrets: this.options.secrets,
+      ...(this.mcp && { mcp: this.mcp.manager }),
       ...(request.model && { model: request.model }),
       ...(request.replay && { replayPath: this.resolve(request.replay) }),
       limits: {
@@ -188,7 +203,7 @@ export class StudioService {
   }
 
   listApprovals(): PendingApproval[] {
-    return this.pending.list().map((call) => toPendingApproval(call, this.workspace));
+    return this.pending.list().map((call) => toPendingApproval(call, this.workspace, this.mcp?.manager));
   }
 
   decide(runId: string, callId: string, decision: StudioDecision): { ok: true } {
@@ -234,17 +249,124 @@ export class StudioService {
 
   async exportRun(runId: string): Promise<{ fileName: string; text: string }> {
     const file = this.transcriptFile(runId);
-    return { fileName: path.basename(file), text: await readFile(file, 'utf8') };
+    try {
+      return {
+        fileName: path.basename(file),
+        text: await readRegularFileText(file, MAX_TRANSCRIPT_BYTES, 'transcript'),
+      };
+    } catch (error) {
+      throw new ContractError('not-found', error instanceof FileReadError ? error.message : `${runId}: cannot read`);
+    }
   }
 
-  compare(left: string, right: string): { rows: CompareRow[] } {
-    return { rows: compareRuns(this.readRun(left).events, this.readRun(right).events) };
+  /** A window of a run's transcript, read by byte range (see {@link readTranscriptPage}). */
+  readPage(runId: string, from: number, count: number): TranscriptPage {
+    const file = this.transcriptFile(runId);
+    try {
+      return readTranscriptPage(file, from, count, path.posix.join(RUNS_DIR, `${runId}.jsonl`));
+    } catch (error) {
+      throw transcriptContractError(error);
+    }
+  }
+
+  /** Two runs compared as streams, only as far as the window asked for needs. */
+  compare(left: string, right: string, window: { from?: number; count?: number } = {}): ComparePage {
+    const leftFile = this.transcriptFile(left);
+    const rightFile = this.transcriptFile(right);
+    try {
+      return compareTranscripts(
+        { file: leftFile, shown: path.posix.join(RUNS_DIR, `${left}.jsonl`) },
+        { file: rightFile, shown: path.posix.join(RUNS_DIR, `${right}.jsonl`) },
+        window,
+      );
+    } catch (error) {
+      throw transcriptContractError(error);
+    }
+  }
+
+  /** The MCP servers with status and tools; lists (and so starts) every server not running. */
+  async listMcp(): Promise<McpServersInfo> {
+    this.requireWorkspace();
+    this.mcpListedRoot = this.workspace?.root;
+    const mcp = this.mcp;
+    if (!mcp) return { servers: [], problems: [] };
+    mcp.problems = (await mcp.manager.listTools()).problems;
+    return this.describeMcp();
+  }
+
+  async restartMcp(server: string): Promise<McpServersInfo> {
+    await this.requireMcp(server)
+      .restart(server)
+      .catch(() => undefined);
+    return this.listMcp();
+  }
+
+  async stopMcp(server: string): Promise<McpServersInfo> {
+    await this.requireMcp(server).stop(server);
+    return this.describeMcp();
+  }
+
+  private requireMcp(server: string): McpServerManager {
+    const manager = this.mcp?.manager;
+    if (!manager || !manager.statuses().some((status) => status.name === server))
+      throw new ContractError('not-found', `no MCP server "${server}" in tools.yaml`);
+    return manager;
+  }
+
+  private describeMcp(): McpServersInfo {
+    const mcp = this.mcp;
+    if (!mcp) return { servers: [], problems: [] };
+    return { servers: mcp.manager.statuses(), problems: mcp.problems };
+  }
+
+  /** Keeps one MCP manager per workspace; a changed server list in tools.yaml replaces it. */
+  private syncMcp(ws: Workspace): void {
+    const servers = ws.mcpServers ?? [];
+    const key = JSON.stringify([ws.root, servers.map(({ location: _location, ...spec }) => spec)]);
+    if (this.mcp?.key === key) return;
+    void this.mcp?.manager.close();
+    this.mcp = undefined;
+    // tools.yaml changed under a shown server list: list the new servers (starting them) and say so.
+    if (this.mcpListedRoot === ws.root)
+      queueMicrotask(() => {
+        if (this.workspace !== ws) return;
+        this.listMcp().then(
+          (info) => this.options.emit('mcp-changed', info),
+          () => undefined,
+        );
+      });
+    if (servers.length === 0) return;
+    const manager = new McpServerManager({
+      workspaceRoot: ws.root,
+      servers,
+      secrets: this.options.secrets,
+      reservedAliases: ws.tools.list().map((tool) => tool.alias),
+    });
+    this.mcp = { manager, key, problems: [] };
+    // Coalesced: a server flooding stderr cannot flood the renderer.
+    let shownTools = '[]';
+    manager.onChange(() => {
+      if (this.mcpEmitScheduled) return;
+      this.mcpEmitScheduled = true;
+      setTimeout(() => {
+        this.mcpEmitScheduled = false;
+        if (this.mcp?.manager !== manager) return;
+        this.options.emit('mcp-changed', this.describeMcp());
+        // Newly listed (or dropped) MCP tools join the workspace's tools.
+        const listed = JSON.stringify(manager.currentTools().map(toToolInfo));
+        if (listed === shownTools || !this.workspace) return;
+        shownTools = listed;
+        this.options.emit('workspace-changed', this.describe(this.workspace));
+      }, 100).unref();
+    });
   }
 
   /** Stops every run and the watcher; for app shutdown. */
   async close(): Promise<void> {
     for (const run of this.runs.values()) run.stop('the studio is closing');
     await Promise.all([...this.runs.values()].map((run) => run.done));
+    await this.mcp?.manager.close();
+    this.mcp = undefined;
     this.stopWatching?.();
     await this.pool.close();
   }
@@ -280,7 +402,11 @@ export class StudioService {
   private transcriptFile(runId: string): string {
     if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ContractError('run-not-found', `no run "${runId}"`);
     const file = this.resolve(path.join(RUNS_DIR, `${runId}.jsonl`));
-    if (!existsSync(file)) throw new ContractError('run-not-found', `no transcript for run "${runId}" in ${RUNS_DIR}/`);
+    if (!existsSync(file))
+      throw new ContractError(
+        'run-not-found',
+        `no transcript for run "${runId}" in ${RUNS_DIR}/: it was never recorded here, or it was deleted or moved`,
+      );
     return file;
   }
 
@@ -296,17 +422,8 @@ export class StudioService {
       root: ws.root,
       name: path.basename(ws.root),
       agents: ws.agents,
-      tools: ws.tools.list().map((tool) => ({
-        alias: tool.alias,
-        description: tool.description,
-        kind: tool.settings.kind,
-        trust: tool.trust,
-        approval: tool.approval,
-        taintCheck: tool.taintCheck,
-        parameters: tool.parameters,
-        structured: tool.outputSchema !== undefined,
-        source: tool.source,
-      })),
+      // The catalog's tools, then the MCP servers' tools as last listed (explorer tags, completion).
+      tools: [...ws.tools.list(), ...(this.mcp?.manager.currentTools() ?? [])].map(toToolInfo),
       models: ws.models.list().map((model) => ({
         alias: model.alias,
         provider: model.provider,
@@ -314,14 +431,40 @@ export class StudioService {
         ...(model.price && { price: model.price }),
       })),
       defaultModel: ws.settings.defaultModel ?? null,
-      problems: ws.problems,
-      runs: listRuns(ws.root, RUNS_DIR),
+      // Transcripts the history skipped or could read only in part are reported with the rest.
+      ...((problems) => ({ runs: listRuns(ws.root, RUNS_DIR, problems), problems }))([...ws.problems]),
       recordings,
     };
   }
 }
 
-function toPendingApproval(call: PendingCall, workspace: Workspace | undefined): PendingApproval {
+/** One tool as the workspace description lists it. */
+function toToolInfo(tool: ToolSpec): WorkspaceState['tools'][number] {
+  return {
+    alias: tool.alias,
+    description: tool.description,
+    kind: tool.settings.kind,
+    trust: tool.trust,
+    approval: tool.approval,
+    taintCheck: tool.taintCheck,
+    parameters: tool.parameters,
+    structured: tool.outputSchema !== undefined,
+    source: tool.source,
+  };
+}
+
+/** A transcript read failure as a contract error: a vanished file is `run-not-found`. */
+function transcriptContractError(error: unknown): unknown {
+  if (error instanceof TranscriptGoneError) return new ContractError('run-not-found', error.message);
+  if (error instanceof TranscriptError) return new ContractError('transcript-unreadable', error.message);
+  return error;
+}
+
+function toPendingApproval(
+  call: PendingCall,
+  workspace: Workspace | undefined,
+  mcp?: McpServerManager,
+): PendingApproval {
   const { request } = call;
   return {
     runId: request.runId,
@@ -329,7 +472,8 @@ function toPendingApproval(call: PendingCall, workspace: Workspace | undefined):
     alias: request.alias,
     description: request.description,
     arguments: request.arguments,
-    parameters: workspace?.tools.get(request.alias)?.parameters ?? { type: 'object' },
+    parameters: workspace?.tools.get(request.alias)?.parameters ??
+      mcp?.currentTools().find((tool) => tool.alias === request.alias)?.parameters ?? { type: 'object' },
     reason: call.reason,
     taint: request.taint,
     askedAt: call.askedAt,

@@ -30,15 +30,6 @@ export function tail(text: string, maxChars = 500): string {
   return trimmed.length <= maxChars ? trimmed : `...${trimmed.slice(-maxChars)}`;
 }
 
-/** Replaces every occurrence of each secret with `[redacted]` (secrets shorter than 4 chars are skipped to avoid shredding text). */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  }
-  return out;
-}
-
 /** A URL for messages: no user info, no query string or fragment (they may carry tokens). */
 export function displayUrl(url: string): string {
   try {

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { type Dirent, promises as fs } from 'node:fs';
 import type { JsonObject } from '../../../common/json.js';
 import { displayUrl, tail } from './bounded-text.js';
 import {
@@ -9,7 +9,7 @@ import {
 } from './builtin-tools.js';
 import { type FetchLike, fetchText } from './http-runner.js';
 import { ToolFailure } from './tool-spec.js';
-import { resolveInsideWorkspace } from './workspace-path.js';
+import { openInsideWorkspace, resolveInsideWorkspace } from './workspace-path.js';
 
 /** What the builtins may reach. */
 export interface BuiltinContext {
@@ -45,32 +45,45 @@ export async function runBuiltin(
 }
 
 async function readFile(root: string | undefined, requested: string): Promise<string> {
-  const real = await resolveInsideWorkspace(root, requested);
-  const handle = await fs.open(real, 'r').catch((error: NodeJS.ErrnoException) => {
-    throw new ToolFailure(`cannot open "${requested}": ${error.code ?? error.message}`);
-  });
+  const { handle, stat } = await openInsideWorkspace(root, requested, 'file');
   try {
-    const stat = await handle.stat();
-    if (stat.isDirectory()) throw new ToolFailure(`"${requested}" is a folder; use list_files`);
-    if (!stat.isFile()) throw new ToolFailure(`"${requested}" is not a regular file`);
     if (stat.size > READ_FILE_MAX_BYTES)
       throw new ToolFailure(`"${requested}" is ${stat.size} bytes, more than the ${READ_FILE_MAX_BYTES}-byte limit`);
     // Read at most one byte past the cap, in case the file grew after the stat.
-    const buffer = Buffer.alloc(Math.min(stat.size, READ_FILE_MAX_BYTES) + 1);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > READ_FILE_MAX_BYTES)
+    const buffer = Buffer.alloc(READ_FILE_MAX_BYTES + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > READ_FILE_MAX_BYTES)
       throw new ToolFailure(`"${requested}" is more than the ${READ_FILE_MAX_BYTES}-byte limit`);
-    return buffer.subarray(0, bytesRead).toString('utf8');
+    return buffer.subarray(0, filled).toString('utf8');
   } finally {
     await handle.close();
   }
 }
 
 async function listFiles(root: string | undefined, requested: string): Promise<string> {
-  const real = await resolveInsideWorkspace(root, requested);
-  const stat = await fs.stat(real);
+  // Windows cannot open a folder as a file: there the folder is checked by path before and after.
+  const handle = process.platform === 'win32' ? undefined : await openInsideWorkspace(root, requested, 'folder');
+  const real = handle?.real ?? (await resolveInsideWorkspace(root, requested));
+  const stat = handle?.stat ?? (await fs.stat(real));
   if (!stat.isDirectory()) throw new ToolFailure(`"${requested}" is not a folder`);
-  const entries = await fs.readdir(real, { withFileTypes: true });
+  let entries: Dirent[];
+  try {
+    // On Linux the opened folder itself is read (through its descriptor), not whatever the path
+    // names by now; elsewhere the folder must still be the one opened once it has been read.
+    const folder = process.platform === 'linux' && handle ? `/proc/self/fd/${handle.handle.fd}` : real;
+    entries = await fs.readdir(folder, { withFileTypes: true });
+    const after = await fs.stat(real).catch(() => undefined);
+    if (!after || after.dev !== stat.dev || after.ino !== stat.ino)
+      throw new ToolFailure(`"${requested}" changed while it was being listed; refused`);
+  } finally {
+    await handle?.handle.close();
+  }
+  // Symbolic links are listed as names, never followed.
   const names = entries.map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name)).sort();
   const shown = names.slice(0, LIST_FILES_MAX_ENTRIES);
   if (names.length > shown.length) shown.push(`... ${names.length - shown.length} more entries not shown`);
@@ -94,6 +107,9 @@ async function httpGet(url: string, signal: AbortSignal, fetchImpl: FetchLike): 
     HTTP_GET_TIMEOUT_MS,
     HTTP_GET_MAX_BYTES,
   );
-  if (!result.ok) throw new ToolFailure(`HTTP ${result.status} from ${displayUrl(url)}: ${tail(result.text)}`);
+  if (!result.ok) {
+    const detail = tail(result.text);
+    throw new ToolFailure(`HTTP ${result.status} from ${displayUrl(result.url)}: ${detail}`, detail);
+  }
   return result.text;
 }

@@ -14,10 +14,17 @@ export interface ToolRunnerOptions {
   fetch?: FetchLike;
   /** The clock of the `now` builtin. Default: the system clock. */
   now?: () => Date;
+  /** Runs `mcp` tools (the workspace's or the run's MCP server manager). Undefined: mcp tools fail. */
+  mcp?: McpToolCaller;
+}
+
+/** What the runner needs to call an MCP tool: the raw output text, or a ToolFailure. */
+export interface McpToolCaller {
+  callTool(server: string, tool: string, args: JsonObject, signal: AbortSignal, timeoutMs: number): Promise<string>;
 }
 
 /**
- * The ToolRunner for every kind: builtin, command and http. It runs already-approved calls and
+ * The ToolRunner for every kind: builtin, command, http and mcp. It runs already-approved calls and
  * never decides approval. Failures are ToolFailures whose message says what happened (exit code,
  * HTTP status, timeout) without the alias (the run engine adds it) and without secrets.
  */
@@ -50,6 +57,9 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
         return runCommand(options.workspaceRoot, settings, args, signal);
       case 'http':
         return runHttp(settings, args, signal, options.secrets, fetchImpl);
+      case 'mcp':
+        if (!options.mcp) throw new ToolFailure(`MCP server "${settings.server}" is not available in this run`);
+        return options.mcp.callTool(settings.server, settings.tool, args, signal, settings.timeoutMs);
       default:
         throw new ToolFailure(`tool kind "${(settings as { kind: string }).kind}" cannot run`);
     }

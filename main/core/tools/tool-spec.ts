@@ -6,7 +6,7 @@ export type Trust = 'trusted' | 'untrusted';
 /** What happens when a script dispatches the tool: ask a person, run, or refuse. */
 export type ApprovalPolicy = 'ask' | 'auto' | 'deny';
 
-/** Settings per tool kind. `mcp` is reserved and rejected at load time. */
+/** Settings per tool kind. `mcp` tools come from a server listed by main/core/mcp. */
 export type ToolKindSettings =
   | { kind: 'builtin'; builtin: string }
   | {
@@ -28,6 +28,15 @@ export type ToolKindSettings =
       /** Header name -> literal value or `{ secret: NAME }` resolved from the keychain in main. */
       headers?: Record<string, string | { secret: string }>;
       timeoutMs?: number;
+    }
+  | {
+      kind: 'mcp';
+      /** The tools.yaml entry (server name) that exposes the tool. */
+      server: string;
+      /** The tool's name on the server. */
+      tool: string;
+      /** Milliseconds the call may run; progress notifications restart the clock. */
+      timeoutMs: number;
     };
 
 /** A validated tool catalog entry. */
@@ -57,9 +66,17 @@ export interface ToolRunner {
   run(tool: ToolSpec, args: JsonObject, signal: AbortSignal): Promise<string>;
 }
 
-/** A tool ran and failed. `message` says what happened, without the alias (the caller adds it). */
+/**
+ * A tool ran and failed. `message` says what happened, without the alias (the caller adds it).
+ * Text the tool itself produced (an HTTP error body, a stderr tail) must be passed as `toolText`
+ * and end the message: for an untrusted tool the dispatcher wraps exactly that part in the run's
+ * envelope and records it as taint. A message without `toolText` is host text.
+ */
 export class ToolFailure extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly toolText?: string,
+  ) {
     super(message);
     this.name = 'ToolFailure';
   }

@@ -5,23 +5,31 @@ import type { RunEvent } from '../../../common/run-events.js';
 /**
  * Appends run events to a JSONL transcript, one line per event, each written with its own
  * `write(2)` as it happens: a crash loses at most the event being written, and whatever was written
- * stays readable. `redact` lists secrets that must never reach the file (belt and braces: events
- * are built without them).
+ * stays readable. Events arrive redacted: the run redacts every event once, before it is written
+ * or shown (main/core/secrets/redact.ts).
  */
 export class TranscriptWriter {
   private fd: number | undefined;
+  private written = 0;
 
+  /** `maxBytes` caps what this writer appends; a `run-end` event is written even past it. */
   constructor(
     readonly path: string,
-    private readonly redact: readonly string[] = [],
+    private readonly maxBytes = Infinity,
   ) {
     mkdirSync(dirname(path), { recursive: true });
     this.fd = openSync(path, 'a');
   }
 
-  write(event: RunEvent): void {
-    if (this.fd === undefined) return;
-    writeSync(this.fd, redactSecrets(JSON.stringify(event), this.redact) + '\n');
+  /** Appends the event; false (and nothing written) when it would take the file past `maxBytes`. */
+  write(event: RunEvent): boolean {
+    if (this.fd === undefined) return true;
+    const line = JSON.stringify(event) + '\n';
+    const bytes = Buffer.byteLength(line);
+    if (event.type !== 'run-end' && this.written + bytes > this.maxBytes) return false;
+    writeSync(this.fd, line);
+    this.written += bytes;
+    return true;
   }
 
   close(): void {
@@ -29,11 +37,4 @@ export class TranscriptWriter {
     closeSync(this.fd);
     this.fd = undefined;
   }
-}
-
-/** Replaces every occurrence of each secret (of 4+ characters) with `[redacted]`. */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  return out;
 }

@@ -60,14 +60,25 @@ describe('policy decisions', () => {
   it('auto and untainted is approved by policy without asking', async () => {
     const approver = new ScriptedApprover([]);
     const decision = await gate(approver).decide(request({ policy: 'auto' }), signal());
-    expect(decision).toEqual({ kind: 'approve', reason: 'approval: auto', source: 'policy', at: AT.toISOString() });
+    expect(decision).toEqual({
+      kind: 'approve',
+      reason: 'approval: auto',
+      source: 'policy',
+      at: AT.toISOString(),
+      scope: 'this call (tool "echo" has approval: auto)',
+    });
     expect(approver.asked).toHaveLength(0);
   });
 
   it('auto and tainted asks the person, with reason tainted', async () => {
     const approver = new ScriptedApprover([{ kind: 'approve' }]);
     const decision = await gate(approver).decide(request({ policy: 'auto', taint }), signal());
-    expect(decision).toEqual({ kind: 'approve', source: 'studio', at: AT.toISOString() });
+    expect(decision).toEqual({
+      kind: 'approve',
+      source: 'studio',
+      at: AT.toISOString(),
+      scope: 'this call only (its arguments carry untrusted text)',
+    });
     expect(approver.asked[0]?.reason).toBe('tainted');
   });
 
@@ -98,12 +109,18 @@ describe('allow for this run', () => {
       { kind: 'approve' },
     ]);
     const subject = gate(approver);
-    expect((await subject.decide(request(), signal())).kind).toBe('allow-for-run');
+    // The decision says exactly what it allows, so the studio and the transcript can say it.
+    expect(await subject.decide(request(), signal())).toMatchObject({
+      kind: 'allow-for-run',
+      scope:
+        'this call; every later untainted call of tool "echo" in this run runs without asking; calls whose arguments carry untrusted text still ask',
+    });
     expect(await subject.decide(request({ callId: 'call-3' }), signal())).toEqual({
       kind: 'approve',
       reason: 'allowed for this run',
       source: 'policy',
       at: AT.toISOString(),
+      scope: 'this untainted call of tool "echo", under an earlier "allow for this run"; tainted calls still ask',
     });
     // A tainted call still asks.
     expect((await subject.decide(request({ callId: 'call-4', taint }), signal())).kind).toBe('deny');
@@ -128,6 +145,7 @@ describe('approve with edits', () => {
       proposed: { text: 'hi' },
       source: 'studio',
       at: AT.toISOString(),
+      scope: 'this call only, with the edited arguments',
     });
     expect(approvedArguments(req, decision)).toEqual({ text: 'edited' });
     const resolved = events.find((event) => event.type === 'approval-resolved');
@@ -208,6 +226,7 @@ describe('PolicyApprover', () => {
       reason: 'approved by --approve auto',
       source: 'policy',
       at: AT.toISOString(),
+      scope: 'this call only',
     });
   });
 

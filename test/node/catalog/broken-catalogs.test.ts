@@ -9,6 +9,9 @@ interface Expectation {
   file: string;
   pointer: string;
   line: number;
+  column: number;
+  /** The fixture's text at line:column (to the end of that line): where the problem must point. */
+  at: string;
   message: string;
   /** Aliases that must still load despite the problem. */
   loads: { tools: string[]; models: string[] };
@@ -39,11 +42,18 @@ describe('broken catalog corpus', () => {
     );
     expect(match, JSON.stringify(workspace.problems, null, 2)).toBeDefined();
     expect(match?.line).toBe(expected.line);
-    expect(match?.column).toBeGreaterThanOrEqual(1);
+    expect(match?.column).toBe(expected.column);
+    // Checked against the fixture's own text, not against the loader.
+    const lines = readFileSync(path.join(dir, expected.file), 'utf8').split('\n');
+    expect(lines[expected.line - 1]?.slice(expected.column - 1).trimEnd()).toBe(expected.at);
     expect(match?.fix.length).toBeGreaterThan(5);
     for (const problem of workspace.problems) {
       expect(problem.fix.length).toBeGreaterThan(5);
+      const text = readFileSync(path.join(dir, problem.file), 'utf8').split('\n');
       expect(problem.line).toBeGreaterThanOrEqual(1);
+      expect(problem.line).toBeLessThanOrEqual(text.length);
+      expect(problem.column).toBeGreaterThanOrEqual(1);
+      expect(problem.column).toBeLessThanOrEqual((text[problem.line - 1]?.length ?? 0) + 1);
     }
   });
 
@@ -69,10 +79,10 @@ describe('specific messages', () => {
     expect(workspace.problems[0]?.fix).toBe('Rename "timout" to "timeoutMs", or remove it.');
   });
 
-  it('an mcp entry is rejected with the reserved-kind message and nothing else about it', async () => {
+  it('an mcp entry with neither command nor url gets one clear message and nothing else about it', async () => {
     const workspace = await loadWorkspace(path.join(brokenDir, '02-mcp-kind'));
     expect(workspace.problems.map((problem) => problem.message)).toEqual([
-      'MCP tools are not supported yet (tool "browser"); the `mcp` kind is reserved',
+      'MCP server "browser" needs "command" (a stdio server) or "url" (a Streamable HTTP server)',
     ]);
     expect(workspace.tools.get('browser')).toBeUndefined();
   });

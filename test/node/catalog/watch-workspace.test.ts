@@ -40,7 +40,7 @@ describe('watchWorkspace', () => {
 
     await writeFile(path.join(dir, 'tools.yaml'), 'x:\n  kind: mcp\n');
     const broken = await waitFor(() => changes.find((change) => change.workspace.problems.length > 0), 'broken reload');
-    expect(broken.workspace.problems[0]?.message).toContain('MCP tools are not supported yet');
+    expect(broken.workspace.problems[0]?.message).toContain('needs "command" (a stdio server) or "url"');
     expect(broken.workspace.tools.get('greet')).toBeUndefined();
   });
 

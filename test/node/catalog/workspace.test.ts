@@ -215,7 +215,11 @@ describe('loadWorkspace: file forms', () => {
     await writeFile(path.join(dir, 'models.yaml'), 'm:\n  provider: openai\n  model: gpt-4o\n');
     const workspace = await loadWorkspace(dir);
     expect(workspace.problems).toEqual([
-      expect.objectContaining({ severity: 'error', file: 'tools.yaml', message: 'cannot read tools.yaml: EISDIR' }),
+      expect.objectContaining({
+        severity: 'error',
+        file: 'tools.yaml',
+        message: 'tools.yaml: cannot read the catalog file: it is a folder, not a regular file',
+      }),
     ]);
     expect(workspace.models.get('m')).toBeDefined();
   });
@@ -225,7 +229,7 @@ describe('loadWorkspace: file forms', () => {
     await writeFile(path.join(dir, 'tools.yaml'), 'x:\n  kind: mcp\n');
     const [problem] = (await loadWorkspace(dir)).problems;
     expect(problem && formatProblem(problem)).toBe(
-      'tools.yaml:2:9: error: MCP tools are not supported yet (tool "x"); the `mcp` kind is reserved (fix: Remove the entry or wrap the server in a command or http tool.)',
+      'tools.yaml:2:9: error: MCP server "x" needs "command" (a stdio server) or "url" (a Streamable HTTP server) (fix: Add e.g. "command: npx" with "args: [-y, @modelcontextprotocol/server-filesystem, ./data]", or "url: http://127.0.0.1:3001/mcp".)',
     );
   });
 });

@@ -68,7 +68,7 @@ describe('promptforge keys (real OS keychain)', () => {
     expect(onArgv.stderr).toContain('the key is read from stdin, never from the command line');
     expect(onArgv.stderr).not.toContain(canary);
     expect((await cli(['keys', 'set', 'openai'], '  \n')).stderr).toContain('no key given on stdin');
-    expect((await cli(['keys', 'set', '../etc'], 'x')).stderr).toContain('"../etc" is not a valid key name');
+    expect((await cli(['keys', 'set', '../etc'], 'x')).stderr).toContain('"../etc" is not a provider id');
     expect((await cli(['keys', 'frob'], '')).code).toBe(2);
   });
 });

@@ -39,14 +39,21 @@ async function cli(
     env?: Record<string, string>;
     stdin?: string;
     store?: SecretStore;
-    interruptAfterMs?: number;
+    /** Presses Ctrl-C (once) as soon as stdout holds this text: an event, not a delay. */
+    interruptOnStdout?: string;
   } = {},
 ): Promise<Captured> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  let interrupted = false;
+  stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    if (options.interruptOnStdout === undefined || interrupted || !out.includes(options.interruptOnStdout)) return;
+    interrupted = true;
+    queueMicrotask(() => listeners.forEach((l) => l()));
+  });
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const stdin = new PassThrough();
   stdin.end(options.stdin ?? '');
@@ -63,7 +70,6 @@ async function cli(
     },
     secrets: () => options.store ?? memoryStore(),
   };
-  if (options.interruptAfterMs !== undefined) setTimeout(() => listeners.forEach((l) => l()), options.interruptAfterMs);
   const code = await main(args, io);
   return { code, stdout: out, stderr: err };
 }
@@ -202,9 +208,15 @@ describe('promptforge run: exit codes and errors', () => {
 
   it('3 when stopped with Ctrl-C, and the transcript says how it ended', async () => {
     const transcript = path.join(dir, 'stopped.jsonl');
-    const result = await cli(['run', 'spin.lua', '--transcript', transcript], { cwd: dir, interruptAfterMs: 400 });
+    // Ctrl-C once the script is running (it says so first), however slowly the machine gets there.
+    writeFileSync(path.join(dir, 'spin-logged.lua'), `log('spinning') while true do end`);
+    const result = await cli(['run', 'spin-logged.lua', '--transcript', transcript], {
+      cwd: dir,
+      interruptOnStdout: 'spinning',
+    });
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('spin.lua: interrupted (Ctrl-C)');
+    expect(result.stdout).toBe('spinning\n');
+    expect(result.stderr).toContain('spin-logged.lua: interrupted (Ctrl-C)');
     expect(readTranscript(transcript).at(-1)).toMatchObject({
       type: 'run-end',
       status: 'stopped',

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   KEYCHAIN_SERVICE,
   KeyringSecretStore,
+  HEADLESS_KEYRING_RECIPE,
   unavailableMessage,
 } from '../../../main/core/credentials/keyring-secret-store.js';
 import { SecretStoreUnavailableError } from '../../../main/core/credentials/secret-store.js';
@@ -104,7 +105,7 @@ describe('KeyringSecretStore without a keychain', () => {
         expect(outcome[op]?.ok, `${op} must fail`).toBe(false);
         expect(outcome[op]?.name).toBe('SecretStoreUnavailableError');
         expect(outcome[op]?.message).toContain('Install gnome-keyring (or KWallet) and libsecret, and unlock it');
-        expect(outcome[op]?.message).toContain('dbus-run-session + gnome-keyring-daemon --unlock');
+        expect(outcome[op]?.message).toContain(`\n  ${HEADLESS_KEYRING_RECIPE}\n`);
         expect(outcome[op]?.message).not.toContain('sk-canary');
       }
     },
@@ -148,7 +149,7 @@ describe('KeyringSecretStore without a keychain', () => {
 
   it('the Linux advice names what to install and the headless recipe', () => {
     expect(unavailableMessage('linux', 'no bus')).toMatch(
-      /^No OS keychain \(Secret Service over D-Bus\) is available \(no bus\)\. Install gnome-keyring \(or KWallet\) and libsecret, and unlock it; in a headless shell: dbus-run-session \+ gnome-keyring-daemon --unlock/,
+      /^No OS keychain \(Secret Service over D-Bus\) is available \(no bus\)\. Install gnome-keyring \(or KWallet\) and libsecret, and unlock it\. In a headless shell, this line starts both for one command .*:\n {2}dbus-run-session -- sh -c '[^'\\]*'\n/,
     );
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../../main/core/providers/anthropic-provider.js';
 import { GeminiProvider } from '../../../main/core/providers/gemini-provider.js';
 import { OpenAIChatProvider } from '../../../main/core/providers/openai-chat-provider.js';
-import { PROVIDER_PRESETS, createProvider, providerPreset } from '../../../main/core/providers/presets.js';
+import { createProvider } from '../../../main/core/providers/create-provider.js';
+import { PROVIDER_PRESETS, providerPreset } from '../../../main/core/providers/presets.js';
 import { collect, fixture, sse, startLoopbackServer } from './loopback-server.js';
 import { plainRequest } from './requests.js';
 

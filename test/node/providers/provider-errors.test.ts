@@ -3,7 +3,7 @@ import { AnthropicProvider } from '../../../main/core/providers/anthropic-provid
 import { GeminiProvider } from '../../../main/core/providers/gemini-provider.js';
 import type { ModelProvider } from '../../../main/core/providers/model-provider.js';
 import { OpenAIChatProvider } from '../../../main/core/providers/openai-chat-provider.js';
-import { createProvider } from '../../../main/core/providers/presets.js';
+import { createProvider } from '../../../main/core/providers/create-provider.js';
 import type { ProviderHttpOptions } from '../../../main/core/providers/provider-http.js';
 import {
   CANARY_KEY,
@@ -100,8 +100,8 @@ describe.each(adapters)('$name error table', (adapter) => {
     expect(error?.kind).toBe('auth');
     expect(error?.status).toBe(status);
     expect(error?.message).toBe(
-      `key rejected by ${adapter.label} (HTTP ${status}). Set a new key with \`promptforge keys set ${adapter.providerId}\` or in Settings → Credentials. ` +
-        'Provider said: {"error":{"message":"Incorrect API key provided: [REDACTED]. You can find your API key at https://example.invalid.","code":"invalid_api_key"}}',
+      `key rejected by ${adapter.label} (HTTP ${status}). Set a new key with \`promptforge keys set ${adapter.providerId}\` or in the Credentials view of the studio. ` +
+        'Provider said: {"error":{"message":"Incorrect API key provided: [redacted]. You can find your API key at https://example.invalid.","code":"invalid_api_key"}}',
     );
     // The request event is yielded before the failure, for the transcript.
     expect(events.map((e) => e.type)).toEqual(['request']);
@@ -177,7 +177,7 @@ describe.each(adapters)('$name error table', (adapter) => {
     expect(error?.kind).toBe('server');
     expect(error?.status).toBe(500);
     expect(error?.message).toBe(
-      `${adapter.label} returned a server error (HTTP 500) after 2 retries. Try again later. Provider said: {"error":"internal","echo":"[REDACTED]"}`,
+      `${adapter.label} returned a server error (HTTP 500) after 2 retries. Try again later. Provider said: {"error":"internal","echo":"[redacted]"}`,
     );
   });
 

@@ -6,7 +6,7 @@ import { RunEventSchema } from '../../../common/run-events.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { runScript } from './run-harness.js';
 
-describe('host calls work wherever Lua can call a function (SPEC 3.3)', () => {
+describe('host calls work wherever Lua can call a function (docs/host-api.md#messages-and-rounds)', () => {
   it('inside pcall, coroutines, table.sort comparators, string.gsub callbacks and metamethods', async () => {
     const h = await runScript(
       `local out = {}

@@ -149,12 +149,17 @@ describe('stopping a run', () => {
 });
 
 describe('a flood of log lines', () => {
-  it('is capped per run with one notice, and the run still ends normally', async () => {
+  it('ends the run at the per-run line cap, keeping every line up to it', async () => {
     const h = await runScript(`for i = 1, 60000 do log(i) end log('done')`, {
       overrides: { limits: { cpuMs: 20_000 } },
     });
-    expect(h.result.status).toBe('ok');
-    expect(h.logs).toHaveLength(50_001);
-    expect(h.logs.at(-1)).toBe("[promptforge] more than 50000 log lines: the rest of this run's log is dropped");
+    expect(h.result.status).toBe('limit');
+    expect(h.result.exitCode).toBe(3);
+    expect(h.result.error).toEqual({
+      kind: 'output',
+      message: 'log limit exceeded: more than 50000 log lines in this run',
+    });
+    expect(h.logs).toHaveLength(50_000);
+    expect(h.logs.at(-1)).toBe('50000');
   });
 });

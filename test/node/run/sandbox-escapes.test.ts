@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runScript } from './run-harness.js';
 
-// The sandbox escape corpus (SPEC §3.1): each script tries to reach the host and must fail cleanly,
+// The sandbox escape corpus (docs/host-api.md#sandbox): each script tries to reach the host and must fail cleanly,
 // with the exact error (or logged value) stated here.
 
 type Case = [name: string, script: string, expected: { error: RegExp } | { logs: string[] }];

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runScript } from './run-harness.js';
@@ -9,15 +9,6 @@ const chapter = readFileSync(
   fileURLToPath(new URL('../../../docs/user-guide/tool-calls.txt', import.meta.url)),
   'utf8',
 );
-
-// The chapter is kept in docs/; where the product's shared folder sits beside the checkout, the
-// copy must match it.
-const shared = fileURLToPath(
-  new URL('../../../../shared/seeds/promptforge-user-guide-tool-calls.txt', import.meta.url),
-);
-it.runIf(existsSync(shared))('docs/user-guide/tool-calls.txt is the chapter as published', () => {
-  expect(chapter).toBe(readFileSync(shared, 'utf8'));
-});
 
 /** The sample whose first line is `firstLine`, up to the next blank line. */
 function sample(firstLine: string): string {

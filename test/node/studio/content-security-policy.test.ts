@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildContentSecurityPolicy, contentSecurityPolicy } from '../../../common/content-security-policy.js';
 
-describe('content security policy (SPEC 8)', () => {
+describe('content security policy (docs/architecture.md#security-baseline-as-implemented)', () => {
   it('allows scripts from the app only: no eval, no inline script, no remote origin', () => {
     expect(contentSecurityPolicy).toContain("default-src 'self'");
     expect(contentSecurityPolicy).toContain("script-src 'self';");

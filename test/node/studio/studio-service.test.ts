@@ -238,7 +238,7 @@ describe('StudioService', () => {
     const broken = original.replace('kind: command\n  command: [node, tools/weather.mjs]', 'kind: mcp');
     const check = await service.checkCatalog('tools.yaml', broken);
     expect(check.problems[0]).toMatchObject({ severity: 'error', file: 'tools.yaml', pointer: '/weather/kind' });
-    expect(check.problems[0]!.message).toContain('MCP tools are not supported yet');
+    expect(check.problems[0]!.message).toContain('MCP server "weather" needs "command" (a stdio server) or "url"');
     expect(check.problems[0]!.line).toBeGreaterThan(1);
     const refused = await service.writeCatalog('tools.yaml', broken);
     expect(refused.saved).toBe(false);

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ApprovalGateImpl } from '../../../main/core/approval/approval-gate.js';
 import type { ApprovalRequest } from '../../../main/core/approval/approval-types.js';
-import { TerminalApprover } from '../../../main/core/approval/terminal-approver.js';
+import { TerminalApprover } from '../../../main/cli/terminal-approver.js';
 import { createBuiltinCatalog } from '../../../main/core/catalog/index.js';
 import { waitFor } from '../catalog/helpers.js';
 
@@ -82,7 +82,7 @@ describe('TerminalApprover (--approve ask)', () => {
     await decision;
     expect(t.printed()).not.toContain('\u001b');
     expect(t.printed()).not.toContain('\u009b');
-    expect(t.printed()).toContain('bad\\u001b[2Jdesc');
+    expect(t.printed()).toContain('bad\\x1b[2Jdesc');
   });
 
   it('closed input denies; abort cancels and gives up the line', async () => {

@@ -1,14 +1,15 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { JsonObject, JsonValue } from '../../../common/json.js';
-import type { TaintSpan } from './approval-types.js';
-import type { Approver, PendingCall, PersonDecision } from './approver.js';
+import type { JsonObject, JsonValue } from '../../common/json.js';
+import type { TaintSpan } from '../core/approval/approval-types.js';
+import type { Approver, PendingCall, PersonDecision } from '../core/approval/approver.js';
+import { terminalSafe as safe } from './terminal-text.js';
 
 /**
  * The CLI's `--approve ask`: prints the call (alias, description, pretty arguments, tainted
  * spans) and reads one choice per line: [a]pprove, [e]dit (then the new arguments as JSON on one
  * line), [d]eny (then a reason), a[l]low for this run. Text from the call is printed with control
- * characters escaped, so an untrusted argument cannot drive the terminal.
+ * characters escaped ({@link safe}), so an untrusted argument cannot drive the terminal.
  */
 export class TerminalApprover implements Approver {
   readonly source = 'cli-prompt' as const;
@@ -149,15 +150,6 @@ function valueAt(root: JsonValue, pointer: string): JsonValue | undefined {
     else return undefined;
   }
   return node;
-}
-
-// Matching control characters is the point here: they are what must not reach the terminal.
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARACTERS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
-
-/** Escapes C0/C1 control characters (except newline) so printed text cannot steer the terminal. */
-function safe(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function indent(text: string, prefix: string): string {

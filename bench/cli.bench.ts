@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { interleave, now, row, wasmoonPath, type BenchRow } from './bench-kit.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(root, 'main/cli/promptforge.mjs');
+
+/** Wall time (ms) of one process from spawn to exit; it must exit with one of `expectedCodes`. */
+function wall(args: string[], cwd: string, ...expectedCodes: number[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = now();
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== null && expectedCodes.includes(code)) resolve(now() - started);
+      else reject(new Error(`node ${args.join(' ')} exited ${code}:\n${stderr}`));
+    });
+  });
+}
+
+const options = { warmup: 2, samples: 9 };
+
+/** `promptforge run hello.lua` (one `log('hi')`) against node + wasmoon running the same line. */
+async function benchRun(dir: string): Promise<BenchRow> {
+  const baseline = [
+    '--input-type=module',
+    '-e',
+    `import { createRequire } from 'node:module';
+     const { LuaFactory } = createRequire(import.meta.url)(${JSON.stringify(wasmoonPath())});
+     const engine = await new LuaFactory().createEngine();
+     engine.global.set('log', (text) => console.log(text));
+     await engine.doString("log('hi')");
+     engine.global.close();`,
+  ];
+  const { measured, baseline: base } = await interleave(
+    () => wall([bin, 'run', 'hello.lua'], dir, 0),
+    () => wall(baseline, dir, 0),
+    options,
+  );
+  return row('CLI: `promptforge run hello.lua` wall time', 'ms', measured, {
+    baseline: { name: 'node + wasmoon running the same line', values: base },
+    how: "A process per sample, spawn to exit, of the bin (main/cli/promptforge.mjs, which runs the build in out/cli) on a one-line script, `log('hi')`, in a folder with no workspace files. Baseline, alternating with it: `node -e` creating a wasmoon engine in the main thread and running the same line. 9 samples after 2 untimed.",
+  });
+}
+
+/** `promptforge keys status` against an empty `node -e ''`. */
+async function benchKeysStatus(dir: string): Promise<BenchRow> {
+  // With no keychain reachable `keys status` reports that and exits 2; the start-up is the same.
+  const { measured, baseline: base } = await interleave(
+    () => wall([bin, 'keys', 'status'], dir, 0, 2),
+    () => wall(['-e', ''], dir, 0),
+    options,
+  );
+  return row('CLI: `promptforge keys status` wall time', 'ms', measured, {
+    baseline: { name: "node -e ''", values: base },
+    how: "A process per sample, spawn to exit, of the bin's `keys status` (it loads no Lua VM, worker or run machinery) with whatever keychain the machine has. Baseline, alternating with it: an empty `node -e ''`. 9 samples after 2 untimed.",
+  });
+}
+
+/** Runs the CLI start-up benchmarks. */
+export default async function run(): Promise<BenchRow[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'pf-bench-cli-'));
+  try {
+    await writeFile(path.join(dir, 'hello.lua'), "log('hi')\n");
+    return [await benchRun(dir), await benchKeysStatus(dir)];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run().then((rows) => console.table(rows.map(({ how: _how, ...rest }) => rest)));
+}

@@ -1,0 +1,16 @@
+import type { RunStatus } from '../../common/run-events.js';
+
+/** The CLI's exit codes; docs/cli.md lists them. */
+export const EXIT = { ok: 0, scriptError: 1, usage: 2, stopped: 3 } as const;
+
+const BY_STATUS: Record<RunStatus, number> = {
+  ok: EXIT.ok,
+  error: EXIT.scriptError,
+  limit: EXIT.stopped,
+  stopped: EXIT.stopped,
+};
+
+/** The exit code for a run that ended with `status`: the one place the CLI maps one to the other. */
+export function exitCodeFor(status: RunStatus): number {
+  return BY_STATUS[status];
+}

@@ -1,0 +1,110 @@
+/** The CLI's help texts, one per command; `promptforge help COMMAND` and `COMMAND --help` print them. */
+
+const EXIT_CODES =
+  'Exit codes: 0 success, 1 script error, 2 usage or catalog error, 3 limit exceeded or stopped (Ctrl-C).';
+
+const TOP = `Usage: promptforge COMMAND [options]
+
+Commands:
+  run FILE.lua [options]     run an agent script headless
+  keys set NAME              store a key in the OS keychain (read from stdin)
+  keys status                which keys are set (never prints a key)
+  keys delete NAME           remove a key from the OS keychain
+  mcp list                   the workspace's MCP servers, their status and their tools
+  help [COMMAND]             this text, or one command's help (e.g. promptforge help run)
+
+Options:
+  -h, --help                 show help; after a command, that command's help
+  -v, --version              print the version
+
+${EXIT_CODES}`;
+
+const RUN = `Usage: promptforge run FILE.lua [options]
+
+Runs an agent script headless: log() lines go to stdout, errors to stderr.
+
+Options:
+  --workspace DIR        workspace folder (default: the nearest folder upward from the script,
+                         then from the current directory, that holds a catalog)
+  --model ALIAS          model alias from models.yaml
+  --base-url URL         one-off OpenAI-compatible endpoint, with --model-id (key from the
+  --model-id ID          keychain entry "openai-compatible" or OPENAI_API_KEY, if any)
+  --approve MODE         ask | auto | deny for tools whose approval is "ask"
+                         (default: ask on a terminal, deny otherwise)
+  --replay TRANSCRIPT    answer models.chat and tools.call from a recording, offline
+  --transcript OUT       write the transcript here (default: <workspace>/runs/<run id>.jsonl)
+  --json                 print every run event as a JSON line on stdout
+  --cpu-limit SECONDS    Lua compute budget (default 30)
+  --memory-limit MIB     Lua heap cap (default 256)
+  --timeout SECONDS      wall-clock limit (default none)
+  -h, --help             this text
+
+${EXIT_CODES}`;
+
+const KEYS_SET = `Usage: promptforge keys set NAME [--workspace DIR]
+
+Stores a key in the OS keychain. The key is read from stdin (a hidden prompt on a terminal),
+never from the command line. NAME is a provider id (promptforge keys status lists them) or a
+secret that an http tool's headers name in the workspace's tools.yaml.
+
+Options:
+  --workspace DIR        where to look for tools.yaml (default: upward from the current directory)
+  -h, --help             this text`;
+
+const KEYS_STATUS = `Usage: promptforge keys status [--workspace DIR]
+
+Lists each provider (and each secret the workspace's http tools name) as set or not set in the
+OS keychain, and whether its environment variable is set. Never prints a key.
+
+Options:
+  --workspace DIR        where to look for tools.yaml (default: upward from the current directory)
+  -h, --help             this text`;
+
+const KEYS_DELETE = `Usage: promptforge keys delete NAME [--workspace DIR]
+
+Removes a key from the OS keychain. NAME is as for keys set.
+
+Options:
+  --workspace DIR        where to look for tools.yaml (default: upward from the current directory)
+  -h, --help             this text`;
+
+const KEYS = `Usage: promptforge keys set|status|delete ...
+
+  keys set NAME          store a key in the OS keychain (read from stdin)
+  keys status            which keys are set (never prints a key)
+  keys delete NAME       remove a key from the OS keychain
+
+Run \`promptforge keys set --help\` (or status, delete) for each one's options.`;
+
+const MCP_LIST = `Usage: promptforge mcp list [--workspace DIR]
+
+Starts each MCP server of the workspace's tools.yaml (kind: mcp), prints its status (ready, or
+the error with the end of its stderr) and its tools as aliases, then stops every server.
+Exits 1 when a server is not ready.
+
+Options:
+  --workspace DIR        the workspace folder (default: upward from the current directory)
+  -h, --help             this text`;
+
+const TOPICS: Record<string, string> = {
+  mcp: MCP_LIST,
+  'mcp list': MCP_LIST,
+  '': TOP,
+  run: RUN,
+  keys: KEYS,
+  'keys set': KEYS_SET,
+  'keys status': KEYS_STATUS,
+  'keys delete': KEYS_DELETE,
+};
+
+/** The help for `topic` (e.g. `[]`, `['run']`, `['keys', 'set']`), or undefined if there is none. */
+export function helpFor(topic: readonly string[]): string | undefined {
+  const key = topic.join(' ');
+  return Object.hasOwn(TOPICS, key) ? TOPICS[key] : undefined;
+}
+
+/** Whether `args` ask for help (`-h` or `--help` before any `--`). */
+export function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+}

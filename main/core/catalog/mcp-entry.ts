@@ -1,0 +1,181 @@
+import path from 'node:path';
+import {
+  DEFAULT_MCP_CALL_TIMEOUT_MS,
+  DEFAULT_MCP_START_TIMEOUT_MS,
+  type McpEnvValue,
+  type McpServerSpec,
+  type McpTransportSpec,
+} from '../mcp/mcp-spec.js';
+import type { ToolEntryYaml } from './catalog-loader.js';
+import { type CatalogProblem, type LocatedYaml, toPointer } from './catalog-problem.js';
+
+const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie/i;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FIELDS_FOR_TOOLS = ['description', 'parameters', 'output', 'builtin', 'maxOutputBytes'];
+
+/**
+ * Checks a `kind: mcp` entry the published schema already accepted and turns it into a server
+ * spec. Problems name the field and the fix; an entry with an error is dropped (undefined).
+ */
+export function toMcpServerSpec(
+  located: LocatedYaml,
+  name: string,
+  segments: (string | number)[],
+  entry: ToolEntryYaml,
+  problems: CatalogProblem[],
+): McpServerSpec | undefined {
+  const at = (...more: (string | number)[]) => [...segments, ...more];
+  const error = (where: (string | number)[], message: string, fix: string): undefined => {
+    problems.push(located.problem('error', where, message, fix));
+    return undefined;
+  };
+  const subject = `MCP server "${name}"`;
+  for (const field of FIELDS_FOR_TOOLS) {
+    if (field in entry && field !== 'description')
+      problems.push(
+        located.problem(
+          'warning',
+          at(field),
+          `"${field}" is ignored for an MCP server ("${name}"): each tool's schema comes from the server`,
+          `Remove "${field}".`,
+          { preferKey: true },
+        ),
+      );
+  }
+
+  let transport: McpTransportSpec;
+  if (entry.url !== undefined) {
+    for (const field of ['command', 'args', 'cwd', 'env'] as const) {
+      if (entry[field] !== undefined)
+        return error(
+          at(field),
+          `${subject} has both "url" and "${field}"`,
+          'Use "url" (+ "headers") for a Streamable HTTP server, or "command" (+ "args", "cwd", "env") for a stdio server.',
+        );
+    }
+    let parsed: URL;
+    try {
+      parsed = new URL(entry.url);
+    } catch {
+      return error(
+        at('url'),
+        `${subject}: url "${entry.url}" is not a valid URL`,
+        'Use e.g. "http://127.0.0.1:3001/mcp".',
+      );
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      return error(
+        at('url'),
+        `${subject}: url must be http or https (got "${parsed.protocol}")`,
+        'Use an http:// or https:// URL.',
+      );
+    if (parsed.username || parsed.password)
+      return error(
+        at('url'),
+        `${subject}: url must not carry a user name or password`,
+        'Move the credential to a header with "{ secret: NAME }".',
+      );
+    const headers = entry.headers ?? {};
+    for (const [header, value] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(header))
+        return error(
+          at('headers', header),
+          `${subject}: "${header}" is not a valid HTTP header name`,
+          'Use letters, digits and "-".',
+        );
+      if (typeof value === 'string' && SECRET_HEADER.test(header) && value.length > 0)
+        problems.push(
+          located.problem(
+            'warning',
+            at('headers', header),
+            `${subject}: header "${header}" holds a literal value in a file that may be committed`,
+            `Store it in the keychain and write "${header}: { secret: NAME }".`,
+          ),
+        );
+    }
+    transport = { type: 'http', url: entry.url, headers: structuredClone(headers) };
+  } else {
+    if (entry.headers !== undefined)
+      return error(
+        at('headers'),
+        `${subject}: "headers" needs "url"`,
+        'Remove "headers", or use "url" for a Streamable HTTP server.',
+      );
+    const argv = typeof entry.command === 'string' ? [entry.command] : [...(entry.command ?? [])];
+    const command = argv[0];
+    if (command === undefined || command.trim() === '')
+      return error(
+        at('command'),
+        `${subject}: "command" is empty`,
+        'Set "command:" to the server executable, e.g. npx.',
+      );
+    if (Array.isArray(entry.command) && entry.args !== undefined && argv.length > 1)
+      return error(
+        at('args'),
+        `${subject}: the arguments are given twice (in the "command" list and in "args")`,
+        'Write "command: npx" and the rest under "args:", or the whole argv as the "command" list.',
+      );
+    if (entry.cwd !== undefined) {
+      const normalized = path.posix.normalize(entry.cwd.replaceAll('\\', '/'));
+      if (
+        path.isAbsolute(entry.cwd) ||
+        normalized === '..' ||
+        normalized.startsWith('../') ||
+        normalized.startsWith('/')
+      )
+        return error(
+          at('cwd'),
+          `${subject}: cwd "${entry.cwd}" is outside the workspace`,
+          'Use a folder relative to the workspace root.',
+        );
+    }
+    const env: Record<string, McpEnvValue> = {};
+    if (Array.isArray(entry.env)) for (const variable of entry.env) env[variable] = null;
+    else
+      for (const [variable, value] of Object.entries(entry.env ?? {})) {
+        env[variable] = value === null || typeof value === 'string' ? value : { secret: value.secret };
+        if (typeof value === 'string' && SECRET_HEADER.test(variable) && value.length > 0)
+          problems.push(
+            located.problem(
+              'warning',
+              at('env', variable),
+              `${subject}: variable "${variable}" holds a literal value in a file that may be committed`,
+              `Store it in the keychain and write "${variable}: { secret: NAME }".`,
+            ),
+          );
+      }
+    transport = {
+      type: 'stdio',
+      command,
+      args: [...argv.slice(1), ...(entry.args ?? [])],
+      ...(entry.cwd !== undefined && { cwd: entry.cwd }),
+      env,
+    };
+  }
+
+  const prefix = entry.prefix ?? `${name}.`;
+  if (prefix !== '' && !/^[A-Za-z_]/.test(prefix))
+    return error(
+      at('prefix'),
+      `${subject}: prefix "${prefix}" must start with a letter or "_"`,
+      'Use e.g. "fs." or "fs_".',
+    );
+  const include = entry.include ? [...entry.include] : undefined;
+  const exclude = [...(entry.exclude ?? [])];
+  const location = located.locate(segments, true);
+  return {
+    name,
+    ...(entry.description !== undefined && { description: entry.description }),
+    transport,
+    prefix,
+    ...(include && { include }),
+    exclude,
+    trust: entry.trust ?? 'untrusted',
+    approval: entry.approval ?? 'ask',
+    taintCheck: entry.taintCheck ?? true,
+    timeoutMs: entry.timeoutMs ?? DEFAULT_MCP_CALL_TIMEOUT_MS,
+    startTimeoutMs: entry.startTimeoutMs ?? DEFAULT_MCP_START_TIMEOUT_MS,
+    overrides: structuredClone(entry.tools ?? {}),
+    location: { file: located.file, pointer: toPointer(segments), ...location },
+  };
+}

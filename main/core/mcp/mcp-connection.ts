@@ -1,0 +1,447 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+  JSONRPCMessageSchema,
+  ToolSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
+import type { JsonObject } from '../../../common/json.js';
+import { displayUrl, tail } from '../tools/bounded-text.js';
+import type { SecretSource } from '../tools/http-runner.js';
+import { CALL_MARKER_VARIABLE, ProcessTree } from '../tools/process-tree.js';
+import { ToolFailure } from '../tools/tool-spec.js';
+import {
+  BoundedTail,
+  jsonBoundsProblem,
+  MAX_MCP_JSON_DEPTH,
+  MAX_MCP_LIST_PAGES,
+  MAX_MCP_MESSAGE_BYTES,
+  MAX_MCP_TOOLS,
+} from './mcp-bounds.js';
+import { resultToOutput } from './mcp-result.js';
+import type { McpServerSpec, SecretRef } from './mcp-spec.js';
+
+/** Where a server is in its life. */
+export type McpServerState = 'stopped' | 'starting' | 'ready' | 'error';
+
+/** Malformed or unexpected messages tolerated before a server is stopped as broken. */
+const MAX_PROTOCOL_ERRORS = 100;
+/** The code of the error answer put in place of a message the host refused (see guardReadBuffer). */
+const HOST_REFUSED = -32099;
+/** First and largest wait before a crashed server is started again. */
+const FIRST_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 30_000;
+
+/** The server could not be started or reached; the message says why and how to fix it. */
+export class McpStartError extends Error {
+  constructor(
+    message: string,
+    readonly serverText?: string,
+  ) {
+    super(message);
+    this.name = 'McpStartError';
+  }
+}
+
+export interface McpConnectionOptions {
+  workspaceRoot: string;
+  /** The keychain: `{ secret: NAME }` env values and headers are read here, in main. */
+  secrets: SecretSource;
+  /** Told whenever state or tools change (`tools`), or stderr grows (`stderr`). */
+  onChange: (what: 'tools' | 'stderr') => void;
+}
+
+/**
+ * One MCP server, through the official SDK client: started on demand, with an initialisation
+ * timeout; restarted with backoff after a crash; stopped with its whole process tree.
+ */
+export class McpConnection {
+  state: McpServerState = 'stopped';
+  lastError: string | undefined;
+  /** The last listing; undefined until the server has answered `tools/list`. */
+  tools: Tool[] | undefined;
+  /** Listed entries that are not valid tools, each as a sentence naming the tool. */
+  invalidTools: string[] = [];
+  private readonly stderr = new BoundedTail();
+  private client: Client | undefined;
+  private tree: ProcessTree | undefined;
+  private starting: Promise<Client> | undefined;
+  private closing = false;
+  private failures = 0;
+  private nextStartAt = 0;
+  private protocolErrors = 0;
+  private generation = 0;
+
+  constructor(
+    readonly spec: McpServerSpec,
+    private readonly options: McpConnectionOptions,
+  ) {}
+
+  /** The last 64 KiB of the server's stderr. */
+  stderrTail(): string {
+    return this.stderr.text();
+  }
+
+  /** Starts the server if it is not running (waiting out a backoff) and lists its tools. */
+  async ensureStarted(signal?: AbortSignal): Promise<Client> {
+    if (this.client && this.state === 'ready') return this.client;
+    // Each caller waits out the backoff on its own signal; the start itself is shared.
+    const wait = this.nextStartAt - Date.now();
+    if (wait > 0 && !this.starting) await abortableDelay(wait, signal);
+    if (this.client && this.state === 'ready') return this.client;
+    this.starting ??= this.start().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  /** The server's tools, starting it when needed. */
+  async listTools(): Promise<Tool[]> {
+    await this.ensureStarted();
+    return this.tools ?? [];
+  }
+
+  async callTool(name: string, args: JsonObject, signal: AbortSignal, timeoutMs: number, structured: boolean) {
+    let client: Client;
+    try {
+      client = await this.ensureStarted(signal);
+    } catch (error) {
+      if (signal.aborted) throw new ToolFailure('cancelled before it started');
+      throw startFailure(error);
+    }
+    // A signal per call: the SDK listens on it, and the run's signal must not collect a listener per call.
+    const call = new AbortController();
+    const forward = () => call.abort();
+    signal.addEventListener('abort', forward, { once: true });
+    if (signal.aborted) call.abort();
+    let result: CallToolResult;
+    try {
+      result = (await client.callTool({ name, arguments: args }, undefined, {
+        signal: call.signal,
+        timeout: timeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: () => undefined,
+      })) as CallToolResult;
+    } catch (error) {
+      throw this.callFailure(error, signal, timeoutMs);
+    } finally {
+      signal.removeEventListener('abort', forward);
+    }
+    this.failures = 0;
+    return resultToOutput(result, structured);
+  }
+
+  /** Stops the server and its process tree; the next use starts it again. */
+  async stop(): Promise<void> {
+    this.closing = true;
+    this.generation += 1;
+    const client = this.client;
+    this.client = undefined;
+    this.tree?.kill();
+    this.tree = undefined;
+    await client?.close().catch(() => undefined);
+    this.state = 'stopped';
+    this.closing = false;
+    this.options.onChange('tools');
+  }
+
+  /** Stops the server and starts it again now (the studio's restart action). */
+  async restart(): Promise<void> {
+    await this.stop();
+    this.failures = 0;
+    this.nextStartAt = 0;
+    await this.ensureStarted();
+  }
+
+  private async start(): Promise<Client> {
+    this.state = 'starting';
+    this.lastError = undefined;
+    this.protocolErrors = 0;
+    const generation = ++this.generation;
+    this.options.onChange('tools');
+    let transport: Transport | undefined;
+    try {
+      transport = await this.transport();
+      const client = new Client({ name: 'promptforge', version: '1' }, { capabilities: {} });
+      client.onerror = (error) => this.protocolError(client, error);
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        if (this.client !== client) return;
+        await this.refreshTools(client).catch(() => undefined);
+        this.options.onChange('tools');
+      });
+      client.onclose = () => this.closed(client, generation);
+      this.client = client;
+      await client.connect(transport, { timeout: this.spec.startTimeoutMs });
+      await this.refreshTools(client, this.spec.startTimeoutMs);
+      if (generation !== this.generation)
+        throw new McpStartError(`MCP server "${this.spec.name}" was stopped while starting`);
+      this.state = 'ready';
+      this.options.onChange('tools');
+      return client;
+    } catch (error) {
+      const failure = this.describeStartError(error);
+      if (generation === this.generation) {
+        const client = this.client;
+        this.client = undefined;
+        this.tree?.kill();
+        this.tree = undefined;
+        await client?.close().catch(() => undefined);
+        await transport?.close().catch(() => undefined);
+        this.noteFailure(failure.message);
+      }
+      throw failure;
+    }
+  }
+
+  private async refreshTools(client: Client, timeout?: number): Promise<void> {
+    const listed = await listAll(client, timeout);
+    this.tools = listed.tools;
+    this.invalidTools = listed.invalid;
+  }
+
+  private noteFailure(message: string): void {
+    this.failures += 1;
+    this.nextStartAt = Date.now() + Math.min(FIRST_BACKOFF_MS * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
+    this.state = 'error';
+    this.lastError = message;
+    this.options.onChange('tools');
+  }
+
+  private closed(client: Client, generation: number): void {
+    if (this.client !== client || this.closing || generation !== this.generation) return;
+    this.client = undefined;
+    this.tree?.kill();
+    this.tree = undefined;
+    // A server that was ready and stopped by itself crashed; one that was starting is reported by start().
+    if (this.state === 'ready') this.noteFailure(`MCP server "${this.spec.name}" exited unexpectedly`);
+  }
+
+  private protocolError(client: Client, error: Error): void {
+    this.stderr.push(`[promptforge] protocol error: ${error.message.slice(0, 500)}\n`);
+    this.protocolErrors += 1;
+    if (this.protocolErrors === MAX_PROTOCOL_ERRORS && this.client === client) {
+      this.stderr.push(`[promptforge] stopping the server after ${MAX_PROTOCOL_ERRORS} malformed messages\n`);
+      void client.close().catch(() => undefined);
+    }
+  }
+
+  private async transport(): Promise<Transport> {
+    const spec = this.spec;
+    const transport = spec.transport;
+    if (transport.type === 'http') {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(transport.headers))
+        headers[name] = typeof value === 'string' ? value : await this.secret(value, `header "${name}"`);
+      return new StreamableHTTPClientTransport(new URL(transport.url), {
+        requestInit: { headers },
+        fetch: cappedFetch,
+        reconnectionOptions: {
+          maxRetries: 2,
+          initialReconnectionDelay: 500,
+          maxReconnectionDelay: 5000,
+          reconnectionDelayGrowFactor: 2,
+        },
+      });
+    }
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(transport.env)) {
+      if (value === null) {
+        const host = process.env[name];
+        if (host !== undefined) env[name] = host;
+      } else env[name] = typeof value === 'string' ? value : await this.secret(value, `variable "${name}"`);
+    }
+    const marker = randomBytes(12).toString('hex');
+    env[CALL_MARKER_VARIABLE] = marker;
+    const root = this.options.workspaceRoot;
+    const command = transport.command.includes('/') ? path.resolve(root, transport.command) : transport.command;
+    const stdio = new StdioClientTransport({
+      command,
+      args: transport.args,
+      cwd: path.resolve(root, transport.cwd ?? '.'),
+      env,
+      stderr: 'pipe',
+      maxBufferSize: MAX_MCP_MESSAGE_BYTES,
+    } as ConstructorParameters<typeof StdioClientTransport>[0]);
+    stdio.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr.push(chunk.toString('utf8'));
+      this.options.onChange('stderr');
+    });
+    guardReadBuffer(stdio);
+    const start = stdio.start.bind(stdio);
+    stdio.start = async () => {
+      await start();
+      if (stdio.pid !== null) this.tree = new ProcessTree(stdio.pid, marker);
+    };
+    return stdio;
+  }
+
+  private async secret(ref: SecretRef, what: string): Promise<string> {
+    let value: string | undefined;
+    try {
+      value = await this.options.secrets.get(ref.secret);
+    } catch (error) {
+      throw new McpStartError(
+        `MCP server "${this.spec.name}": cannot read keychain secret "${ref.secret}" for ${what}: ${(error as Error).message}`,
+      );
+    }
+    if (value === undefined)
+      throw new McpStartError(
+        `MCP server "${this.spec.name}": ${what} names keychain secret "${ref.secret}", which is not in the keychain; set it with \`promptforge keys set ${ref.secret}\``,
+      );
+    return value;
+  }
+
+  private describeStartError(error: unknown): McpStartError {
+    if (error instanceof McpStartError) return error;
+    const spec = this.spec;
+    const where =
+      spec.transport.type === 'http'
+        ? `at ${displayUrl(spec.transport.url)}`
+        : `("${[spec.transport.command, ...spec.transport.args].join(' ').slice(0, 200)}")`;
+    const code = (error as NodeJS.ErrnoException).code;
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    let reason: string;
+    if (code === 'ENOENT')
+      reason = `the command "${spec.transport.type === 'stdio' ? spec.transport.command : ''}" was not found; check "command:" (a name on PATH, or a path relative to the workspace)`;
+    else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+      reason = `it did not answer initialize within ${spec.startTimeoutMs} ms; raise "startTimeoutMs:" or check the server`;
+    else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+      reason = 'it exited while starting';
+    else if (cause === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(String((error as Error).message)))
+      reason = 'the connection was refused; check that the server is running and "url:" is right';
+    else reason = `it failed to start: ${String((error as Error).message ?? error).slice(0, 500)}`;
+    const stderr = tail(this.stderr.text(), 2000);
+    return new McpStartError(`MCP server "${spec.name}" ${where} is not available: ${reason}`, stderr || undefined);
+  }
+
+  private callFailure(error: unknown, signal: AbortSignal, timeoutMs: number): ToolFailure {
+    if (signal.aborted) return new ToolFailure('cancelled: the run was stopped');
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout)
+        return new ToolFailure(`timed out after ${timeoutMs} ms (the request was cancelled)`);
+      // A server can send the ConnectionClosed code itself; only a closed connection counts.
+      if (error.code === ErrorCode.ConnectionClosed && this.client === undefined) {
+        const stderr = tail(this.stderr.text(), 2000);
+        const message = `MCP server "${this.spec.name}" stopped during the call; it is started again on the next call`;
+        return stderr ? new ToolFailure(`${message}; its stderr ends: ${stderr}`, stderr) : new ToolFailure(message);
+      }
+      if (error.code === HOST_REFUSED) return new ToolFailure(error.message.replace(/^MCP error -?\d+: /, ''));
+      // Any other error message was written by the server.
+      const text = error.message.slice(0, 4000);
+      return new ToolFailure(`the server answered with an error: ${text}`, text);
+    }
+    const text = String((error as Error)?.message ?? error).slice(0, 4000);
+    return new ToolFailure(`the call failed: ${text}`, text);
+  }
+}
+
+/**
+ * The SDK parses each stdio line with zod, which recurses: a hostile 10,000-deep message would
+ * overflow the stack and take the connection down. Lines are parsed here first, and a message
+ * nested deeper than {@link MAX_MCP_JSON_DEPTH} becomes an error answer to its request.
+ */
+function guardReadBuffer(transport: StdioClientTransport): void {
+  const holder = transport as unknown as { _readBuffer?: { readMessage(): unknown } };
+  const buffer = holder._readBuffer;
+  if (!buffer || typeof buffer.readMessage !== 'function') return;
+  const inner = buffer as unknown as { _buffer?: Buffer };
+  buffer.readMessage = () => {
+    const data = inner._buffer;
+    if (!data) return null;
+    const index = data.indexOf('\n');
+    if (index === -1) return null;
+    const line = data.toString('utf8', 0, index).replace(/\r$/, '');
+    inner._buffer = data.subarray(index + 1);
+    const value: unknown = JSON.parse(line);
+    const tooDeep = jsonBoundsProblem(value, MAX_MCP_JSON_DEPTH + 8, Number.MAX_SAFE_INTEGER);
+    if (tooDeep) {
+      const id = (value as { id?: unknown } | null)?.id;
+      if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`refused a message: ${tooDeep}`);
+      return { jsonrpc: '2.0', id, error: { code: HOST_REFUSED, message: `the host refused the answer: ${tooDeep}` } };
+    }
+    return JSONRPCMessageSchema.parse(value);
+  };
+}
+
+/** A start failure as a call's error: host words, then the server's stderr tail as tool text. */
+function startFailure(error: unknown): ToolFailure {
+  if (error instanceof McpStartError)
+    return error.serverText
+      ? new ToolFailure(`${error.message}; its stderr ends: ${error.serverText}`, error.serverText)
+      : new ToolFailure(error.message);
+  return new ToolFailure(`the MCP server failed: ${(error as Error).message}`);
+}
+
+/** A `tools/list` page checked loosely: each tool is checked on its own, so one bad tool drops alone. */
+const LooseListSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+/** Every page of `tools/list`, bounded in pages and tools; entries that are not valid tools are described. */
+async function listAll(client: Client, timeout?: number): Promise<{ tools: Tool[]; invalid: string[] }> {
+  const tools: Tool[] = [];
+  const invalid: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_MCP_LIST_PAGES; page += 1) {
+    const result = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+      LooseListSchema,
+      timeout ? { timeout } : {},
+    );
+    for (const [index, entry] of result.tools.entries()) {
+      const parsed = ToolSchema.safeParse(entry);
+      if (parsed.success) tools.push(parsed.data);
+      else {
+        const name = (entry as { name?: unknown } | null)?.name;
+        const issue = parsed.error.issues[0];
+        const where = issue ? `${issue.path.join('.') || 'the entry'}: ${issue.message}` : 'invalid';
+        invalid.push(
+          `tool ${typeof name === 'string' ? `"${name.slice(0, 80)}"` : `#${index + 1}`} is dropped: it is not a valid MCP tool (${where.slice(0, 200)})`,
+        );
+      }
+    }
+    cursor = result.nextCursor;
+    if (cursor === undefined || tools.length + invalid.length > MAX_MCP_TOOLS) break;
+    if (page === MAX_MCP_LIST_PAGES - 1)
+      invalid.push(`the tool list goes on past ${MAX_MCP_LIST_PAGES} pages; the rest is ignored`);
+  }
+  return { tools, invalid };
+}
+
+function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error('cancelled'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error('cancelled'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** fetch for Streamable HTTP whose response bodies stop after {@link MAX_MCP_MESSAGE_BYTES}. */
+const cappedFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
+  const response = await fetch(input, init);
+  if (!response.body) return response;
+  let total = 0;
+  const capped = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        total += chunk.byteLength;
+        if (total > MAX_MCP_MESSAGE_BYTES)
+          controller.error(new Error(`the server sent more than ${MAX_MCP_MESSAGE_BYTES} bytes in one response`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(capped, { status: response.status, statusText: response.statusText, headers: response.headers });
+};

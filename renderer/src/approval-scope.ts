@@ -1,0 +1,60 @@
+import type { RecordedDecision as Decision } from '../../common/run-events.js';
+
+/** Who a decision's `source` stands for, in the studio's words. */
+export function decidedBy(source: Decision['source']): string {
+  switch (source) {
+    case 'studio':
+      return 'you';
+    case 'cli-prompt':
+      return 'a person at the terminal prompt';
+    case 'replay':
+      return 'the recording';
+    case 'policy':
+      return 'policy';
+  }
+}
+
+/** One sentence in parts, so the alias can be shown as code. */
+export interface ScopeText {
+  before: string;
+  alias: string;
+  after: string;
+}
+
+/**
+ * What "allow for this run" allows, exactly as the approval gate applies it: later calls of the
+ * alias in this run skip the person only when their arguments carry no untrusted text. A tool whose
+ * taint check is off never counts as tainted, so every later call of it is allowed.
+ */
+export function allowForRunScope(alias: string, taintCheck: boolean, by: string | undefined): ScopeText {
+  const head = by === undefined ? 'Allow for this run covers' : `Allowed for this run by ${by}`;
+  return taintCheck
+    ? { before: `${head}: untainted calls of `, alias, after: '. Tainted calls will still ask.' }
+    : { before: `${head}: every call of `, alias, after: ' (its taint check is off).' };
+}
+
+/** The plain-text form of a {@link ScopeText}, for screen-reader announcements and titles. */
+export function scopeSentence(text: ScopeText): string {
+  return `${text.before}${text.alias}${text.after}`;
+}
+
+/**
+ * What the conversation says about a decision: who decided and what it covered. `taintCheck` is
+ * the tool's setting (true when unknown, the safe reading).
+ */
+export function describeDecision(decision: Decision, alias: string, taintCheck: boolean): ScopeText {
+  const by = decidedBy(decision.source);
+  const why = decision.reason !== undefined ? ` (${decision.reason})` : '';
+  switch (decision.kind) {
+    case 'allow-for-run':
+      return allowForRunScope(alias, taintCheck, by);
+    case 'approve':
+      return { before: `Approved by ${by}${why}`, alias: '', after: '' };
+    case 'approve-edited':
+      return { before: `Approved with edited arguments by ${by}`, alias: '', after: '' };
+    case 'deny':
+      return { before: `Denied by ${by}${why}`, alias: '', after: '' };
+    case 'cancelled':
+      return { before: `Cancelled${why}`, alias: '', after: '' };
+  }
+}

@@ -1,0 +1,19 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * vitest globalSetup: the `promptforge` bin runs the CLI built into out/cli, so every test run
+ * first rebuilds it from the current source (esbuild, well under a second; unchanged files are
+ * left alone and changed ones are renamed into place, so a CLI another run has started is never
+ * handed a half-written file). Without this, CLI tests would test whatever `npm install` built.
+ */
+export default function setup(): void {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+  const built = spawnSync(process.execPath, [path.join(root, 'main/cli/build-cli.mjs'), '--keep-stale'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0)
+    throw new Error(`building the CLI (node main/cli/build-cli.mjs) failed:\n${built.stderr}${built.stdout}`);
+}
