@@ -114,6 +114,9 @@ function installPromptForgeApi(names: {
   });
 }
 
+/** What Playwright says when a page.evaluate races a navigation of the page. */
+const NAVIGATION_RACE = /Execution context was destroyed|most likely because of a navigation/;
+
 /**
  * Drives the built studio UI in Chromium through the real core. Open it, use the `waitForX()`
  * helpers (they wait on the page; no sleeps), close it.
@@ -123,6 +126,8 @@ export class StudioHarness {
   readonly log: LoggedLine[] = [];
   /** Console errors, uncaught page errors and CSP violations seen in the page. */
   readonly pageErrors: string[] = [];
+  /** Events main sent while the page was navigating (a reload), which no page could receive. */
+  readonly droppedEvents: string[] = [];
   /** Every contract call the page made, in order. */
   readonly calls: Array<{ method: unknown; ok: boolean }> = [];
   /** Every contract result the page received, in order (to check what crossed the bridge). */
@@ -181,7 +186,12 @@ export class StudioHarness {
       // Events reach the page exactly as main's sendEvent delivers them (checked against the contract).
       emit: (name, payload) => {
         if (this.currentPage)
-          void this.pushEvent(name, payload).catch((error: unknown) => this.pageErrors.push(String(error)));
+          void this.pushEvent(name, payload).catch((error: unknown) => {
+            // Like webContents.send to a page that is reloading: the event is dropped, and the
+            // reloaded page asks main for the current state. Anything else is a real error.
+            if (NAVIGATION_RACE.test(String(error))) this.droppedEvents.push(name);
+            else this.pageErrors.push(String(error));
+          });
       },
     });
     const handlers =
