@@ -10,7 +10,8 @@ import type { ApprovalDecision, ApprovalGate } from '../main/core/approval/appro
 import { PolicyApprover } from '../main/core/approval/policy-approver.js';
 import { createBuiltinCatalog } from '../main/core/catalog/tool-catalog.js';
 import type { ModelResolver } from '../main/core/run/model-driver.js';
-import { Run, type RunResult } from '../main/core/run/run.js';
+import { DEFAULT_CAPS, Run, type RunResult } from '../main/core/run/run.js';
+import { SIGNAL_SLOTS, Signal, type HostReply, type ToWorker } from '../main/core/run/worker-protocol.js';
 import { WorkerPool, type WorkerEntry } from '../main/core/run/worker-pool.js';
 import { createToolRunner } from '../main/core/tools/tool-runner.js';
 import {
@@ -609,9 +610,25 @@ function instantHost(
   });
 }
 
-function channel(): { port1: MessagePort; port2: MessagePort; buffer: SharedArrayBuffer; signal: Int32Array } {
+/** Like {@link instantHost}, for the built Lua worker: JSON replies, and each log acknowledged. */
+function builtWorkerHost(worker: Worker, port: MessagePort, signal: Int32Array, marks: number[]): void {
+  worker.on('message', (message: { type: string }) => {
+    if (message.type === 'call') {
+      const reply: HostReply = { ok: true, json: '"x"' };
+      port.postMessage(reply);
+      Atomics.add(signal, Signal.Reply, 1);
+      Atomics.notify(signal, Signal.Reply);
+    } else if (message.type === 'log') {
+      marks.push(now());
+      Atomics.add(signal, Signal.LogAck, 1);
+      Atomics.notify(signal, Signal.LogAck);
+    }
+  });
+}
+
+function channel(slots = 1): { port1: MessagePort; port2: MessagePort; buffer: SharedArrayBuffer; signal: Int32Array } {
   const { port1, port2 } = new MessageChannel();
-  const buffer = new SharedArrayBuffer(4);
+  const buffer = new SharedArrayBuffer(slots * Int32Array.BYTES_PER_ELEMENT);
   return { port1, port2, buffer, signal: new Int32Array(buffer) };
 }
 
@@ -639,14 +656,15 @@ async function echoBreakdown(pingBatch: () => Promise<number>): Promise<BenchRow
   instantHost(luaPing, luaChannel.port1, luaChannel.signal, luaMarks, ['m']);
   await nextMessage<{ type: string }>(luaPing, (m) => m.type === 'ready');
 
-  // Layer 2: the built worker and its prelude (tools.call wrapper, JSON encoding in Lua), host instant.
-  const builtChannel = channel();
+  // Layer 2: the built worker and its prelude (tools.call wrapper, JSON encoding in Lua), host instant,
+  // speaking the worker's own protocol (JSON replies, log acknowledgements).
+  const builtChannel = channel(SIGNAL_SLOTS);
   const built = new Worker(WORKER_FILE, {
     workerData: { signal: builtChannel.buffer, replyPort: builtChannel.port2 },
     transferList: [builtChannel.port2],
   });
   const builtMarks: number[] = [];
-  instantHost(built, builtChannel.port1, builtChannel.signal, builtMarks, ['log']);
+  builtWorkerHost(built, builtChannel.port1, builtChannel.signal, builtMarks);
   await nextMessage<{ type: string }>(built, (m) => m.type === 'ready');
 
   // The raw ping runs again in this pass, interleaved with both layers, so their ratios compare
@@ -664,14 +682,20 @@ async function echoBreakdown(pingBatch: () => Promise<number>): Promise<BenchRow
       async () => {
         builtMarks.length = 0;
         const ready = nextMessage<{ type: string }>(built, (m) => m.type === 'ready');
-        built.postMessage({
+        const start: ToWorker = {
           type: 'start',
           runId: 'bench',
           script: ECHO_SCRIPT,
           chunkName: 'bench.lua',
           nonce: '0'.repeat(32),
           memoryBytes: 256 * MiB,
-        });
+          caps: {
+            logLineBytes: DEFAULT_CAPS.logLineBytes,
+            logsInFlight: DEFAULT_CAPS.logsInFlight,
+            untrustedBytes: DEFAULT_CAPS.untrustedBytes,
+          },
+        };
+        built.postMessage(start);
         await ready;
         return ((builtMarks[1]! - builtMarks[0]!) / ECHO_CALLS) * 1000;
       },
@@ -768,7 +792,7 @@ async function echoBreakdown(pingBatch: () => Promise<number>): Promise<BenchRow
     ),
     row('tools.call breakdown: built worker + prelude tools.call (host instant)', 'us', builtLayer!, {
       baseline: pingBaseline,
-      how: "out/main/lua-worker.js driven directly (no Run, no pool): the same echo script as the round-trip row; every `call` answered synchronously on the main thread with `{ ok: true, value: 'x' }`. Difference to the previous row = the prelude's tools.call wrapper (argument checks, JSON encoding in Lua); difference to the full round trip = the host side (Run.answer, dispatcher, gate, runner, events).",
+      how: "out/main/lua-worker.js driven directly (no Run, no pool): the same echo script as the round-trip row; every `call` answered synchronously on the main thread with `{ ok: true, json: '\"x\"' }` and every log acknowledged, as the worker protocol asks. Difference to the previous row = the prelude's tools.call wrapper (argument checks, JSON encoding in Lua); difference to the full round trip = the host side (Run.answer, dispatcher, gate, runner, events).",
     }),
     ...hostRows,
   ];
@@ -787,9 +811,15 @@ export function notes(rows: BenchRow[]): string {
   const us = (value: number): string => `${value.toFixed(1)} µs`;
   const times = (value: number): string => `${value.toFixed(2)}×`;
   const crossing = lua.ratio;
+  // Since replies cross into Lua as bounded JSON text, the prelude also decodes each reply.
+  const preludeAdded = built.median - lua.median;
+  const preludeText =
+    preludeAdded > 0.2 * lua.median
+      ? ` The prelude adds ${us(preludeAdded)} on top in this run: it encodes the arguments as JSON and decodes every reply from bounded JSON text with its own stack (the guard against wasmoon's unchecked recursive push of deep tables); passing flat string replies directly would recover part of it.`
+      : '';
   const verdict =
     crossing > 1.5
-      ? `Crossing wasmoon alone — a JS function called from Lua, its two results pushed back — already costs ${times(crossing)} the raw ping in this run (${us(lua.median)} against ${us(ping)}), more than the whole ≤ 1.5× budget before the prelude or the host do anything. Meeting the target would need changes in wasmoon's call path (how it marshals the arguments of a JS function called from Lua and pushes its return values back), not in PromptForge's worker, prelude or host.`
+      ? `Crossing wasmoon alone — a JS function called from Lua, its two results pushed back — already costs ${times(crossing)} the raw ping in this run (${us(lua.median)} against ${us(ping)}), more than the whole ≤ 1.5× budget before the prelude or the host do anything. Meeting the target would need changes in wasmoon's call path (how it marshals the arguments of a JS function called from Lua and pushes its return values back).${preludeText}`
       : `In this run crossing wasmoon alone costs ${times(crossing)} the raw ping (${us(lua.median)} against ${us(ping)}), within 1.5× by itself; the layers above it are what push the round trip to ${times(full.ratio)}.`;
   const stepText = hostSteps.map((step) => `${step.name.slice(hostPrefix.length)} ${us(step.median)}`).join('; ');
   return [
