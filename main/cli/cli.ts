@@ -54,6 +54,9 @@ class UsageError extends Error {}
 /** Ctrl-C arrived before the command could finish. */
 class InterruptedError extends Error {}
 
+/** The signals that stop a run the way Ctrl-C does (Windows delivers only SIGINT and SIGHUP). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** A command failed in a way the person can act on: the message is printed, exit code 1. */
 class CommandError extends Error {}
 
@@ -65,8 +68,12 @@ function defaultIo(): CliIo {
     env: process.env,
     cwd: process.cwd(),
     onInterrupt(listener) {
-      process.on('SIGINT', listener);
-      return () => process.off('SIGINT', listener);
+      // Ctrl-C, and also `kill`, `timeout`, a CI job's cancel (SIGTERM) and a closed terminal
+      // (SIGHUP): each stops the run cleanly, so its tools' process trees die and run-end is written.
+      for (const signal of STOP_SIGNALS) process.on(signal, listener);
+      return () => {
+        for (const signal of STOP_SIGNALS) process.off(signal, listener);
+      };
     },
     secrets: () => new KeyringSecretStore(),
   };

@@ -167,6 +167,9 @@ export function checkCatalogs(
   return { settings, tools, models, problems, versions, mcpServers };
 }
 
+/** Alias expansions a catalog file may make (the yaml library's own default, made explicit). */
+const MAX_YAML_ALIAS_COUNT = 100;
+
 /** Parses a catalog file; reports syntax errors (with line and column) and returns undefined on any. */
 export function parseCatalogYaml(
   file: CatalogFileName,
@@ -190,6 +193,22 @@ export function parseCatalogYaml(
         fix: `Fix the YAML at line ${position.line}, column ${position.col}; nothing in ${file} is loaded until it parses.`,
       });
     }
+    return undefined;
+  }
+  // Expanding aliases once here turns a "billion laughs" alias bomb into a located problem,
+  // instead of an exception from a later toJS() that would lose the whole catalog.
+  try {
+    document.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT });
+  } catch (error) {
+    problems.push({
+      severity: 'error',
+      file,
+      pointer: '',
+      line: 1,
+      column: 1,
+      message: `YAML cannot be loaded: ${(error as Error).message}`,
+      fix: `Use fewer alias references (*name) in ${file}: at most ${MAX_YAML_ALIAS_COUNT} expansions; nothing in ${file} is loaded until then.`,
+    });
     return undefined;
   }
   for (const warning of document.warnings) {

@@ -83,6 +83,22 @@ describe('Ctrl-C stops the run cleanly and exits 3 (real SIGINT to the process t
   }, 60_000);
 });
 
+describe('SIGTERM and SIGHUP (kill, timeout, a CI cancel, a closed terminal) stop the run as Ctrl-C does', () => {
+  it.each(['SIGTERM', 'SIGHUP'] as const)(
+    '%s to the CLI alone: exit 3, run-end written',
+    async (signal) => {
+      const transcript = path.join(dir, `spin-${signal}.jsonl`);
+      const cli = spawnCli(['run', 'spin.lua', '--transcript', transcript], { cwd: dir });
+      await cli.waitForOutput('spinning');
+      process.kill(cli.child.pid!, signal);
+      const result = await cli.finished;
+      expect(result).toMatchObject({ code: 3, signal: null });
+      expect(readTranscript(transcript).at(-1)).toMatchObject({ type: 'run-end', status: 'stopped' });
+    },
+    60_000,
+  );
+});
+
 /** The CLI in this process, with a Ctrl-C that the test fires itself. */
 function inProcess(cwd: string) {
   const stdout = new PassThrough();
