@@ -1,6 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { main, type CliIo } from '../../../main/cli/cli.js';
+import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The real `promptforge` bin. */
@@ -119,4 +122,42 @@ export function inPrivateKeyring(home: string, env: NodeJS.ProcessEnv = {}): Pic
     ],
     env: { HOME: home, XDG_DATA_HOME: path.join(home, 'share'), XDG_CONFIG_HOME: path.join(home, 'config'), ...env },
   };
+}
+
+/** A keychain held in a map, for the CLI run in process. */
+export function mapSecretStore(entries: Record<string, string> = {}): SecretStore {
+  const store = new Map(Object.entries(entries));
+  return {
+    get: async (name) => store.get(name),
+    set: async (name, secret) => void store.set(name, secret),
+    delete: async (name) => store.delete(name),
+    has: async (name) => store.has(name),
+  };
+}
+
+/** The CLI in this process, with stdin already ended and no Ctrl-C: its exit code and what it printed. */
+export async function runCliInProcess(
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; secrets?: SecretStore },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const stdin = new PassThrough();
+  stdin.end('');
+  const secrets = options.secrets ?? mapSecretStore();
+  const io: CliIo = {
+    stdin,
+    stdout,
+    stderr,
+    env: options.env ?? {},
+    cwd: options.cwd,
+    onInterrupt: () => () => undefined,
+    secrets: () => secrets,
+  };
+  const code = await main(args, io);
+  return { code, stdout: out, stderr: err };
 }

@@ -1,14 +1,13 @@
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main, type CliIo } from '../../../main/cli/cli.js';
 import { fragmentLength } from '../../../main/core/secrets/redact.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { HEADER_SECRET, isRedacted, LEAKS, PROVIDER_KEY } from '../../fixtures/secret-leaks.js';
 import { startServer } from './helpers.js';
+import { mapSecretStore, runCliInProcess } from '../cli/spawn-cli.js';
 
 /**
  * Every secret a run knows, through the real CLI: the provider key (from OPENAI_API_KEY), an
@@ -88,32 +87,12 @@ function workspace(): { dir: string; script: string } {
   return { dir, script: 'agents/leak.lua' };
 }
 
-async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const stdin = new PassThrough();
-  stdin.end('');
-  const store = new Map([['api', HEADER_SECRET]]);
-  const io: CliIo = {
-    stdin,
-    stdout,
-    stderr,
-    env: { OPENAI_API_KEY: PROVIDER_KEY },
+function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCliInProcess(args, {
     cwd,
-    onInterrupt: () => () => undefined,
-    secrets: () => ({
-      get: async (name) => store.get(name),
-      set: async (name, secret) => void store.set(name, secret),
-      delete: async (name) => store.delete(name),
-      has: async (name) => store.has(name),
-    }),
-  };
-  const code = await main(args, io);
-  return { code, stdout: out, stderr: err };
+    env: { OPENAI_API_KEY: PROVIDER_KEY },
+    secrets: mapSecretStore({ api: HEADER_SECRET }),
+  });
 }
 
 describe('no secret the run knows reaches stdout, stderr or the transcript', () => {

@@ -1,14 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main, type CliIo } from '../../../main/cli/cli.js';
-import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
 import { ReplayRecording } from '../../../main/core/run/replay.js';
 import { readTranscriptLenient } from '../../../main/core/transcript/run-history.js';
 import { readTranscript, TranscriptError } from '../../../main/core/transcript/transcript-reader.js';
 import { brokenCorpus, tempWorkspace } from './corpus.js';
+import { runCliInProcess } from '../cli/spawn-cli.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pf-broken-transcripts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,35 +26,9 @@ function thrownBy(work: () => unknown): unknown {
   return undefined;
 }
 
-/** A keychain with nothing in it: a replay needs no key. */
-const EMPTY_STORE: SecretStore = {
-  get: async () => undefined,
-  set: async () => undefined,
-  delete: async () => false,
-  has: async () => false,
-};
-
-/** The CLI, in process: exit code and what it printed. */
-async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const stdin = new PassThrough();
-  stdin.end('');
-  const io: CliIo = {
-    stdin,
-    stdout,
-    stderr,
-    env: {},
-    cwd,
-    onInterrupt: () => () => undefined,
-    secrets: () => EMPTY_STORE,
-  };
-  const code = await main(args, io);
-  return { code, stdout: out, stderr: err };
+/** The CLI, in process, with an empty keychain (a replay needs no key). */
+function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCliInProcess(args, { cwd });
 }
 
 describe('the broken transcript corpus', () => {
