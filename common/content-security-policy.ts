@@ -11,7 +11,7 @@
  * scripts, no `unsafe-eval`, no inline scripts, no inline `<style>` elements. CodeMirror 6
  * adds a `<style>` element to a normal document (which this policy blocks) but uses constructable
  * stylesheets (`adoptedStyleSheets`, not governed by style-src) inside a shadow root, so every
- * editor is mounted in its own shadow root (renderer/src/CodeEditor.tsx). Should something ever
+ * editor is mounted in its own shadow root (renderer/src/editor/CodeEditor.tsx). Should something ever
  * need a `<style>` element, give it a nonce (`EditorView.cspNonce`) rather than loosening this.
  */
 export const contentSecurityPolicyDirectives: Readonly<Record<string, readonly string[]>> = {

@@ -1,8 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './App';
-import { applyTheme, readSavedTheme } from './theme';
-import './styles.css';
+// The shell's styles (colour variables) first, then each feature's styles with its components.
+import './shell/shell.css';
+import { App } from './shell/App';
+import { applyTheme, readSavedTheme } from './shell/theme';
 
 applyTheme(readSavedTheme());
 

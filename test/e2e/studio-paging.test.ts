@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTO_LOAD_EVENTS, FIRST_PAGE_EVENTS, NEXT_PAGE_EVENTS } from '../../renderer/src/run-store.js';
+import { AUTO_LOAD_EVENTS, FIRST_PAGE_EVENTS, NEXT_PAGE_EVENTS } from '../../renderer/src/run/run-store.js';
 import { syntheticEvent, syntheticRun } from '../node/transcript/synthetic-run.js';
 import { StudioHarness } from './bridge.js';
 

@@ -6,9 +6,9 @@ import fc from 'fast-check';
 import { LuaFactory, type LuaEngine } from 'wasmoon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../common/run-events.js';
-import { ConversationBuilder, splitEnvelopeMarkers } from '../../renderer/src/conversation-builder.js';
-import { checkAgainstSchema, parseArguments } from '../../renderer/src/json-schema-check.js';
-import { checkLuaSyntax } from '../../renderer/src/lua-syntax-check.js';
+import { ConversationBuilder, splitEnvelopeMarkers } from '../../renderer/src/run/conversation-builder.js';
+import { checkAgainstSchema, parseArguments } from '../../renderer/src/approvals/json-schema-check.js';
+import { checkLuaSyntax } from '../../renderer/src/editor/lua-syntax-check.js';
 import { repositoryRoot } from './bridge.js';
 
 const validSnippets = [

@@ -6,11 +6,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractRequest, ContractResponse } from '../../common/contract.js';
 import type { SecretStore } from '../../main/core/credentials/secret-store.js';
-import { WorkerPool } from '../../main/core/run/worker-pool.js';
 import { createStudioHandlers, dispatchContractCall } from '../../main/core/studio/studio-handlers.js';
 import type { StudioLogger } from '../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../main/core/studio/studio-service.js';
-import { AUTO_LOAD_EVENTS, FIRST_PAGE_EVENTS, RunStore } from '../../renderer/src/run-store.js';
+import { AUTO_LOAD_EVENTS, FIRST_PAGE_EVENTS, RunStore } from '../../renderer/src/run/run-store.js';
+import { testPool } from '../node/run/run-harness.js';
 import { syntheticEvent, syntheticRun } from '../node/transcript/synthetic-run.js';
 import { repositoryRoot } from './bridge.js';
 
@@ -64,7 +64,7 @@ describe('the renderer run store: paged, bounded, merged with live events', () =
       examplesDirectory: path.join(repositoryRoot, 'examples'),
       secrets: noSecrets,
       emit: () => undefined,
-      pool: new WorkerPool({ size: 1 }),
+      pool: testPool(),
     });
     runs = path.join((await service.openExample()).root, 'runs');
     mkdirSync(runs, { recursive: true });

@@ -10,7 +10,7 @@ import { Run, type RunOptions } from '../../../main/core/run/run.js';
 import { WorkerPool, type LuaWorker } from '../../../main/core/run/worker-pool.js';
 import { Signal } from '../../../main/core/run/worker-protocol.js';
 import type { ToolSpec } from '../../../main/core/tools/tool-spec.js';
-import { ConversationBuilder } from '../../../renderer/src/conversation-builder.js';
+import { ConversationBuilder } from '../../../renderer/src/run/conversation-builder.js';
 import {
   FIXTURE_TOOLS,
   FixtureCatalog,

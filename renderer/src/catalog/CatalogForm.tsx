@@ -1,5 +1,5 @@
 import { isMap, isScalar, parseDocument } from 'yaml';
-import type { CatalogFile } from '../../common/studio-schemas.js';
+import type { CatalogFile } from '../../../common/studio-schemas.js';
 
 interface Field {
   key: string;

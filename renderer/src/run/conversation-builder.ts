@@ -4,7 +4,7 @@
  * incremental: `apply` one event at a time; `snapshot` hands React a new array only when asked
  * (once per animation frame while a run streams), so thousands of events stay cheap.
  */
-import type { RunEvent } from '../../common/run-events.js';
+import type { RunEvent } from '../../../common/run-events.js';
 
 type EventOf<T extends RunEvent['type']> = Extract<RunEvent, { type: T }>;
 

@@ -4,7 +4,7 @@
  * range, array items. The core validates the edited arguments again with the full validator
  * (ajv, a Node-side dependency kept out of the renderer bundle); this only gives live feedback.
  */
-import { linearRegExp } from '../../common/linear-regexp.js';
+import { linearRegExp } from '../../../common/linear-regexp.js';
 
 /** One problem: where (a JSON pointer) and what. */
 export interface SchemaProblem {

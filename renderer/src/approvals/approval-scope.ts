@@ -1,4 +1,4 @@
-import type { RecordedDecision as Decision } from '../../common/run-events.js';
+import type { RecordedDecision as Decision } from '../../../common/run-events.js';
 
 /** Who a decision's `source` stands for, in the studio's words. */
 export function decidedBy(source: Decision['source']): string {

@@ -1,8 +1,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
 import type { ConversationItem, ConversationSnapshot, DispatchState } from './conversation-builder';
-import { decidedBy, describeDecision } from './approval-scope';
-import { InertText } from './InertText';
+import { decidedBy, describeDecision } from '../approvals/approval-scope';
+import { InertText } from '../shell/InertText';
 import type { PagingState } from './run-store';
 
 const stateLabels: Record<DispatchState | 'running', string> = {

@@ -1,5 +1,6 @@
-import type { CatalogFile, WorkspaceState } from '../../common/studio-schemas.js';
+import type { CatalogFile, WorkspaceState } from '../../../common/studio-schemas.js';
 import { McpServersList } from './McpServersList';
+import './workspace.css';
 
 /** What the center area shows. */
 export type CenterView =

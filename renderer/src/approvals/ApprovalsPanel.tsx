@@ -1,14 +1,15 @@
 import { json as jsonLanguage } from '@codemirror/lang-json';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { PendingApproval, StudioDecision } from '../../common/studio-schemas.js';
-import { call, describeError } from './studio-api';
-import { CodeEditor } from './CodeEditor';
+import type { PendingApproval, StudioDecision } from '../../../common/studio-schemas.js';
+import { call, describeError } from '../shell/studio-api';
+import { CodeEditor } from '../editor/CodeEditor';
 import { allowForRunScope, scopeSentence } from './approval-scope';
 import { focusWasDeliberate, watchPersonInput } from './deliberate-focus';
 import { parseArguments } from './json-schema-check';
-import { isTyping } from './keyboard';
-import { TaintedJson } from './TaintedJson';
-import type { Theme } from './theme';
+import { isTyping } from '../shell/keyboard';
+import { TaintedJson } from '../run/TaintedJson';
+import type { Theme } from '../shell/theme';
+import './approvals.css';
 
 type Mode = { kind: 'idle' } | { kind: 'edit'; text: string } | { kind: 'deny'; reason: string };
 
@@ -19,7 +20,7 @@ function approvalKey(approval: PendingApproval): string {
 /**
  * How long a new card ignores keys and clicks, like a browser's permission prompt: a key or click
  * meant for something else, in flight when the card appears, lands on nothing. The arming bar in
- * styles.css (`.arm-bar`) runs for the same time.
+ * approvals.css (`.arm-bar`) runs for the same time.
  */
 export const armDelayMs = 800;
 

@@ -1,9 +1,9 @@
 import { useMemo, useRef } from 'react';
-import type { WorkspaceState } from '../../common/studio-schemas.js';
+import type { WorkspaceState } from '../../../common/studio-schemas.js';
 import { CodeEditor } from './CodeEditor';
-import { stopShortcutLabel } from './keyboard';
+import { stopShortcutLabel } from '../shell/keyboard';
 import { luaCompletion, luaDiagnostics, luaLanguage } from './lua-language';
-import type { Theme } from './theme';
+import type { Theme } from '../shell/theme';
 
 /** The center editor for one agent script, with its Run / Replay / Stop / Save toolbar. */
 export function AgentEditor({

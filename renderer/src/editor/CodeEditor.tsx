@@ -21,7 +21,8 @@ import {
 } from '@codemirror/view';
 import { forwardRef, useEffect, useId, useImperativeHandle, useRef } from 'react';
 import { tabExit } from './editor-tab-exit';
-import type { Theme } from './theme';
+import type { Theme } from '../shell/theme';
+import './editor.css';
 
 /** What a parent may do with the editor. */
 export interface CodeEditorHandle {

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { KeyStatus } from '../../common/studio-schemas.js';
-import { call, describeError } from './studio-api';
+import type { KeyStatus } from '../../../common/studio-schemas.js';
+import { call, describeError } from '../shell/studio-api';
+import './settings.css';
 
 type Status = { kind: 'loading' } | { kind: 'ready'; available: boolean; error: string | null; keys: KeyStatus[] };
 

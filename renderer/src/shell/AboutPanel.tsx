@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { AppInfo, IpcError } from '../../common/contract.js';
+import type { AppInfo, IpcError } from '../../../common/contract.js';
 
 type AboutState = { kind: 'loading' } | { kind: 'ready'; info: AppInfo } | { kind: 'failed'; error: IpcError };
 

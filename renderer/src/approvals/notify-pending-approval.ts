@@ -1,4 +1,4 @@
-import type { PendingApproval } from '../../common/studio-schemas.js';
+import type { PendingApproval } from '../../../common/studio-schemas.js';
 
 /**
  * Tells the OS that a call waits for a decision, when the window is in the background. Permission

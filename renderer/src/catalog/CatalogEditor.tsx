@@ -1,11 +1,11 @@
 import { StreamLanguage } from '@codemirror/language';
 import { yaml } from '@codemirror/legacy-modes/mode/yaml';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { CatalogFile, CatalogProblemInfo } from '../../common/studio-schemas.js';
-import { call, describeError, useStudioEvent } from './studio-api';
+import type { CatalogFile, CatalogProblemInfo } from '../../../common/studio-schemas.js';
+import { call, describeError, useStudioEvent } from '../shell/studio-api';
 import { CatalogForm, hasCatalogForm } from './CatalogForm';
-import { CodeEditor, type CodeEditorHandle } from './CodeEditor';
-import type { Theme } from './theme';
+import { CodeEditor, type CodeEditorHandle } from '../editor/CodeEditor';
+import type { Theme } from '../shell/theme';
 
 const yamlLanguage = StreamLanguage.define(yaml);
 

@@ -4,7 +4,7 @@
  */
 import { useSyncExternalStore } from 'react';
 import { RunStore, type RunView } from './run-store';
-import { call, describeError } from './studio-api';
+import { call, describeError } from '../shell/studio-api';
 
 /** The run store of this window. */
 export const runStore = new RunStore(call, describeError, (flush) => window.requestAnimationFrame(flush));

@@ -1,10 +1,11 @@
-import type { PendingApproval } from '../../common/studio-schemas.js';
-import { ApprovalsPanel } from './ApprovalsPanel';
+import type { PendingApproval } from '../../../common/studio-schemas.js';
+import { ApprovalsPanel } from '../approvals/ApprovalsPanel';
 import type { ConversationSnapshot } from './conversation-builder';
 import { ConversationView } from './ConversationView';
-import { InertText } from './InertText';
+import { InertText } from '../shell/InertText';
 import type { PagingState } from './run-store';
-import type { Theme } from './theme';
+import type { Theme } from '../shell/theme';
+import './run.css';
 
 export type RunTab = 'conversation' | 'approvals' | 'log' | 'usage';
 

@@ -1,6 +1,7 @@
 import { useState } from 'react';
-import type { ComparePage, RunSummary } from '../../common/studio-schemas.js';
-import { call, describeError } from './studio-api';
+import type { ComparePage, RunSummary } from '../../../common/studio-schemas.js';
+import { call, describeError } from '../shell/studio-api';
+import './history.css';
 
 function formatDuration(ms: number | undefined): string {
   if (ms === undefined) return '—';

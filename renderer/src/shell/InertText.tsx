@@ -1,4 +1,4 @@
-import { splitEnvelopeMarkers } from './conversation-builder';
+import { splitEnvelopeMarkers } from '../run/conversation-builder';
 
 /**
  * Text from a run (model output, tool output, arguments) shown as data: React text nodes only,

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import type { McpServersInfo } from '../../common/studio-schemas.js';
-import { call, describeError, useStudioEvent } from './studio-api';
+import type { McpServersInfo } from '../../../common/studio-schemas.js';
+import { call, describeError, useStudioEvent } from '../shell/studio-api';
 
 /** How much of a server's stderr the explorer shows (the main process keeps 64 KiB). */
 const STDERR_SHOWN = 8000;

@@ -1,22 +1,22 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ContractRequest } from '../../common/contract.js';
-import type { RunEvent } from '../../common/run-events.js';
-import type { PendingApproval, RunSummary, WorkspaceState } from '../../common/studio-schemas.js';
+import type { ContractRequest } from '../../../common/contract.js';
+import type { RunEvent } from '../../../common/run-events.js';
+import type { PendingApproval, RunSummary, WorkspaceState } from '../../../common/studio-schemas.js';
 import { AboutPanel } from './AboutPanel';
-import { AgentEditor } from './AgentEditor';
+import { AgentEditor } from '../editor/AgentEditor';
 import { call, describeError, useStudioEvent } from './studio-api';
-import { CatalogEditor } from './CatalogEditor';
-import { CredentialsPanel } from './CredentialsPanel';
+import { CatalogEditor } from '../catalog/CatalogEditor';
+import { CredentialsPanel } from '../settings/CredentialsPanel';
 import { ConfirmDialog, ShortcutsDialog } from './Dialogs';
-import { Explorer, type CenterView } from './Explorer';
-import { HistoryView } from './HistoryView';
+import { Explorer, type CenterView } from '../workspace/Explorer';
+import { HistoryView } from '../history/HistoryView';
 import { isStopShortcut, isTyping } from './keyboard';
 import { LogoMark } from './LogoMark';
-import { notifyPendingApproval } from './notify-pending-approval';
-import { RunPanel, type RunTab } from './RunPanel';
-import { runStore, useLiveRunIds, useRun, useSelectedRunId } from './run-hooks';
+import { notifyPendingApproval } from '../approvals/notify-pending-approval';
+import { RunPanel, type RunTab } from '../run/RunPanel';
+import { runStore, useLiveRunIds, useRun, useSelectedRunId } from '../run/run-hooks';
 import { applyTheme, readSavedTheme, type Theme } from './theme';
-import { WorkspaceEmptyState } from './WorkspaceEmptyState';
+import { WorkspaceEmptyState } from '../workspace/WorkspaceEmptyState';
 
 interface PendingConfirm {
   title: string;

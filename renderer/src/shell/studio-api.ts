@@ -6,7 +6,7 @@ import type {
   ContractRequest,
   ContractResponse,
   IpcError,
-} from '../../common/contract.js';
+} from '../../../common/contract.js';
 
 /** A contract call that resolved to `{ ok: false }`; keeps the stable `code`. */
 export class StudioCallError extends Error {

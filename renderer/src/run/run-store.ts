@@ -9,9 +9,9 @@
  * as far as the person scrolls; beyond {@link AUTO_LOAD_EVENTS} events each further page is asked
  * for explicitly.
  */
-import type { ContractRequest, ContractResponse } from '../../common/contract.js';
-import type { RunEvent } from '../../common/run-events.js';
-import type { TranscriptPage } from '../../common/studio-schemas.js';
+import type { ContractRequest, ContractResponse } from '../../../common/contract.js';
+import type { RunEvent } from '../../../common/run-events.js';
+import type { TranscriptPage } from '../../../common/studio-schemas.js';
 import { ConversationBuilder, type ConversationSnapshot } from './conversation-builder.js';
 
 /** Lines asked for when a run is opened: more than a screenful, small enough to paint at once. */
