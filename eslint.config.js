@@ -3,6 +3,7 @@
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const electronImports = {
   paths: [{ name: 'electron', message: 'Only main/app and preload may import electron; core stays plain Node.' }],
@@ -32,6 +33,43 @@ const rendererImports = {
     },
   ],
 };
+
+// The layers of main/core, lowest first (docs/architecture.md draws them). A folder imports only
+// from the layers below its own: never from a folder of its own layer, never from one above.
+const CORE_LAYERS = [
+  ['files', 'secrets'],
+  ['tools', 'transcript', 'providers'],
+  ['approval', 'catalog', 'credentials'],
+  ['mcp'],
+  ['run'],
+  ['studio'],
+];
+
+const coreLayerBlocks = CORE_LAYERS.flatMap((layer, index) => {
+  const below = CORE_LAYERS.slice(0, index).flat();
+  return layer.map((folder) => {
+    const banned = CORE_LAYERS.flat().filter((other) => other !== folder && !below.includes(other));
+    const may = below.length > 0 ? `imports only from ${below.join(', ')}` : 'imports no other core folder';
+    return {
+      files: [`main/core/${folder}/**`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            ...electronImports,
+            patterns: [
+              ...electronImports.patterns,
+              {
+                regex: `^(\\.\\./)+(core/)?(${banned.join('|')})/`,
+                message: `main/core/${folder} (layer ${index + 1} of ${CORE_LAYERS.length}) ${may}; see docs/architecture.md.`,
+              },
+            ],
+          },
+        ],
+      },
+    };
+  });
+});
 
 export default tseslint.config(
   {
@@ -78,6 +116,7 @@ export default tseslint.config(
     files: ['main/core/**'],
     rules: { 'no-restricted-imports': ['error', electronImports] },
   },
+  ...coreLayerBlocks,
   {
     files: ['common/**'],
     rules: { 'no-restricted-imports': ['error', sharedCodeImports] },
@@ -86,4 +125,6 @@ export default tseslint.config(
     files: ['renderer/**'],
     rules: { 'no-restricted-imports': ['error', rendererImports] },
   },
+  // The rules of hooks (and the React Compiler's checks of the same rules) for every component.
+  { files: ['renderer/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
 );

@@ -6,7 +6,8 @@ import type { JsonObject } from '../common/json.js';
 import { ApprovalGateImpl } from '../main/core/approval/approval-gate.js';
 import type { ApprovalDecision, ApprovalRequest } from '../main/core/approval/approval-types.js';
 import { PolicyApprover } from '../main/core/approval/policy-approver.js';
-import { createBuiltinCatalog, loadWorkspace } from '../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../main/core/catalog/tool-catalog.js';
+import { loadWorkspace } from '../main/core/catalog/workspace.js';
 import { median, type BenchRow } from './bench-kit.js';
 
 function toolsYaml(count: number): string {

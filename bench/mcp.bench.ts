@@ -7,7 +7,7 @@ import { PolicyApprover } from '../main/core/approval/policy-approver.js';
 import { buildWorkspace } from '../main/core/catalog/workspace.js';
 import { McpAwareCatalog } from '../main/core/mcp/mcp-catalog.js';
 import { McpServerManager } from '../main/core/mcp/mcp-manager.js';
-import type { McpServerSpec } from '../main/core/mcp/mcp-spec.js';
+import type { McpServerSpec } from '../main/core/catalog/mcp-spec.js';
 import { ToolDispatcher } from '../main/core/run/tool-dispatcher.js';
 import { createToolRunner } from '../main/core/tools/tool-runner.js';
 import { type BenchRow, median, now } from './bench-kit.js';

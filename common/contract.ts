@@ -17,9 +17,14 @@
 import { z } from 'zod';
 import { RunEventSchema } from './run-events.js';
 import {
+  AgentFileResultSchema,
+  AgentNameSchema,
+  AgentTemplateSchema,
+  ArgumentsVerdictSchema,
   CatalogFileSchema,
   CatalogProblemSchema,
-  ComparePageSchema,
+  ForkRequestSchema,
+  RunComparisonSchema,
   KeyStatusSchema,
   McpServersSchema,
   PendingApprovalSchema,
@@ -88,6 +93,57 @@ export const contractMethods = {
     response: z.object({ saved: z.literal(true) }),
   },
 
+  /**
+   * Creates `agents/<name>.lua` from a template (atomically). Refused with `name-taken`,
+   * `invalid-name` (empty, slash, `.`/`..`/hidden, reserved device name, control character, too
+   * long), each with a message saying what to change.
+   */
+  'file:create': {
+    request: z.strictObject({ name: AgentNameSchema, template: AgentTemplateSchema.optional() }),
+    response: AgentFileResultSchema,
+  },
+  /** Writes `text` (the editor's buffer) as a new agent `agents/<name>.lua`; the original stays. */
+  'file:save-as': {
+    request: z.strictObject({ name: AgentNameSchema, text: z.string() }),
+    response: AgentFileResultSchema,
+  },
+  /**
+   * Renames an agent, and its recording (`recordings/<name>.jsonl`) with it. Refused with
+   * `agent-running` while a run of it is in progress, and with the same name errors as `file:create`.
+   */
+  'file:rename': {
+    request: z.strictObject({ path: RelativePathSchema, name: AgentNameSchema }),
+    response: AgentFileResultSchema,
+  },
+  /**
+   * Deletes an agent and its recording; its past runs stay in History. Refused with
+   * `agent-running` while a run of it is in progress.
+   */
+  'file:delete': {
+    request: z.strictObject({ path: RelativePathSchema }),
+    response: z.object({ deleted: z.literal(true), recording: z.string().nullable() }),
+  },
+
+  /**
+   * Tries one call of a catalog tool (builtin, command, http or mcp) as a recorded run: the same
+   * dispatcher, approval gate, trust rules and envelope as a script's `tools.call`. Events follow
+   * as `run-event`, approvals as `approval-pending`; the transcript joins History. Arguments that
+   * fail the tool's schema are refused up front with `invalid-arguments`.
+   */
+  'tool:trial': {
+    request: z.strictObject({ alias: z.string().min(1), arguments: z.record(z.string(), z.json()) }),
+    response: z.object({ runId: z.string() }),
+  },
+  /**
+   * Checks arguments against a tool's JSON Schema with the core's ajv: the very validator the
+   * dispatcher runs, so the studio shows the core's verdict. With `runId`, the tool as that run's
+   * catalog has it (an approval card); otherwise the open workspace's.
+   */
+  'args:check': {
+    request: z.strictObject({ alias: z.string().min(1), arguments: z.json(), runId: z.string().min(1).optional() }),
+    response: ArgumentsVerdictSchema,
+  },
+
   /** Validates catalog text without saving it (live validation in the editors). */
   'catalog:check': {
     request: z.strictObject({ file: CatalogFileSchema, text: z.string() }),
@@ -113,6 +169,13 @@ export const contractMethods = {
     }),
     response: z.object({ runId: z.string() }),
   },
+  /**
+   * Forks a run at a step: a new run of the same script, answered from the parent's transcript up
+   * to the step (with the edit applied there), then live with `model` or on replay while the
+   * recording matches. Refused with `fork-past-end` (naming the last step), `fork-not-a-step`,
+   * `fork-bad-edit`, or `script-changed` (the script differs from the parent's; `force` forks anyway).
+   */
+  'run:fork': { request: ForkRequestSchema, response: z.object({ runId: z.string() }) },
   /** Stops a run at once; its pending calls are cancelled. */
   'run:stop': { request: z.strictObject({ runId: z.string().min(1) }), response: z.object({ stopped: z.boolean() }) },
 
@@ -140,15 +203,14 @@ export const contractMethods = {
     response: z.object({ deleted: z.boolean() }),
   },
 
-  /** Every event of a past (or running) run, from its transcript. */
-  'history:read': {
-    request: z.strictObject({ runId: z.string().min(1) }),
-    response: z.object({ events: z.array(RunEventSchema) }),
-  },
-  /** A run's transcript as JSONL text, for saving elsewhere. */
+  /**
+   * Saves a copy of a run's transcript where the person chooses: main shows the save dialog
+   * (suggesting `<runId>.jsonl`) and copies the file as a stream, so a run of any size exports.
+   * `path` is where it was saved; `null` when the person cancelled.
+   */
   'history:export': {
     request: z.strictObject({ runId: z.string().min(1) }),
-    response: z.object({ fileName: z.string(), text: z.string() }),
+    response: z.object({ path: absolutePath.nullable() }),
   },
   /**
    * A window of a run's transcript: `count` lines from line `from` (0-based). The studio opens a
@@ -165,7 +227,8 @@ export const contractMethods = {
   },
   /**
    * Two runs side by side, read as streams only as far as needed: without `from`, the rows around
-   * the first difference; with `from` (1-based), `count` rows from there.
+   * the first difference; with `from` (1-based), `count` rows from there. Also says which runs they
+   * are (agent, start), whether their scripts differ, and where a fork meets its parent.
    */
   'history:compare': {
     request: z.strictObject({
@@ -174,7 +237,7 @@ export const contractMethods = {
       from: z.number().int().positive().optional(),
       count: z.number().int().positive().max(1000).optional(),
     }),
-    response: ComparePageSchema,
+    response: RunComparisonSchema,
   },
 
   /** The workspace's MCP servers, their status and tools; starts each server that is not running. */

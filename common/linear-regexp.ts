@@ -1,4 +1,6 @@
 import { RE2JS } from 're2js';
+import { errorMessage } from './error-message.js';
+import { isPlainObject } from './json.js';
 
 /**
  * JSON Schema `pattern` and `patternProperties` run on the main process for every tool call, on
@@ -145,7 +147,7 @@ export function compileLinearPattern(pattern: string): RE2JS {
   } catch (error) {
     throw new UnsupportedPatternError(
       pattern,
-      `is not a valid regular expression (${(error as Error).message})`,
+      `is not a valid regular expression (${errorMessage(error)})`,
       'Fix the regular expression (JavaScript syntax, Unicode mode).',
     );
   }
@@ -162,7 +164,7 @@ export function compileLinearPattern(pattern: string): RE2JS {
   try {
     regexp = RE2JS.compile(RE2JS.translateRegExp(toRe2PropertyNames(pattern)));
   } catch (error) {
-    throw new UnsupportedPatternError(pattern, `is not supported by RE2 (${(error as Error).message})`, LINEAR_FIX);
+    throw new UnsupportedPatternError(pattern, `is not supported by RE2 (${errorMessage(error)})`, LINEAR_FIX);
   }
   if (regexp.programSize() > MAX_PROGRAM_SIZE)
     throw new UnsupportedPatternError(
@@ -242,7 +244,7 @@ export function unsupportedSchemaPatterns(schema: unknown): SchemaPatternProblem
     }
     for (const keyword of SUBSCHEMA_MAP_KEYWORDS) {
       const map = record[keyword];
-      if (typeof map === 'object' && map !== null && !Array.isArray(map))
+      if (isPlainObject(map))
         for (const [key, child] of Object.entries(map)) visit(child, [...segments, keyword, key], depth + 1);
     }
   };

@@ -55,6 +55,39 @@ export const DecisionSchema = z.object({
   scope: z.string().optional(),
 });
 
+/**
+ * What a fork changes at its step (docs/host-api.md#forks): a tool step's output, or a model
+ * step's reply text and requested calls. Fields that do not fit the step are refused.
+ */
+export const ForkEditSchema = z.object({
+  /** Replaces the tool's output at a tool step (a failed call then succeeds with this text). */
+  output: z.string().optional(),
+  /** Replaces the model's reply text at a model step. */
+  reply: z.string().optional(),
+  /**
+   * Replaces the calls the model requested at a model step (`[]`: none). `arguments` is an object,
+   * or a string sent as the raw argument text. `id` defaults to the recorded call's at that place.
+   */
+  calls: z.array(z.object({ id: z.string().min(1).optional(), name: z.string().min(1), arguments: json })).optional(),
+});
+
+/** Where a fork came from, recorded in its run-start. */
+export const ForkOriginSchema = z.object({
+  /** The parent run. */
+  runId: z.string(),
+  /** The parent's transcript, as given. */
+  transcript: z.string(),
+  /** The step: the `seq` of the parent's `round-response`, `tool-output` or `tool-error` event. */
+  step: z.number().int().positive(),
+  /** `model`: a model round; `tool`: a tool call's outcome. */
+  kind: z.enum(['model', 'tool']),
+  edit: ForkEditSchema.optional(),
+  /** After the step: `live` (a model was chosen) or `replay` (on the recording while it matches). */
+  then: z.enum(['live', 'replay']),
+  /** Set when the script differed from the parent's and the fork was forced. */
+  scriptChanged: z.boolean().optional(),
+});
+
 export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...base,
@@ -67,6 +100,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     limits: RunLimitsSchema,
     /** Set when this run replays a transcript. */
     replayOf: z.string().optional(),
+    /** Set when this run is a fork of an earlier run: answered from its recording up to the step. */
+    forkOf: ForkOriginSchema.optional(),
   }),
   z.object({
     ...base,
@@ -175,8 +210,6 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     ...base,
     type: z.literal('run-end'),
     status: z.enum(['ok', 'error', 'stopped', 'limit']),
-    /** The CLI's exit code for this outcome: 0 ok, 1 script error, 3 limit or stopped. */
-    exitCode: z.number().int(),
     error: z
       .object({
         /** `output`: a per-run cap on log, event or transcript volume was crossed. */
@@ -209,3 +242,7 @@ export type RunStatus = Extract<RunEvent, { type: 'run-end' }>['status'];
 export type RecordedDecision = z.infer<typeof DecisionSchema>;
 /** Limits for one run. */
 export type RunLimits = z.infer<typeof RunLimitsSchema>;
+/** An edit at a fork's step. */
+export type ForkEdit = z.infer<typeof ForkEditSchema>;
+/** Where a fork came from. */
+export type ForkOrigin = z.infer<typeof ForkOriginSchema>;

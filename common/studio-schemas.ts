@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod';
-import { RunEventSchema } from './run-events.js';
+import { ForkEditSchema, RunEventSchema } from './run-events.js';
 
 const json = z.json();
 
@@ -17,6 +17,45 @@ export const RelativePathSchema = z
   .refine((p) => !p.startsWith('/') && !/^[A-Za-z]:/.test(p) && !p.split(/[\\/]/).includes('..'), {
     message: 'must be a path inside the workspace (no leading /, no ..)',
   });
+
+/**
+ * An agent's name as a person types it (`my-agent`); the studio stores it as
+ * `agents/<name>.lua`. The core checks it (empty, taken, slashes, reserved device names, ...)
+ * and says what to change; the schema only bounds its size.
+ */
+export const AgentNameSchema = z.string().max(4096);
+
+/** The templates a new agent can start from. `host-api` teaches the host API and runs offline. */
+export const AgentTemplateSchema = z.enum(['host-api']);
+
+/** An agent file after `file:create`, `file:save-as` or `file:rename`. */
+export const AgentFileResultSchema = z.object({
+  /** Workspace-relative path of the agent (`agents/my-agent.lua`). */
+  path: RelativePathSchema,
+  /** Workspace-relative path of its recording (`recordings/my-agent.jsonl`), when it has one. */
+  recording: z.string().nullable(),
+});
+
+/** One reason arguments fail a tool's JSON Schema, from the core's ajv (`args:check`). */
+export const ArgumentProblemSchema = z.object({
+  /** JSON pointer of the offending value inside the arguments (`/city`; `` for the whole object). */
+  pointer: z.string(),
+  /** What is wrong, naming the field. */
+  message: z.string(),
+  /** What to change. */
+  fix: z.string(),
+});
+
+/** One argument problem as one line for a person: what is wrong (naming the field) and the fix. */
+export function describeArgumentProblem(problem: { message: string; fix: string }): string {
+  return `${problem.message} — ${problem.fix}`;
+}
+
+/** The core's verdict on a tool's arguments: the same validator the dispatcher runs. */
+export const ArgumentsVerdictSchema = z.object({
+  valid: z.boolean(),
+  problems: z.array(ArgumentProblemSchema),
+});
 
 /** One catalog problem, as the loader reports it. */
 export const CatalogProblemSchema = z.object({
@@ -52,12 +91,24 @@ export const ModelSummarySchema = z.object({
   price: z.object({ inputPerMillion: z.number(), outputPerMillion: z.number(), currency: z.string() }).optional(),
 });
 
+/** A model as a run used it: alias, provider and the provider's model id. */
+export const RunModelSchema = z.object({ alias: z.string(), provider: z.string(), modelId: z.string() });
+
 /** One past run in the workspace's runs/ folder. */
 export const RunSummarySchema = z.object({
   runId: z.string(),
   /** Workspace-relative transcript file. */
   file: z.string(),
   script: z.string(),
+  /** The agent's name: the script's file name without `.lua`. */
+  agent: z.string(),
+  /**
+   * The model that answered the run's last round (for rounds answered from a recording, the
+   * recorded model); the run's default model when it asked none.
+   */
+  model: RunModelSchema.optional(),
+  /** Set when the rounds were answered from a recording (a replay, or a fork up to its step). */
+  replayed: z.boolean().optional(),
   startedAt: z.string(),
   /** `running` when the transcript has no run-end yet (a live or crashed run). */
   status: z.enum(['ok', 'error', 'stopped', 'limit', 'running']),
@@ -69,6 +120,8 @@ export const RunSummarySchema = z.object({
   outputTokens: z.number(),
   cost: z.number().optional(),
   replayOf: z.string().optional(),
+  /** Set for a fork: its parent run and the step (a seq of the parent) it was forked at. */
+  forkOf: z.object({ runId: z.string(), step: z.number().int().positive(), edited: z.boolean() }).optional(),
 });
 
 /** Everything the explorer shows for the open workspace. */
@@ -159,6 +212,49 @@ export const ComparePageSchema = z.object({
   complete: z.boolean(),
 });
 
+/** Which run a side of a comparison is, for its column header. */
+export const ComparedRunSchema = z.object({
+  runId: z.string(),
+  agent: z.string(),
+  script: z.string(),
+  startedAt: z.string(),
+  /** sha256 of the script the run ran. */
+  scriptSha256: z.string(),
+});
+
+/** A comparison window with what its headers need (`history:compare`). */
+export const RunComparisonSchema = ComparePageSchema.extend({
+  left: ComparedRunSchema,
+  right: ComparedRunSchema,
+  /** The two runs ran different scripts (another agent, or the agent's text changed). */
+  scriptsDiffer: z.boolean(),
+  /**
+   * Set when one run is a fork of the other: which side is the fork, its step in the parent, and
+   * the 1-based comparison row of that step (rows before it were answered from the parent's
+   * recording, so they line up; the rows from it on are where the runs may part).
+   */
+  fork: z
+    .object({
+      side: z.enum(['left', 'right']),
+      step: z.number().int().positive(),
+      row: z.number().int().positive().nullable(),
+    })
+    .nullable(),
+});
+
+/** Forks a run at a step (`run:fork`): see docs/host-api.md#forks. */
+export const ForkRequestSchema = z.strictObject({
+  /** The parent run, in the workspace's runs/ folder (a live one too). */
+  runId: z.string().min(1),
+  /** The `seq` of a model round or tool output of the parent (the number on its row). */
+  step: z.number().int().positive(),
+  edit: ForkEditSchema.optional(),
+  /** Go on live with this model past the step; without it, replay goes on while the recording matches. */
+  model: z.string().min(1).optional(),
+  /** Fork even though the script changed since the parent ran. */
+  force: z.boolean().optional(),
+});
+
 /** One MCP server of tools.yaml as the explorer shows it (`mcp:list`, `mcp-changed`). */
 export const McpServerStatusSchema = z.object({
   name: z.string(),
@@ -198,5 +294,13 @@ export type KeyStatus = z.infer<typeof KeyStatusSchema>;
 export type CompareRow = z.infer<typeof CompareRowSchema>;
 export type TranscriptPage = z.infer<typeof TranscriptPageSchema>;
 export type ComparePage = z.infer<typeof ComparePageSchema>;
+export type RunComparison = z.infer<typeof RunComparisonSchema>;
+export type ComparedRun = z.infer<typeof ComparedRunSchema>;
+export type RunModel = z.infer<typeof RunModelSchema>;
+export type ForkRequest = z.infer<typeof ForkRequestSchema>;
 export type McpServerStatusInfo = z.infer<typeof McpServerStatusSchema>;
 export type McpServersInfo = z.infer<typeof McpServersSchema>;
+export type AgentTemplate = z.infer<typeof AgentTemplateSchema>;
+export type AgentFileResult = z.infer<typeof AgentFileResultSchema>;
+export type ArgumentProblem = z.infer<typeof ArgumentProblemSchema>;
+export type ArgumentsVerdict = z.infer<typeof ArgumentsVerdictSchema>;

@@ -2,6 +2,7 @@ import { BrowserWindow, screen } from 'electron';
 import type { AppLocation } from '../core/studio/app-location.js';
 import { loadWindowState, saveWindowState } from '../core/studio/window-state-store.js';
 import type { StudioLogger } from '../core/studio/studio-logger.js';
+import { errorMessage } from '../../common/error-message.js';
 
 /** Where the window loads from and where it remembers its bounds. */
 export interface MainWindowOptions {
@@ -54,7 +55,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
       saveWindowState(options.windowStatePath, { ...bounds, maximized: window.isMaximized() });
     } catch (error) {
       logger.warn('could not save the window state', {
-        reason: error instanceof Error ? error.message : String(error),
+        reason: errorMessage(error),
       });
     }
   });
@@ -62,7 +63,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   const loading =
     location.kind === 'dev-server' ? window.loadURL(location.url) : window.loadFile(options.indexHtmlPath);
   loading.catch((error: unknown) => {
-    logger.error('could not load the studio UI', { reason: error instanceof Error ? error.message : String(error) });
+    logger.error('could not load the studio UI', { reason: errorMessage(error) });
   });
   return window;
 }

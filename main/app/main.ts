@@ -1,6 +1,14 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, Notification, session, type OpenDialogOptions } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  Notification,
+  session,
+  type OpenDialogOptions,
+  type SaveDialogOptions,
+} from 'electron';
 import type { ContractEventPayload } from '../../common/contract.js';
 import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
 import type { AppLocation } from '../core/studio/app-location.js';
@@ -10,6 +18,7 @@ import { StudioService } from '../core/studio/studio-service.js';
 import { createEventSender, registerContractHandlers, type SendEvent } from './ipc-registration.js';
 import { createMainWindow } from './main-window.js';
 import { hardenWebContents, installSessionSecurity } from './session-security.js';
+import { errorMessage } from '../../common/error-message.js';
 
 const logger = createConsoleLogger();
 const outDirectory = path.resolve(import.meta.dirname, '..');
@@ -93,6 +102,18 @@ async function start(): Promise<void> {
         : await dialog.showOpenDialog(options);
       return result.canceled ? null : (result.filePaths[0] ?? null);
     },
+    chooseSaveFile: async (suggestedName) => {
+      const options: SaveDialogOptions = {
+        title: 'Export the run transcript',
+        defaultPath: path.join(app.getPath('documents'), suggestedName),
+        filters: [{ name: 'PromptForge transcript', extensions: ['jsonl'] }],
+        properties: ['createDirectory', 'showOverwriteConfirmation'],
+      };
+      const result = mainWindow
+        ? await dialog.showSaveDialog(mainWindow, options)
+        : await dialog.showSaveDialog(options);
+      return result.canceled || !result.filePath ? null : result.filePath;
+    },
   });
   app.on('before-quit', () => void service.close());
   const handlers = createStudioHandlers({
@@ -108,7 +129,7 @@ async function start(): Promise<void> {
 // One studio per user: a second launch focuses the first window and exits.
 if (app.requestSingleInstanceLock()) {
   start().catch((error: unknown) => {
-    logger.error('startup failed', { reason: error instanceof Error ? error.message : String(error) });
+    logger.error('startup failed', { reason: errorMessage(error) });
     app.exit(1);
   });
 } else {

@@ -13,7 +13,12 @@ import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const outdir = path.join(root, 'out/cli');
-const entryPoints = { cli: 'main/cli/cli.ts', 'lua-worker': 'main/core/run/lua-worker.ts' };
+// worker-pool is an entry of its own so the bin can start a Lua worker before it loads the CLI.
+const entryPoints = {
+  cli: 'main/cli/cli.ts',
+  'lua-worker': 'main/core/run/lua-worker.ts',
+  'worker-pool': 'main/core/run/worker-pool.ts',
+};
 
 const result = await build({
   absWorkingDir: root,

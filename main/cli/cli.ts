@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { RunEvent } from '../../common/run-events.js';
+import { ForkEditSchema, type ForkEdit, type RunEvent } from '../../common/run-events.js';
 import type { Approver } from '../core/approval/approver.js';
 import { PolicyApprover } from '../core/approval/policy-approver.js';
 import { formatProblem } from '../core/catalog/catalog-problem.js';
@@ -10,14 +10,17 @@ import { findWorkspaceRoot, loadWorkspace, type Workspace } from '../core/catalo
 import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
 import type { ProviderKeySource } from '../core/credentials/resolve-provider-key.js';
 import type { SecretStore } from '../core/credentials/secret-store.js';
+import { FileReadError, readRegularFileText } from '../core/files/regular-file.js';
 import { SecretStoreUnavailableError } from '../core/credentials/secret-store.js';
 import { PROVIDER_PRESETS, providerPreset } from '../core/providers/presets.js';
 import type * as PrepareRunModule from '../core/run/prepare-run.js';
+import type { WorkerPool } from '../core/run/worker-pool.js';
 import { TranscriptError } from '../core/transcript/transcript-reader.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { helpFor, wantsHelp } from './help.js';
 import { TerminalApprover } from './terminal-approver.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
+import { errorMessage } from '../../common/error-message.js';
 
 export { EXIT } from './exit-codes.js';
 
@@ -31,6 +34,11 @@ export interface CliIo {
   /** Subscribes to Ctrl-C; returns an unsubscribe function. */
   onInterrupt(listener: () => void): () => void;
   secrets(): SecretStore;
+  /**
+   * Lua workers already warming (the bin starts them before it loads the CLI; tests share one per
+   * file). Whoever made the pool closes it. Default: `run` starts a pool of its own.
+   */
+  pool?: WorkerPool;
 }
 
 /** The only way the CLI prints: every line is made terminal-safe first. */
@@ -60,7 +68,8 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** A command failed in a way the person can act on: the message is printed, exit code 1. */
 class CommandError extends Error {}
 
-function defaultIo(): CliIo {
+/** The real process's streams, environment, signals and OS keychain. */
+export function defaultIo(): CliIo {
   return {
     stdin: process.stdin,
     stdout: process.stdout,
@@ -142,7 +151,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       return EXIT.stopped;
     }
     if (
-      (prepareRunModule !== undefined && error instanceof prepareRunModule.RunSetupError) ||
+      (prepareRunModule !== undefined &&
+        (error instanceof prepareRunModule.RunSetupError || error instanceof prepareRunModule.ForkError)) ||
       error instanceof TranscriptError ||
       error instanceof SecretStoreUnavailableError
     ) {
@@ -180,7 +190,7 @@ function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(errorMessage(error));
   }
 }
 
@@ -234,6 +244,11 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
     'cpu-limit': { type: 'string' },
     'memory-limit': { type: 'string' },
     timeout: { type: 'string' },
+    'fork-at': { type: 'string' },
+    'edit-output': { type: 'string' },
+    'edit-reply': { type: 'string' },
+    'edit-calls': { type: 'string' },
+    force: { type: 'boolean' },
   });
   if (positionals.length !== 1) throw new UsageError('run takes exactly one script: promptforge run FILE.lua');
   const scriptFile = path.resolve(io.cwd, positionals[0]!);
@@ -249,8 +264,15 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
     throw new UsageError('use either --model or --base-url with --model-id, not both');
   if (values['base-url'] !== undefined && !URL.canParse(values['base-url']))
     throw new UsageError(`--base-url is not a URL: "${values['base-url']}"`);
-  if (values.replay !== undefined && (values.model !== undefined || values['base-url'] !== undefined))
-    throw new UsageError('--replay answers models.chat from the recording; drop --model / --base-url');
+  const fork = await forkOptions(values, io);
+  if (
+    values.replay !== undefined &&
+    fork === undefined &&
+    (values.model !== undefined || values['base-url'] !== undefined)
+  )
+    throw new UsageError(
+      '--replay answers models.chat from the recording; drop --model / --base-url (or add --fork-at STEP to go on live from a step)',
+    );
   const cpu = positiveNumber('--cpu-limit', values['cpu-limit'], 'seconds');
   const memory = positiveNumber('--memory-limit', values['memory-limit'], 'MiB');
   const timeout = positiveNumber('--timeout', values.timeout, 'seconds');
@@ -267,12 +289,19 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
     // Without a workspace there is no runs/ folder to fill: write a transcript only when asked.
     if (!found) transcriptDefault = false;
   }
-  const workspace = await loadWorkspace(root);
+  // The Lua worker boots (wasmoon's compile) on its own thread while the catalogs load.
+  const ownPool = io.pool ? undefined : startWorkerPool();
+  let workspace: Workspace;
+  try {
+    workspace = await loadWorkspace(root);
+  } catch (error) {
+    void ownPool?.then((pool) => pool.close());
+    throw error;
+  }
   for (const problem of workspace.problems) print.err(formatProblem(problem));
 
   const json = values.json === true;
-  const [{ prepareRun }, { WorkerPool }] = await Promise.all([loadPrepareRun(), import('../core/run/worker-pool.js')]);
-  const pool = new WorkerPool({ size: 1 });
+  const [{ prepareRun }, pool] = await Promise.all([loadPrepareRun(), io.pool ?? ownPool!]);
   const reported = new Set<string>();
   const onEvent = (event: RunEvent): void => {
     if (json) io.stdout.write(`${terminalSafeJson(event)}\n`);
@@ -292,6 +321,7 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
         endpoint: { baseUrl: values['base-url'], modelId: values['model-id']! },
       }),
       ...(values.replay !== undefined && { replayPath: path.resolve(io.cwd, values.replay) }),
+      ...(fork && { fork: { ...fork, transcriptName: values.replay! } }),
       ...(values.transcript !== undefined
         ? { transcriptPath: path.resolve(io.cwd, values.transcript) }
         : transcriptDefault === false
@@ -335,8 +365,78 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
       interrupt.removeEventListener('abort', onInterrupt);
     }
   } finally {
-    await pool.close();
+    if (ownPool) await pool.close();
   }
+}
+
+/** A pool of one Lua worker, already warming. */
+async function startWorkerPool(): Promise<WorkerPool> {
+  const { WorkerPool } = await import('../core/run/worker-pool.js');
+  const pool = new WorkerPool({ size: 1 });
+  pool.prewarm();
+  return pool;
+}
+
+/** Largest file an `--edit-*` flag reads with `@FILE`. */
+const MAX_EDIT_FILE_BYTES = 16 << 20;
+
+/** An `--edit-*` value: the text itself, `@FILE` for a file's text, `@@...` for text starting with `@`. */
+async function flagText(flag: string, value: string, io: CliIo): Promise<string> {
+  if (!value.startsWith('@') || value.startsWith('@@')) return value.startsWith('@@') ? value.slice(1) : value;
+  const file = path.resolve(io.cwd, value.slice(1));
+  try {
+    return await readRegularFileText(file, MAX_EDIT_FILE_BYTES, 'file', value.slice(1));
+  } catch (error) {
+    throw new UsageError(
+      `${flag} ${value}: ${error instanceof FileReadError ? error.message : 'cannot read the file'}`,
+    );
+  }
+}
+
+/** The `--fork-at` flags, checked: the step, the edit at it, and `--force`. */
+async function forkOptions(
+  values: {
+    replay?: string | undefined;
+    'fork-at'?: string | undefined;
+    'edit-output'?: string | undefined;
+    'edit-reply'?: string | undefined;
+    'edit-calls'?: string | undefined;
+    force?: boolean | undefined;
+  },
+  io: CliIo,
+): Promise<{ step: number; edit?: ForkEdit; force: boolean } | undefined> {
+  const editFlags = (['edit-output', 'edit-reply', 'edit-calls'] as const).filter((flag) => values[flag] !== undefined);
+  const at = values['fork-at'];
+  if (at === undefined) {
+    const stray = [...editFlags, ...(values.force ? (['force'] as const) : [])];
+    if (stray.length > 0) throw new UsageError(`--${stray[0]} goes with --fork-at STEP`);
+    return undefined;
+  }
+  if (values.replay === undefined)
+    throw new UsageError('--fork-at needs --replay TRANSCRIPT: the recording of the run to fork');
+  if (!/^[1-9]\d*$/.test(at))
+    throw new UsageError(
+      `--fork-at must be a step: the seq of a model round or tool output in the recording (a whole number from 1), got "${at}"`,
+    );
+  const edit: ForkEdit = {};
+  if (values['edit-output'] !== undefined) edit.output = await flagText('--edit-output', values['edit-output'], io);
+  if (values['edit-reply'] !== undefined) edit.reply = await flagText('--edit-reply', values['edit-reply'], io);
+  if (values['edit-calls'] !== undefined) {
+    const text = await flagText('--edit-calls', values['edit-calls'], io);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`--edit-calls must be JSON (${errorMessage(error)})`);
+    }
+    const calls = ForkEditSchema.shape.calls.safeParse(parsed);
+    if (!calls.success || calls.data === undefined)
+      throw new UsageError(
+        '--edit-calls must be a JSON list of calls like [{"name": "echo", "arguments": {"text": "hi"}}] ([] for none)',
+      );
+    edit.calls = calls.data;
+  }
+  return { step: Number(at), ...(editFlags.length > 0 && { edit }), force: values.force === true };
 }
 
 async function readSecret(io: CliIo, name: string): Promise<string> {

@@ -32,6 +32,15 @@ Options:
   --approve MODE         ask | auto | deny for tools whose approval is "ask"
                          (default: ask on a terminal, deny otherwise)
   --replay TRANSCRIPT    answer models.chat and tools.call from a recording, offline
+  --fork-at STEP         with --replay: a fork, answered from the recording up to STEP (the seq
+                         of a round-response or tool-output event), then live with --model (or
+                         --base-url), else on replay while the recording still matches
+  --edit-output TEXT     at a tool STEP: the output the tool returns instead
+  --edit-reply TEXT      at a model STEP: the reply text instead
+  --edit-calls JSON      at a model STEP: the requested calls instead, e.g.
+                         '[{"name":"echo","arguments":{"text":"hi"}}]' (@FILE reads any edit
+                         from a file; @@ starts a text with @)
+  --force                fork even though the script changed since the recording
   --transcript OUT       write the transcript here (default: <workspace>/runs/<run id>.jsonl)
   --json                 print every run event as a JSON line on stdout
   --cpu-limit SECONDS    Lua compute budget (default 30)

@@ -4,6 +4,8 @@ import type { JsonObject, JsonValue } from '../../common/json.js';
 import type { TaintSpan } from '../core/approval/approval-types.js';
 import type { Approver, PendingCall, PersonDecision } from '../core/approval/approver.js';
 import { terminalSafe as safe } from './terminal-text.js';
+import { errorMessage } from '../../common/error-message.js';
+import { unescapePointerSegment } from '../../common/json-pointer.js';
 
 /**
  * The CLI's `--approve ask`: prints the call (alias, description, pretty arguments, tainted
@@ -54,7 +56,7 @@ export class TerminalApprover implements Approver {
           try {
             parsed = JSON.parse(text);
           } catch (error) {
-            write(`Not valid JSON: ${safe((error as Error).message)}\n`);
+            write(`Not valid JSON: ${safe(errorMessage(error))}\n`);
             continue;
           }
           if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
@@ -144,7 +146,7 @@ function valueAt(root: JsonValue, pointer: string): JsonValue | undefined {
   if (pointer === '') return root;
   let node: JsonValue | undefined = root;
   for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    const key = unescapePointerSegment(raw);
     if (Array.isArray(node)) node = node[Number(key)];
     else if (node !== null && typeof node === 'object') node = node[key];
     else return undefined;

@@ -1,8 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { CATALOG_FILES, catalogJsonSchemaText, catalogSchemaPath } from '../core/catalog/catalog-file-schemas.js';
 import { transcriptJsonSchemaText } from '../core/transcript/transcript-schema.js';
 
-// `npm run schemas`: regenerates docs/transcript.schema.json from the run-event definitions.
-const target = fileURLToPath(new URL('../../docs/transcript.schema.json', import.meta.url));
-writeFileSync(target, transcriptJsonSchemaText());
-console.log(`wrote ${target}`);
+// `npm run schemas`: regenerates the published JSON Schemas from their definitions:
+// docs/transcript.schema.json from the run events, schemas/*.schema.json from the catalog files.
+const files: [string, string][] = [
+  ['docs/transcript.schema.json', transcriptJsonSchemaText()],
+  ...CATALOG_FILES.map((file): [string, string] => [catalogSchemaPath(file), catalogJsonSchemaText(file)]),
+];
+for (const [relative, text] of files) {
+  const target = fileURLToPath(new URL(`../../${relative}`, import.meta.url));
+  writeFileSync(target, text);
+  console.log(`wrote ${target}`);
+}

@@ -17,6 +17,7 @@ import {
   planTestKeychain,
   PRIVATE_SESSION_MARKER,
 } from './test-keychain.js';
+import { errorMessage } from '../../common/error-message.js';
 
 const PROBE_SERVICE = 'PromptForge Studio (test probe)';
 /** Only a guard against a keychain that never answers: the probe normally takes milliseconds. */
@@ -78,7 +79,7 @@ async function probeKeychain(): Promise<string | null> {
     const read = await entry.getPassword();
     await entry.deleteCredential();
     return read === value ? null : 'an entry written could not be read back';
-  })().catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  })().catch((error: unknown) => errorMessage(error));
   try {
     return await Promise.race([probe, timedOut]);
   } finally {
@@ -182,7 +183,7 @@ export async function runWithTestKeychain(work: () => Promise<number>): Promise<
   let keyring: ThrowawayKeyring | undefined;
   if (plan.kind === 'throwaway-keyring') {
     keyring = await startThrowawayKeyring().catch((error: unknown) =>
-      fail(keychainProbeFailure(plan, error instanceof Error ? error.message : String(error))),
+      fail(keychainProbeFailure(plan, errorMessage(error))),
     );
   }
   if (plan.kind !== 'os-keychain') {

@@ -15,7 +15,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import {
   contractEventNames,
   contractEvents,
@@ -32,6 +32,7 @@ import type { StudioLogFields, StudioLogger } from '../../main/core/studio/studi
 import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
 import type { SecretStore } from '../../main/core/credentials/secret-store.js';
 import { StudioService } from '../../main/core/studio/studio-service.js';
+import { chromiumLaunchOptions } from './chromium.js';
 import { startRendererServer, type RendererServer } from './renderer-server.js';
 
 /** The repository root (this file is test/e2e/bridge.ts). */
@@ -47,7 +48,6 @@ export const screenshotDirectory = path.resolve(
   process.env['PROMPTFORGE_SCREENSHOT_DIR'] || path.join('test-results', 'screenshots'),
 );
 
-const chromiumExecutable = process.env['PROMPTFORGE_CHROMIUM'] ?? '/usr/bin/chromium';
 const invokeBindingName = '__pfInvoke';
 const deliverEventName = '__pfDeliverEvent';
 
@@ -76,6 +76,8 @@ export interface StudioHarnessOptions {
   secrets?: SecretStore;
   /** What the folder picker answers (`workspace:choose`). Default: cancelled. */
   chooseFolder?: () => Promise<string | null>;
+  /** What the save dialog answers (`history:export`), given the suggested name. Default: cancelled. */
+  chooseSaveFile?: (suggestedName: string) => Promise<string | null>;
 }
 
 /**
@@ -183,6 +185,7 @@ export class StudioHarness {
       examplesDirectory: path.join(repositoryRoot, 'examples'),
       secrets: this.options.secrets ?? new KeyringSecretStore({ service: 'PromptForge Studio (e2e)' }),
       chooseFolder: this.options.chooseFolder ?? (async () => null),
+      chooseSaveFile: this.options.chooseSaveFile ?? (async () => null),
       // Events reach the page exactly as main's sendEvent delivers them (checked against the contract).
       emit: (name, payload) => {
         if (this.currentPage)
@@ -204,17 +207,7 @@ export class StudioHarness {
       });
 
     this.server = await startRendererServer(builtRendererDirectory);
-    this.browser = await chromium.launch({
-      executablePath: chromiumExecutable,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    this.browser = await chromium.launch(chromiumLaunchOptions);
     this.context = await this.browser.newContext({
       viewport: this.options.viewport ?? { width: 1280, height: 800 },
       colorScheme: 'dark',
@@ -341,17 +334,38 @@ export class StudioHarness {
   /** Clicks "Open the example workspace" and waits until the first agent is open in the editor. */
   async openExampleWorkspace(): Promise<void> {
     await this.page.getByRole('button', { name: 'Open the example workspace' }).click();
-    await this.page
-      .getByRole('navigation', { name: 'Workspace explorer' })
-      .getByRole('button', { name: /^Agent / })
-      .first()
-      .waitFor();
+    await this.agentButtons().first().waitFor();
     await this.page.locator('.agent-editor .cm-content').waitFor();
+  }
+
+  /** The explorer's agent buttons, in order. */
+  agentButtons(): Locator {
+    return this.page
+      .getByRole('navigation', { name: 'Workspace explorer' })
+      .getByRole('region', { name: 'Agents' })
+      .locator('button.explorer-item');
+  }
+
+  /**
+   * The explorer's button for agent `name` (e.g. `summarize-page`). Its accessible name starts
+   * with the visible name, followed by its markers (`rec`, `●`), so it is matched by that start.
+   */
+  agentButton(name: string): Locator {
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return this.page
+      .getByRole('navigation', { name: 'Workspace explorer' })
+      .getByRole('region', { name: 'Agents' })
+      .getByRole('button', { name: new RegExp(`^${escaped}(\\s|$)`) });
+  }
+
+  /** The explorer's button that opens run `runId` (its accessible name is the agent and the time). */
+  runButton(runId: string): Locator {
+    return this.page.getByRole('navigation', { name: 'Workspace explorer' }).locator(`button[data-run-id="${runId}"]`);
   }
 
   /** Opens agent `name` (e.g. `summarize-page`) from the explorer and waits for its editor. */
   async openAgent(name: string): Promise<void> {
-    await this.page.getByRole('button', { name: `Agent ${name}`, exact: true }).click();
+    await this.agentButton(name).click();
     await this.page.getByRole('region', { name: `Editor agents/${name}.lua` }).waitFor();
   }
 

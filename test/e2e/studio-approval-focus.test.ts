@@ -54,7 +54,7 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
     await writeFile(path.join(root, 'agents', 'ask-page.lua'), askPage);
     await writeFile(path.join(root, 'agents', 'ask-tainted.lua'), askTainted);
     // The workspace watcher reloads the catalog and reports the new agents.
-    await studio.page.getByRole('button', { name: 'Agent ask-tainted', exact: true }).waitFor();
+    await studio.agentButton('ask-tainted').waitFor();
     await studio.page
       .getByRole('region', { name: 'Tools' })
       .locator('.item-label', { hasText: /^peek_page$/ })

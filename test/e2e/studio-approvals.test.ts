@@ -30,7 +30,7 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     await studio.openExampleWorkspace();
     await writeFile(path.join(studio.service.workspaceRoot!, 'agents', 'ask-three.lua'), askThree);
     // The workspace watcher reports the new agent to the explorer.
-    await studio.page.getByRole('button', { name: 'Agent ask-three', exact: true }).waitFor();
+    await studio.agentButton('ask-three').waitFor();
     await studio.openAgent('ask-three');
   });
   afterAll(async () => {
@@ -92,8 +92,9 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     const editor = '.approval-card[data-call-id="call-2"] .cm-content';
     await studio.replaceEditorText(editor, '{ "name": "Release Notes" }');
     await card.getByRole('list', { name: 'Argument problems' }).waitFor();
+    // The core's own verdict (args:check), naming the field and the fix.
     expect(await card.getByRole('list', { name: 'Argument problems' }).textContent()).toBe(
-      '/name must match the pattern ^[a-z0-9-]+$',
+      'field "name" must match pattern "^[a-z0-9-]+$" — change the text so that the pattern matches it',
     );
     expect(await card.getByRole('button', { name: 'Approve edited' }).isDisabled()).toBe(true);
     await studio.replaceEditorText(editor, '{ "name": "release-notes" }');

@@ -21,7 +21,7 @@ describe('studio: the tools.yaml editor validates live and refuses broken saves'
   const replaceText = (text: string): Promise<void> => studio.replaceEditorText('.catalog-editor .cm-content', text);
 
   it('opens tools.yaml from the explorer and shows it valid', async () => {
-    await studio.page.getByRole('button', { name: 'Edit tools.yaml' }).click();
+    await studio.page.getByRole('button', { name: 'Tools tools.yaml' }).click();
     const editor = studio.page.getByRole('region', { name: 'Catalog editor tools.yaml' });
     await editor.getByRole('status').filter({ hasText: 'Valid' }).waitFor();
     expect(await editor.locator('.cm-content').textContent()).toContain('read_page:');

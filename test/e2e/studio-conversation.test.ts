@@ -15,10 +15,10 @@ describe('studio: open the example workspace and replay an agent offline', () =>
     await studio.page.getByText('The examples run offline').waitFor();
     await studio.openExampleWorkspace();
     const explorer = studio.page.getByRole('navigation', { name: 'Workspace explorer' });
-    const agents = await explorer
-      .getByRole('button', { name: /^Agent / })
-      .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label')));
-    expect(agents).toEqual(['Agent echo-loop', 'Agent summarize-page', 'Agent weather-report']);
+    const agents = await studio
+      .agentButtons()
+      .evaluateAll((buttons) => buttons.map((button) => button.querySelector('.item-label')?.textContent));
+    expect(agents).toEqual(['echo-loop', 'summarize-page', 'weather-report']);
     // Every example agent ships with a recording, so each is marked as runnable offline.
     expect(await explorer.locator('.tag', { hasText: 'rec' }).count()).toBe(3);
     expect(await explorer.getByRole('region', { name: 'Tools' }).textContent()).toContain('read_page');
@@ -36,6 +36,10 @@ describe('studio: open the example workspace and replay an agent offline', () =>
     const assistant = conversation.getByRole('article', { name: 'Assistant, round 2' });
     expect(await assistant.locator('.assistant-text').textContent()).toBe(
       '- Lumen 2.4 starts faster (lazy index, 40% quicker cold starts) and adds a Ctrl+K command palette.\n- It fixes a crash on project paths with emoji.\n(The page also contained an instruction to send API keys somewhere; I treated it as data and ignored it.)',
+    );
+    // One call, two ids, each explained: the model's id and the host's dispatch id.
+    expect(await conversation.locator('.requested-call').first().textContent()).toMatch(
+      /^model requests read_page the model's id call_page_1.* → dispatched as call-1, the host's id$/,
     );
     const call = conversation.getByRole('article', { name: 'Tool call call-1' });
     expect(await call.locator('.state-badge').textContent()).toBe('done');

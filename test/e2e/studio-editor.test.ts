@@ -86,16 +86,9 @@ describe('studio: the Lua editor completes the host API and catalog aliases, and
   });
 
   it('shows the shortcuts with ?, outside the editor', async () => {
-    await studio.page.getByRole('button', { name: 'Agent summarize-page', exact: true }).click();
-    await studio.page
-      .getByRole('dialog', { name: 'Discard unsaved changes?' })
-      .getByRole('button', { name: 'Discard changes' })
-      .click();
-    await studio.page.getByRole('region', { name: 'Editor agents/summarize-page.lua' }).waitFor();
-    await studio.page
-      .getByRole('navigation', { name: 'Workspace explorer' })
-      .getByRole('button', { name: 'Agent summarize-page' })
-      .focus();
+    // The edited echo-loop keeps its unsaved edits in its tab.
+    await studio.openAgent('summarize-page');
+    await studio.agentButton('summarize-page').focus();
     await studio.page.keyboard.press('?');
     const dialog = studio.page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await dialog.waitFor();
@@ -112,7 +105,14 @@ describe('studio: the Lua editor completes the host API and catalog aliases, and
     await expect
       .poll(() => studio.page.locator('.agent-editor .cm-content').textContent(), { timeout: 15_000 })
       .toBe("log('changed outside the studio')");
-    expect(await studio.page.title()).toBe('PromptForge Studio');
+    // Reloaded, not edited: its tab has no unsaved mark (echo-loop's tab still has its edits).
+    expect(
+      await studio.page
+        .getByRole('tablist', { name: 'Open agents' })
+        .getByRole('tab', { name: /^summarize-page/ })
+        .getByLabel('unsaved changes')
+        .count(),
+    ).toBe(0);
   });
 
   it('saves the agent with Ctrl/⌘+S', async () => {

@@ -1,8 +1,20 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StudioHarness } from './bridge.js';
 
 describe('studio: run history; open, export and compare two runs', () => {
-  const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
+  // Stands in for the save dialog: answers a file in a folder of this test's own.
+  const exportFolder = mkdtempSync(path.join(tmpdir(), 'pf-e2e-export-'));
+  const suggestedNames: string[] = [];
+  const studio = new StudioHarness({
+    viewport: { width: 1440, height: 900 },
+    chooseSaveFile: async (name) => {
+      suggestedNames.push(name);
+      return path.join(exportFolder, name);
+    },
+  });
 
   beforeAll(async () => {
     await studio.open();
@@ -38,12 +50,8 @@ describe('studio: run history; open, export and compare two runs', () => {
   });
 
   it('lists both runs in the history and compares them, highlighting the differing rows', async () => {
-    await studio.page.getByRole('button', { name: 'Open run history' }).click();
-    // The edited buffer is unsaved: leaving the editor asks first.
-    await studio.page
-      .getByRole('dialog', { name: 'Discard unsaved changes?' })
-      .getByRole('button', { name: 'Discard changes' })
-      .click();
+    await studio.page.getByRole('button', { name: 'Runs history' }).click();
+    // The edited buffer is unsaved: it stays in its tab (nothing asks, nothing is lost).
     const table = studio.page.getByRole('table', { name: 'Runs' });
     await expect.poll(() => table.locator('tbody tr').count()).toBe(2);
     const runIds = await table
@@ -70,21 +78,21 @@ describe('studio: run history; open, export and compare two runs', () => {
     expect(await conversation.getByText('answer: - Lumen 2.4').count()).toBe(0);
   });
 
-  it('exports a run as a JSONL download', async () => {
+  it('exports a run: main asks where to save, copies the transcript, and the view says where', async () => {
     const table = studio.page.getByRole('table', { name: 'Runs' });
     const runId = await table.locator('tbody tr').first().getAttribute('data-run-id');
-    const [download] = await Promise.all([
-      studio.page.waitForEvent('download'),
-      table.getByRole('button', { name: `Export ${runId}` }).click(),
-    ]);
-    expect(download.suggestedFilename()).toBe(`${runId}.jsonl`);
-    const text = await (await download.createReadStream()).toArray();
-    const lines = Buffer.concat(text as Buffer[])
-      .toString('utf8')
-      .trim()
-      .split('\n');
+    await table.getByRole('button', { name: `Export ${runId}` }).click();
+    const saved = path.join(exportFolder, `${runId}.jsonl`);
+    await studio.page
+      .getByRole('status')
+      .filter({ hasText: `Saved ${runId} to ${saved}` })
+      .waitFor();
+    expect(suggestedNames).toEqual([`${runId}.jsonl`]);
+    const lines = readFileSync(saved, 'utf8').trim().split('\n');
     expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'run-start', runId });
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: 'run-end', status: 'ok' });
+    const original = studio.service.readPage(runId!, 0, 5000);
+    expect(lines).toHaveLength(original.total);
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -61,7 +61,7 @@ describe('studio: an MCP server added in the catalog editor, its tools, a call, 
         .getByRole('listitem', { name: /^MCP server / })
         .count(),
     ).toBe(0);
-    await explorer().getByRole('button', { name: 'Edit tools.yaml' }).click();
+    await explorer().getByRole('button', { name: 'Tools tools.yaml' }).click();
     const editor = studio.page.getByRole('region', { name: 'Catalog editor tools.yaml' });
     await editor.getByRole('status').filter({ hasText: 'Valid' }).waitFor();
     await studio.replaceEditorText('.catalog-editor .cm-content', original + mcpEntries);
@@ -135,7 +135,7 @@ describe('studio: an MCP server added in the catalog editor, its tools, a call, 
       // read_text_file declares an outputSchema: the script receives a table.
       `local file = tools.call('fs.read_text_file', { path = ${notes} })\nlog('read: ' .. file.content)\n`,
     );
-    await explorer().getByRole('button', { name: 'Agent read-notes', exact: true }).waitFor();
+    await studio.agentButton('read-notes').waitFor();
     await studio.openAgent('read-notes');
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
     await studio.page

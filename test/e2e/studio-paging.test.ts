@@ -10,10 +10,10 @@ describe('studio: runs of any size open page by page through history:page', () =
   let runs: string;
   const pageRequests: Array<{ runId: string; from: number; count: number }> = [];
 
-  /** Lists the runs now in runs/ (as the watcher would) and clicks "Open run <runId>". */
+  /** Lists the runs now in runs/ (as the watcher would) and clicks its button. */
   const openFromExplorer = async (runId: string): Promise<void> => {
     await studio.pushEvent('workspace-changed', studio.service.state()!);
-    await studio.page.getByRole('button', { name: `Open run ${runId}` }).click();
+    await studio.runButton(runId).click();
   };
   const conversation = () => studio.page.getByRole('log', { name: 'Conversation' });
 

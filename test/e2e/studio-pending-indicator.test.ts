@@ -18,7 +18,7 @@ describe('studio: a pending call shows on every view, politely, without taking f
     studio.page.setDefaultTimeout(15000);
     await studio.openExampleWorkspace();
     await writeFile(path.join(studio.service.workspaceRoot!, 'agents', 'ask-page.lua'), askPage);
-    await studio.page.getByRole('button', { name: 'Agent ask-page', exact: true }).waitFor();
+    await studio.agentButton('ask-page').waitFor();
   });
   afterAll(async () => {
     await studio.close();
@@ -50,19 +50,24 @@ describe('studio: a pending call shows on every view, politely, without taking f
     await askWhileFocused();
     await studio.page.keyboard.type('-- still typing here');
     expect(await studio.page.locator('.agent-editor .cm-content').textContent()).toContain('-- still typing here');
+    // Saved, so the title below has no unsaved mark (an agent's unsaved edits would stay in its tab).
+    await studio.page.keyboard.press('ControlOrMeta+s');
+    await studio.page
+      .getByRole('tab', { name: /^echo-loop/ })
+      .getByLabel('unsaved changes')
+      .waitFor({ state: 'detached' });
   });
 
   it('on the catalog editor', async () => {
-    await studio.page.getByRole('button', { name: 'Edit tools.yaml' }).click();
-    const discard = studio.page.getByRole('dialog', { name: 'Discard unsaved changes?' });
-    await discard.getByRole('button', { name: 'Discard changes' }).click();
+    await studio.page.getByRole('button', { name: 'Tools tools.yaml' }).click();
+    // The agent's unsaved edits stay in its tab: leaving for the catalog asks nothing.
     await studio.page.locator('.catalog-editor .cm-content').click();
     await askWhileFocused();
   });
 
   it('on the run history', async () => {
-    await studio.page.getByRole('button', { name: 'Open run history' }).click();
-    await studio.page.getByRole('button', { name: 'Open run history' }).focus();
+    await studio.page.getByRole('button', { name: 'Runs history' }).click();
+    await studio.page.getByRole('button', { name: 'Runs history' }).focus();
     await askWhileFocused();
   });
 

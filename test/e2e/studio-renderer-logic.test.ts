@@ -7,7 +7,6 @@ import { LuaFactory, type LuaEngine } from 'wasmoon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../common/run-events.js';
 import { ConversationBuilder, splitEnvelopeMarkers } from '../../renderer/src/run/conversation-builder.js';
-import { checkAgainstSchema, parseArguments } from '../../renderer/src/approvals/json-schema-check.js';
 import { checkLuaSyntax } from '../../renderer/src/editor/lua-syntax-check.js';
 import { repositoryRoot } from './bridge.js';
 
@@ -123,30 +122,6 @@ describe('the renderer Lua syntax checker agrees with the Lua parser', () => {
       expect(problems[0]!.line, source).toBe(line);
       expect(problems[0]!.message, source).toMatch(message);
     }
-  });
-});
-
-describe('the edit-then-approve check (JSON Schema subset)', () => {
-  const schema = {
-    type: 'object',
-    properties: { name: { type: 'string', pattern: '^[a-z0-9-]+$' }, count: { type: 'integer', minimum: 1 } },
-    required: ['name'],
-    additionalProperties: false,
-  };
-
-  it('accepts fitting arguments and names every misfit', () => {
-    expect(parseArguments('{"name":"release-notes","count":2}', schema)).toEqual({
-      ok: true,
-      value: { name: 'release-notes', count: 2 },
-    });
-    expect(checkAgainstSchema({ name: 'Bad Name', count: 0, extra: true }, schema).map((p) => p.message)).toEqual([
-      '/name must match the pattern ^[a-z0-9-]+$',
-      '/count must be ≥ 1',
-      'unknown field "extra"',
-    ]);
-    expect(checkAgainstSchema({}, schema).map((p) => p.message)).toEqual(['the arguments must have the field "name"']);
-    expect(parseArguments('{"name":', schema)).toMatchObject({ ok: false });
-    expect(parseArguments('[1]', schema)).toEqual({ ok: false, problems: ['the arguments must be a JSON object'] });
   });
 });
 

@@ -43,16 +43,15 @@ describe('studio: stop a runaway script from the UI, and the unsaved-changes gua
     expect(onDisk).toContain('models.chat(messages');
   });
 
-  it('asks before leaving unsaved edits, and Cancel keeps them', async () => {
-    await studio.page.getByRole('button', { name: 'Agent weather-report', exact: true }).click();
-    const dialog = studio.page.getByRole('dialog', { name: 'Discard unsaved changes?' });
-    await dialog.waitFor();
-    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  it('keeps unsaved edits in their tab while another agent is open', async () => {
+    await studio.openAgent('weather-report');
+    const tabs = studio.page.getByRole('tablist', { name: 'Open agents' });
+    await tabs.getByRole('tab', { name: /^echo-loop/ }).click();
+    await studio.page.getByRole('region', { name: 'Editor agents/echo-loop.lua' }).waitFor();
     expect(await studio.page.locator('.agent-editor .cm-content').textContent()).toBe('while true do end');
-    await studio.page.getByRole('button', { name: 'Agent weather-report', exact: true }).click();
-    await dialog.getByRole('button', { name: 'Discard changes' }).click();
+    expect(await studio.page.title()).toBe('● PromptForge Studio');
+    await tabs.getByRole('tab', { name: /^weather-report/ }).click();
     await studio.page.getByRole('region', { name: 'Editor agents/weather-report.lua' }).waitFor();
-    expect(await studio.page.title()).toBe('PromptForge Studio');
   });
 
   it('flags a Lua syntax error while typing, and the stop button also stops a run', async () => {
@@ -74,12 +73,7 @@ describe('studio: stop a runaway script from the UI, and the unsaved-changes gua
       "local ok, err = pcall(tools.call, 'read_page', { name = 'release-notes' })\nlog(ok, err)\n",
     );
     // Started from the window, as every run is (the shortcut stops the runs this window started).
-    await studio.page.getByRole('button', { name: 'Agent ask-pause', exact: true }).click();
-    await studio.page
-      .getByRole('dialog', { name: 'Discard unsaved changes?' })
-      .getByRole('button', { name: 'Discard changes' })
-      .click();
-    await studio.page.getByRole('region', { name: 'Editor agents/ask-pause.lua' }).waitFor();
+    await studio.openAgent('ask-pause');
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
     await studio.showRunTab('Approvals');
     await studio.waitForApprovalCards(1);

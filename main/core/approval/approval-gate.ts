@@ -2,6 +2,7 @@ import type { JsonObject } from '../../../common/json.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, DecisionSource } from './approval-types.js';
 import type { Approver, PendingCall, PersonDecision } from './approver.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** What the gate reports, for the transcript and the studio. */
 export type GateEvent =
@@ -112,7 +113,7 @@ export class ApprovalGateImpl implements ApprovalGate {
           request,
           {
             kind: 'deny',
-            reason: `no decision could be obtained: ${(error as Error).message}`,
+            reason: `no decision could be obtained: ${errorMessage(error)}`,
             source: approver.source ?? 'studio',
             at: this.timestamp(),
           },

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '../../../common/json.js';
+import { escapePointerSegment } from '../../../common/json-pointer.js';
 import type { TaintSpan } from './approval-types.js';
 import { toSkeleton, type SkeletonText } from './taint-text.js';
 
@@ -274,7 +275,7 @@ function walk(value: JsonValue, pointer: string, visit: (pointer: string, text: 
   else if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${pointer}/${index}`, visit));
   else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      const member = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      const member = `${pointer}/${escapePointerSegment(key)}`;
       visit(member, key, true);
       walk(item, member, visit);
     }

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { type Document, isMap, isNode, isPair, isSeq, parseDocument, type Pair, type YAMLMap } from 'yaml';
-import type { CatalogFileName, ModelEntryYaml, ToolEntryYaml } from './catalog-loader.js';
-import { type CatalogProblem, toPointer } from './catalog-problem.js';
+import type { CatalogFileName, ModelEntryYaml, ToolEntryYaml } from './catalog-file-schemas.js';
+import { toPointer } from '../../../common/json-pointer.js';
+import type { CatalogProblem } from './catalog-problem.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { FileReadError } from '../files/regular-file.js';
 import { buildWorkspace, readCatalogFile, readCatalogTexts, readProblem } from './workspace.js';

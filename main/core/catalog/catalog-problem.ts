@@ -1,38 +1,19 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Document, type Node as YamlNode } from 'yaml';
+import { toPointer } from '../../../common/json-pointer.js';
+import type { CatalogProblemInfo } from '../../../common/studio-schemas.js';
 
 /**
- * One thing wrong (or worth a warning) in a workspace file. Every problem names the file, the
- * place inside it and a fix, so the studio can underline it and the CLI can print it.
+ * One thing wrong (or worth a warning) in a workspace file, as the contract defines it
+ * (CatalogProblemSchema). Every problem names the file (workspace-relative, forward slashes), the
+ * JSON pointer inside it (`` for the whole file), the 1-based line and column of the node (or of
+ * its nearest existing parent), what is wrong and a fix, so the studio can underline it and the
+ * CLI can print it. `error`: the entry (or file) is dropped; `warning`: it loads, but deserves a look.
  */
-export interface CatalogProblem {
-  /** `error`: the entry (or file) is dropped. `warning`: it loads, but something deserves a look. */
-  severity: 'error' | 'warning';
-  /** Workspace-relative path with forward slashes, e.g. `tools.yaml`. */
-  file: string;
-  /** JSON pointer inside the file (`/search/url`); `` for the whole file. */
-  pointer: string;
-  /** 1-based line and column of the offending node (or of its nearest existing parent). */
-  line: number;
-  column: number;
-  /** What is wrong, naming the entry. */
-  message: string;
-  /** What to do about it. */
-  fix: string;
-}
+export type CatalogProblem = CatalogProblemInfo;
 
 /** Formats a problem as `file:line:column: severity: message (fix)`, the CLI's one-line form. */
 export function formatProblem(problem: CatalogProblem): string {
   return `${problem.file}:${problem.line}:${problem.column}: ${problem.severity}: ${problem.message} (fix: ${problem.fix})`;
-}
-
-/** Encodes one JSON pointer segment (RFC 6901). */
-export function pointerSegment(segment: string | number): string {
-  return String(segment).replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-/** Builds a JSON pointer from segments. */
-export function toPointer(segments: readonly (string | number)[]): string {
-  return segments.map((segment) => `/${pointerSegment(segment)}`).join('');
 }
 
 /**

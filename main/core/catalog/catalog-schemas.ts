@@ -3,10 +3,12 @@ import { Ajv as AjvDraft07 } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { JsonSchema } from '../../../common/json.js';
+import { escapePointerSegment } from '../../../common/json-pointer.js';
+import { linearRegExp } from '../../../common/linear-regexp.js';
 import modelsSchema from '../../../schemas/models.schema.json' with { type: 'json' };
 import promptforgeSchema from '../../../schemas/promptforge.schema.json' with { type: 'json' };
 import toolsSchema from '../../../schemas/tools.schema.json' with { type: 'json' };
-import { linearRegExp } from '../../../common/linear-regexp.js';
+import type { CatalogFileName } from './catalog-file-schemas.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object in some
 // toolchains and the function in others.
@@ -30,12 +32,21 @@ function addLinearFormats(ajv: AjvDraft07 | Ajv2020): void {
   });
 }
 
-/** The published JSON Schemas (the files in `schemas/`), by workspace file name. */
-export const CATALOG_SCHEMAS = {
+function withLinearFormats<A extends AjvDraft07 | Ajv2020>(ajv: A): A {
+  addLinearFormats(ajv);
+  return ajv;
+}
+
+/**
+ * The catalog files' JSON Schemas as published in `schemas/`: generated from
+ * catalog-file-schemas.ts by `npm run schemas`, and kept equal to the generator by a test. Read
+ * from the files (bundled JSON) rather than generated at start-up, which would cost the CLI time.
+ */
+export const CATALOG_SCHEMAS: Readonly<Record<CatalogFileName, JsonSchema>> = {
+  'promptforge.yaml': promptforgeSchema as unknown as JsonSchema,
   'tools.yaml': toolsSchema as unknown as JsonSchema,
   'models.yaml': modelsSchema as unknown as JsonSchema,
-  'promptforge.yaml': promptforgeSchema as unknown as JsonSchema,
-} as const;
+};
 
 /** Ajv for the catalog files themselves: our own schemas, compiled strictly. */
 let catalogAjv: Ajv2020 | undefined;
@@ -47,6 +58,8 @@ function getCatalogAjv(): Ajv2020 {
       strict: true,
       strictTypes: false,
       strictRequired: false,
+      // Errors carry the schema that failed (parentSchema): fixes quote its title.
+      verbose: true,
       code: { regExp: linearRegExp },
     });
     addLinearFormats(catalogAjv);
@@ -55,10 +68,13 @@ function getCatalogAjv(): Ajv2020 {
   return catalogAjv;
 }
 
-/** The validator for one part of a published schema, e.g. `tools.yaml#/$defs/tool`. */
-export function catalogValidator(file: keyof typeof CATALOG_SCHEMAS, fragment = ''): ValidateFunction {
+/**
+ * The validator for one part of a published schema, e.g. `tools.yaml#/$defs/tool`. `T` is the type
+ * inferred from the same definition (catalog-file-schemas.ts), so a passing value has that type.
+ */
+export function catalogValidator<T>(file: CatalogFileName, fragment = ''): ValidateFunction<T> {
   const id = CATALOG_SCHEMAS[file]['$id'] as string;
-  const validate = getCatalogAjv().getSchema(fragment ? `${id}#${fragment}` : id);
+  const validate = getCatalogAjv().getSchema<T>(fragment ? `${id}#${fragment}` : id);
   if (!validate) throw new Error(`schema ${id}#${fragment} is missing`);
   return validate;
 }
@@ -78,21 +94,19 @@ const DRAFT_07_URIS = new Set(['http://json-schema.org/draft-07/schema#', 'http:
  * Compiled validators are cached by the schema's JSON text, since many tools share a schema.
  */
 export class UserSchemaCompiler {
-  private readonly ajv2020 = new Ajv2020({ ...USER_SCHEMA_OPTIONS });
-  private readonly ajv07 = new AjvDraft07({ ...USER_SCHEMA_OPTIONS });
+  // Made on first use: a catalog with no schema to compile never pays for them.
+  private ajv2020: Ajv2020 | undefined;
+  private ajv07: AjvDraft07 | undefined;
   private readonly cache = new Map<string, ValidateFunction>();
-
-  constructor() {
-    addLinearFormats(this.ajv2020);
-    addLinearFormats(this.ajv07);
-  }
 
   /** Compiles `schema`; throws an Error whose message says what is wrong with the schema. */
   compile(schema: JsonSchema): ValidateFunction {
     const key = JSON.stringify(schema);
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const ajv = DRAFT_07_URIS.has(String(schema['$schema'] ?? '')) ? this.ajv07 : this.ajv2020;
+    const ajv = DRAFT_07_URIS.has(String(schema['$schema'] ?? ''))
+      ? (this.ajv07 ??= withLinearFormats(new AjvDraft07({ ...USER_SCHEMA_OPTIONS })))
+      : (this.ajv2020 ??= withLinearFormats(new Ajv2020({ ...USER_SCHEMA_OPTIONS })));
     // $id would make ajv refuse a second schema with the same id; the copy keeps ids local.
     const { $id: _ignoredId, ...withoutId } = schema;
     if (!ajv.validateSchema(withoutId)) {
@@ -109,6 +123,61 @@ export function describeErrors(errors: readonly ErrorObject[], subject = 'value'
   const relevant = errors.filter((error) => error.keyword !== 'if' && error.keyword !== 'anyOf');
   const list = (relevant.length > 0 ? relevant : errors).slice(0, 3).map((error) => describeError(error, subject));
   return [...new Set(list)].join('; ');
+}
+
+/**
+ * Each ajv error as a problem a person can act on: the JSON pointer of the offending value (for
+ * `required` and `additionalProperties`, the field's own pointer), what is wrong, and the fix.
+ * The studio shows these (`args:check`); they come from the same validation as {@link describeErrors}.
+ */
+export function describeErrorList(
+  errors: readonly ErrorObject[],
+  subject = 'value',
+): { pointer: string; message: string; fix: string }[] {
+  const seen = new Set<string>();
+  const problems: { pointer: string; message: string; fix: string }[] = [];
+  for (const error of errors) {
+    if (error.keyword === 'if') continue;
+    const params = error.params as Record<string, unknown>;
+    const pointer =
+      error.keyword === 'required'
+        ? joinPointer(error.instancePath, String(params['missingProperty']))
+        : error.keyword === 'additionalProperties'
+          ? joinPointer(error.instancePath, String(params['additionalProperty']))
+          : error.instancePath;
+    const message = describeError(error, subject);
+    if (seen.has(`${pointer}\n${message}`)) continue;
+    seen.add(`${pointer}\n${message}`);
+    problems.push({ pointer, message, fix: fixFor(error) });
+  }
+  return problems;
+}
+
+/** What to change for one ajv error. */
+function fixFor(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `add "${String(params['missingProperty'])}"`;
+    case 'additionalProperties':
+      return `remove "${String(params['additionalProperty'])}": the schema allows no other fields`;
+    case 'type':
+      return `give ${article(String(params['type']))}`;
+    case 'enum':
+      return 'pick one of the allowed values';
+    case 'const':
+      return `use ${JSON.stringify(params['allowedValue'])}`;
+    case 'format':
+      return `write a valid ${String(params['format'])}`;
+    case 'pattern':
+      return 'change the text so that the pattern matches it';
+    case 'anyOf':
+      return 'make it match at least one of the alternatives the schema lists';
+    case 'oneOf':
+      return 'make it match exactly one of the alternatives the schema lists';
+    default:
+      return `change it to satisfy the schema's "${error.keyword}" rule`;
+  }
 }
 
 function describeError(error: ErrorObject, subject: string): string {
@@ -136,7 +205,7 @@ function fieldName(pointer: string): string {
 }
 
 function joinPointer(base: string, key: string): string {
-  return `${base}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+  return `${base}/${escapePointerSegment(key)}`;
 }
 
 function article(type: string): string {

@@ -1,17 +1,17 @@
-import path from 'node:path';
 import {
   DEFAULT_MCP_CALL_TIMEOUT_MS,
   DEFAULT_MCP_START_TIMEOUT_MS,
   type McpEnvValue,
   type McpServerSpec,
   type McpTransportSpec,
-} from '../mcp/mcp-spec.js';
-import type { ToolEntryYaml } from './catalog-loader.js';
-import { type CatalogProblem, type LocatedYaml, toPointer } from './catalog-problem.js';
+} from './mcp-spec.js';
+import { TOOL_FIELDS, type ToolEntryYaml, toolFieldsFor } from './catalog-file-schemas.js';
+import { toPointer } from '../../../common/json-pointer.js';
+import type { CatalogProblem, LocatedYaml } from './catalog-problem.js';
+import { cwdLeavesWorkspace, HEADER_NAME, httpUrlProblem, literalSecretWarning } from './entry-checks.js';
 
-const SECRET_HEADER = /authorization|api[-_]?key|token|secret|password|cookie/i;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const FIELDS_FOR_TOOLS = ['description', 'parameters', 'output', 'builtin', 'maxOutputBytes'];
+/** Fields of tool kinds that a server entry ignores (each tool's schema comes from the server). */
+const SERVER_IGNORES = TOOL_FIELDS.filter((field) => !toolFieldsFor('mcp').has(field));
 
 /**
  * Checks a `kind: mcp` entry the published schema already accepted and turns it into a server
@@ -30,8 +30,8 @@ export function toMcpServerSpec(
     return undefined;
   };
   const subject = `MCP server "${name}"`;
-  for (const field of FIELDS_FOR_TOOLS) {
-    if (field in entry && field !== 'description')
+  for (const field of SERVER_IGNORES) {
+    if (field in entry)
       problems.push(
         located.problem(
           'warning',
@@ -53,28 +53,8 @@ export function toMcpServerSpec(
           'Use "url" (+ "headers") for a Streamable HTTP server, or "command" (+ "args", "cwd", "env") for a stdio server.',
         );
     }
-    let parsed: URL;
-    try {
-      parsed = new URL(entry.url);
-    } catch {
-      return error(
-        at('url'),
-        `${subject}: url "${entry.url}" is not a valid URL`,
-        'Use e.g. "http://127.0.0.1:3001/mcp".',
-      );
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-      return error(
-        at('url'),
-        `${subject}: url must be http or https (got "${parsed.protocol}")`,
-        'Use an http:// or https:// URL.',
-      );
-    if (parsed.username || parsed.password)
-      return error(
-        at('url'),
-        `${subject}: url must not carry a user name or password`,
-        'Move the credential to a header with "{ secret: NAME }".',
-      );
+    const urlProblem = httpUrlProblem(entry.url, 'http://127.0.0.1:3001/mcp');
+    if (urlProblem) return error(at('url'), `${subject}: ${urlProblem.message}`, urlProblem.fix);
     const headers = entry.headers ?? {};
     for (const [header, value] of Object.entries(headers)) {
       if (!HEADER_NAME.test(header))
@@ -83,15 +63,8 @@ export function toMcpServerSpec(
           `${subject}: "${header}" is not a valid HTTP header name`,
           'Use letters, digits and "-".',
         );
-      if (typeof value === 'string' && SECRET_HEADER.test(header) && value.length > 0)
-        problems.push(
-          located.problem(
-            'warning',
-            at('headers', header),
-            `${subject}: header "${header}" holds a literal value in a file that may be committed`,
-            `Store it in the keychain and write "${header}: { secret: NAME }".`,
-          ),
-        );
+      const warning = literalSecretWarning(located, at('headers', header), subject, 'header', header, value);
+      if (warning) problems.push(warning);
     }
     transport = { type: 'http', url: entry.url, headers: structuredClone(headers) };
   } else {
@@ -115,34 +88,19 @@ export function toMcpServerSpec(
         `${subject}: the arguments are given twice (in the "command" list and in "args")`,
         'Write "command: npx" and the rest under "args:", or the whole argv as the "command" list.',
       );
-    if (entry.cwd !== undefined) {
-      const normalized = path.posix.normalize(entry.cwd.replaceAll('\\', '/'));
-      if (
-        path.isAbsolute(entry.cwd) ||
-        normalized === '..' ||
-        normalized.startsWith('../') ||
-        normalized.startsWith('/')
-      )
-        return error(
-          at('cwd'),
-          `${subject}: cwd "${entry.cwd}" is outside the workspace`,
-          'Use a folder relative to the workspace root.',
-        );
-    }
+    if (entry.cwd !== undefined && cwdLeavesWorkspace(entry.cwd))
+      return error(
+        at('cwd'),
+        `${subject}: cwd "${entry.cwd}" is outside the workspace`,
+        'Use a folder relative to the workspace root.',
+      );
     const env: Record<string, McpEnvValue> = {};
     if (Array.isArray(entry.env)) for (const variable of entry.env) env[variable] = null;
     else
       for (const [variable, value] of Object.entries(entry.env ?? {})) {
         env[variable] = value === null || typeof value === 'string' ? value : { secret: value.secret };
-        if (typeof value === 'string' && SECRET_HEADER.test(variable) && value.length > 0)
-          problems.push(
-            located.problem(
-              'warning',
-              at('env', variable),
-              `${subject}: variable "${variable}" holds a literal value in a file that may be committed`,
-              `Store it in the keychain and write "${variable}: { secret: NAME }".`,
-            ),
-          );
+        const warning = literalSecretWarning(located, at('env', variable), subject, 'variable', variable, value);
+        if (warning) problems.push(warning);
       }
     transport = {
       type: 'stdio',

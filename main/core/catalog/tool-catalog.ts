@@ -2,30 +2,47 @@ import type { ValidateFunction } from 'ajv';
 import type { JsonObject } from '../../../common/json.js';
 import { builtinToolSpecs } from '../tools/builtin-tools.js';
 import type { ToolCatalog, ToolSpec } from '../tools/tool-spec.js';
-import { describeErrors, UserSchemaCompiler } from './catalog-schemas.js';
+import type { ArgumentProblem } from '../../../common/studio-schemas.js';
+import { describeErrorList, describeErrors, UserSchemaCompiler } from './catalog-schemas.js';
 
 /**
- * An in-memory tool catalog with compiled argument and output validators. Built by the workspace
- * loader (which has already checked every schema compiles) or by {@link createBuiltinCatalog}.
+ * An in-memory tool catalog with argument and output validators. Built by the workspace loader
+ * (which has already checked every schema compiles), the MCP manager (which checks its tools'
+ * schemas too) or by {@link createBuiltinCatalog}. A tool's validators are compiled when it is
+ * first validated, so a run that calls no tool never pays for compiling schemas.
  */
 export class ToolCatalogImpl implements ToolCatalog {
   private readonly tools = new Map<string, ToolSpec>();
   private readonly argumentValidators = new Map<string, ValidateFunction>();
   private readonly outputValidators = new Map<string, ValidateFunction>();
+  private compiler: UserSchemaCompiler | undefined;
 
   /**
    * @param specs tools in display order; a later spec with the same alias replaces an earlier one.
-   * @param compiler shared so that identical schemas compile once. Throws when a schema does not
-   * compile (the loader checks first and drops such entries).
+   * @param compiler shared so that identical schemas compile once. Validating against a schema that
+   * does not compile throws (the loader checks first and drops such entries).
    */
-  constructor(specs: readonly ToolSpec[], compiler: UserSchemaCompiler = new UserSchemaCompiler()) {
+  constructor(specs: readonly ToolSpec[], compiler?: UserSchemaCompiler) {
+    this.compiler = compiler;
     for (const spec of specs) {
-      this.argumentValidators.set(spec.alias, compiler.compile(spec.parameters));
-      if (spec.outputSchema) this.outputValidators.set(spec.alias, compiler.compile(spec.outputSchema));
-      else this.outputValidators.delete(spec.alias);
       this.tools.delete(spec.alias);
       this.tools.set(spec.alias, spec);
     }
+  }
+
+  /** The compiled validator of `alias`'s parameters or output schema; undefined when it has none. */
+  private validator(alias: string, which: 'parameters' | 'outputSchema'): ValidateFunction | undefined {
+    const spec = this.tools.get(alias);
+    const schema = spec?.[which];
+    if (!schema) return undefined;
+    const cache = which === 'parameters' ? this.argumentValidators : this.outputValidators;
+    let validate = cache.get(alias);
+    if (!validate) {
+      this.compiler ??= new UserSchemaCompiler();
+      validate = this.compiler.compile(schema);
+      cache.set(alias, validate);
+    }
+    return validate;
   }
 
   get(alias: string): ToolSpec | undefined {
@@ -42,14 +59,25 @@ export class ToolCatalogImpl implements ToolCatalog {
   }
 
   validateArguments(alias: string, args: JsonObject): string | undefined {
-    const validate = this.argumentValidators.get(alias);
+    const validate = this.validator(alias, 'parameters');
     if (!validate) return `unknown tool "${alias}"`;
     if (validate(args)) return undefined;
     return `invalid arguments: ${describeErrors(validate.errors ?? [], 'the arguments')}`;
   }
 
+  /**
+   * The same validation as {@link validateArguments}, as a list of problems (JSON pointer, what
+   * is wrong, the fix); empty when `args` is valid, undefined for an unknown alias.
+   */
+  argumentProblems(alias: string, args: unknown): ArgumentProblem[] | undefined {
+    const validate = this.validator(alias, 'parameters');
+    if (!validate) return undefined;
+    if (validate(args)) return [];
+    return describeErrorList(validate.errors ?? [], 'the arguments');
+  }
+
   validateOutput(alias: string, output: unknown): string | undefined {
-    const validate = this.outputValidators.get(alias);
+    const validate = this.validator(alias, 'outputSchema');
     if (!validate) return this.tools.has(alias) ? undefined : `unknown tool "${alias}"`;
     if (validate(output)) return undefined;
     return `output does not match the output schema: ${describeErrors(validate.errors ?? [], 'the output')}`;

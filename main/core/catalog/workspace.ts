@@ -1,19 +1,16 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { McpServerSpec } from '../mcp/mcp-spec.js';
+import type { McpServerSpec } from './mcp-spec.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
-import {
-  type CatalogFileName,
-  CATALOG_FILES,
-  type CatalogTexts,
-  checkCatalogs,
-  type WorkspaceSettings,
-} from './catalog-loader.js';
+import { type CatalogFileName, CATALOG_FILES } from './catalog-file-schemas.js';
+import { type CatalogTexts, checkCatalogs } from './catalog-loader.js';
+import type { WorkspaceSettings } from './settings-entry.js';
 import type { CatalogProblem } from './catalog-problem.js';
 import { UserSchemaCompiler } from './catalog-schemas.js';
 import { type ModelCatalog, ModelCatalogImpl } from './model-catalog.js';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import { ToolCatalogImpl } from './tool-catalog.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** A loaded workspace folder: settings, catalogs, scripts and every problem found. */
 export interface Workspace {
@@ -94,7 +91,7 @@ export function readProblem(file: CatalogFileName, error: unknown): CatalogProbl
     pointer: '',
     line: 1,
     column: 1,
-    message: error instanceof FileReadError ? error.detail : `cannot read ${file}: ${(error as Error).message}`,
+    message: error instanceof FileReadError ? error.detail : `cannot read ${file}: ${errorMessage(error)}`,
     fix: READ_FIXES[reason].replaceAll('FILE', file),
   };
 }

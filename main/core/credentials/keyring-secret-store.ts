@@ -1,4 +1,5 @@
 import { type SecretStore, SecretStoreUnavailableError } from './secret-store.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** The service name every PromptForge keychain entry is filed under. */
 export const KEYCHAIN_SERVICE = 'PromptForge Studio';
@@ -76,7 +77,7 @@ export class KeyringSecretStore implements SecretStore {
 
   private translate(error: unknown, operation: string, name: string): Error {
     if (error instanceof SecretStoreUnavailableError) return error;
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     // These say the keychain answered but this entry is odd; everything else means it could not be used.
     if (
       /ambiguous|matched by \d+ credentials|is invalid|longer than platform limit|not utf-8|bad encoding/i.test(detail)
@@ -131,10 +132,7 @@ const openNapiEntry: KeyringEntryFactory = async (service, account) => {
     binding = await import('@napi-rs/keyring');
   } catch (error) {
     throw new SecretStoreUnavailableError(
-      unavailableMessage(
-        process.platform,
-        `the keychain module could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
-      ),
+      unavailableMessage(process.platform, `the keychain module could not be loaded: ${errorMessage(error)}`),
     );
   }
   // Pinning throws if Secret Service is unreachable instead of silently using the in-memory

@@ -1,5 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, constants, createWriteStream, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { errorMessage } from '../../../common/error-message.js';
 
 /**
  * Reads workspace files (catalogs, transcripts) that anyone may have replaced with something
@@ -65,7 +68,7 @@ function openError(file: string, what: string, error: unknown): FileReadError {
   return new FileReadError(
     file,
     'unreadable',
-    `${file}: cannot read the ${what} (${code ?? (error as Error).message})`,
+    `${file}: cannot read the ${what} (${code ?? errorMessage(error)})`,
     'check that you may read it',
   );
 }
@@ -178,6 +181,32 @@ export async function readRegularFileText(
   } catch (error) {
     if (error instanceof FileReadError) throw error;
     throw openError(shown, what, error);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Copies the regular file `file` to `target` as a stream: any size, in bounded memory. The source
+ * is opened as {@link readRegularFileSync} opens it (never blocks on a FIFO; {@link FileReadError}
+ * naming it). The copy is written under a temporary name beside `target`, then renamed into place,
+ * so `target` is never left half-written. A file still growing is copied as far as it reaches
+ * when the copy gets there.
+ */
+export async function copyRegularFile(file: string, target: string, what = 'file', shown = file): Promise<void> {
+  const handle = await open(file, OPEN_FLAGS).catch((error: unknown) => {
+    throw openError(shown, what, error);
+  });
+  const partial = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.partial`);
+  try {
+    checkStats(shown, what, await handle.stat(), Number.POSITIVE_INFINITY);
+    await pipeline(handle.createReadStream({ autoClose: false }), createWriteStream(partial, { flags: 'wx' }));
+    await rename(partial, target);
+  } catch (error) {
+    await rm(partial, { force: true });
+    if (error instanceof FileReadError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(`${target}: cannot save the copy there (${code ?? errorMessage(error)}); choose another place`);
   } finally {
     await handle.close();
   }

@@ -1,8 +1,9 @@
 import type { JsonObject } from '../../../common/json.js';
+import type { ArgumentProblem } from '../../../common/studio-schemas.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { ToolCatalog, ToolSpec } from '../tools/tool-spec.js';
 import type { McpServerManager } from './mcp-manager.js';
-import type { McpServerSpec } from './mcp-spec.js';
+import type { McpServerSpec } from '../catalog/mcp-spec.js';
 
 /**
  * A run's tool catalog: the workspace's tools plus the MCP tools listed so far. When a server says
@@ -36,6 +37,11 @@ export class McpAwareCatalog implements ToolCatalog {
 
   validateArguments(alias: string, args: JsonObject): string | undefined {
     return this.current.validateArguments(alias, args);
+  }
+
+  /** See {@link ToolCatalogImpl.argumentProblems}. */
+  argumentProblems(alias: string, args: unknown): ArgumentProblem[] | undefined {
+    return this.current.argumentProblems(alias, args);
   }
 
   validateOutput(alias: string, output: unknown): string | undefined {

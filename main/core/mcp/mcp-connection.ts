@@ -28,7 +28,8 @@ import {
   MAX_MCP_TOOLS,
 } from './mcp-bounds.js';
 import { resultToOutput } from './mcp-result.js';
-import type { McpServerSpec, SecretRef } from './mcp-spec.js';
+import type { McpServerSpec, SecretRef } from '../catalog/mcp-spec.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** Where a server is in its life. */
 export type McpServerState = 'stopped' | 'starting' | 'ready' | 'error';
@@ -288,7 +289,7 @@ export class McpConnection {
       value = await this.options.secrets.get(ref.secret);
     } catch (error) {
       throw new McpStartError(
-        `MCP server "${this.spec.name}": cannot read keychain secret "${ref.secret}" for ${what}: ${(error as Error).message}`,
+        `MCP server "${this.spec.name}": cannot read keychain secret "${ref.secret}" for ${what}: ${errorMessage(error)}`,
       );
     }
     if (value === undefined)
@@ -314,9 +315,9 @@ export class McpConnection {
       reason = `it did not answer initialize within ${spec.startTimeoutMs} ms; raise "startTimeoutMs:" or check the server`;
     else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
       reason = 'it exited while starting';
-    else if (cause === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(String((error as Error).message)))
+    else if (cause === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(errorMessage(error)))
       reason = 'the connection was refused; check that the server is running and "url:" is right';
-    else reason = `it failed to start: ${String((error as Error).message ?? error).slice(0, 500)}`;
+    else reason = `it failed to start: ${errorMessage(error).slice(0, 500)}`;
     const stderr = tail(this.stderr.text(), 2000);
     return new McpStartError(`MCP server "${spec.name}" ${where} is not available: ${reason}`, stderr || undefined);
   }
@@ -337,7 +338,7 @@ export class McpConnection {
       const text = error.message.slice(0, 4000);
       return new ToolFailure(`the server answered with an error: ${text}`, text);
     }
-    const text = String((error as Error)?.message ?? error).slice(0, 4000);
+    const text = errorMessage(error).slice(0, 4000);
     return new ToolFailure(`the call failed: ${text}`, text);
   }
 }
@@ -376,7 +377,7 @@ function startFailure(error: unknown): ToolFailure {
     return error.serverText
       ? new ToolFailure(`${error.message}; its stderr ends: ${error.serverText}`, error.serverText)
       : new ToolFailure(error.message);
-  return new ToolFailure(`the MCP server failed: ${(error as Error).message}`);
+  return new ToolFailure(`the MCP server failed: ${errorMessage(error)}`);
 }
 
 /** A `tools/list` page checked loosely: each tool is checked on its own, so one bad tool drops alone. */

@@ -5,8 +5,9 @@ import type { SecretSource } from '../tools/http-runner.js';
 import type { McpToolCaller } from '../tools/tool-runner.js';
 import { ToolFailure, type ToolSpec } from '../tools/tool-spec.js';
 import { McpConnection, type McpServerState } from './mcp-connection.js';
-import type { McpServerSpec } from './mcp-spec.js';
+import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { mcpToolSpecs, serverProblem } from './mcp-tools.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** What the studio and `promptforge mcp list` show about one server. */
 export interface McpServerStatus {
@@ -75,7 +76,7 @@ export class McpServerManager implements McpToolCaller {
         try {
           await connection.listTools();
         } catch (error) {
-          const message = (error as Error).message;
+          const message = errorMessage(error);
           startProblems.push(
             serverProblem(
               connection.spec,

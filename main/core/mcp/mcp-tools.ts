@@ -1,12 +1,13 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema } from '../../../common/json.js';
 import { unsupportedSchemaPatterns } from '../../../common/linear-regexp.js';
-import { ALIAS_PATTERN } from '../catalog/catalog-loader.js';
+import { ALIAS_PATTERN } from '../catalog/catalog-file-schemas.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import type { UserSchemaCompiler } from '../catalog/catalog-schemas.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
 import { jsonBoundsProblem, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_TOOLS } from './mcp-bounds.js';
-import type { McpServerSpec } from './mcp-spec.js';
+import type { McpServerSpec } from '../catalog/mcp-spec.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** Control characters other than tab and newline, and bidi overrides, are removed from descriptions. */
 // eslint-disable-next-line no-control-regex
@@ -38,7 +39,7 @@ function checkSchema(
   try {
     compiler.compile(schema as JsonSchema);
   } catch (error) {
-    return `${what} is not a valid JSON Schema: ${(error as Error).message}`;
+    return `${what} is not a valid JSON Schema: ${errorMessage(error)}`;
   }
   return undefined;
 }

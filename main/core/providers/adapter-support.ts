@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../../common/json.js';
+import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { ModelEvent, ToolCallRecord } from './model-provider.js';
 import { redactSecrets } from '../secrets/redact.js';
 
@@ -40,10 +40,6 @@ export function argumentsObject(call: ToolCallRecord): JsonObject {
 /** A `raw` event for an SSE line or payload that could not be parsed, secrets scrubbed. */
 export function malformedEvent(data: string, secrets: readonly (string | undefined)[]): ModelEvent {
   return { type: 'raw', note: 'malformed SSE', data: redactSecrets(data, secrets) };
-}
-
-export function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Reads a finite non-negative number, or 0. */

@@ -1,13 +1,6 @@
-import type { JsonObject, JsonValue } from '../../../common/json.js';
+import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, ProviderErrorKind } from './model-provider.js';
-import {
-  argumentsObject,
-  isPlainObject,
-  joinUrl,
-  malformedEvent,
-  mergeProviderOptions,
-  tokenCount,
-} from './adapter-support.js';
+import { argumentsObject, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
 import {
   type ProviderEndpoint,
   abortedError,

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../../common/json.js';
+import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type {
   ChatMessage,
   ModelEvent,
@@ -7,14 +7,7 @@ import type {
   ProviderErrorKind,
   ToolCallRecord,
 } from './model-provider.js';
-import {
-  argumentsObject,
-  isPlainObject,
-  joinUrl,
-  malformedEvent,
-  mergeProviderOptions,
-  tokenCount,
-} from './adapter-support.js';
+import { argumentsObject, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
 import {
   type ProviderEndpoint,
   abortedError,

@@ -1,6 +1,6 @@
-import type { JsonObject, JsonValue } from '../../../common/json.js';
+import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, Usage } from './model-provider.js';
-import { isPlainObject, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
+import { joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
 import {
   type ProviderEndpoint,
   abortedError,

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import type { JsonValue } from '../../../common/json.js';
 import { ProviderError } from './model-provider.js';
 import { redactSecrets } from '../secrets/redact.js';
 
@@ -113,9 +114,9 @@ export async function* streamSse(
 }
 
 /** Parses an SSE `data` payload as JSON, or returns undefined when it is not JSON. */
-export function parseJsonData(data: string): unknown {
+export function parseJsonData(data: string): JsonValue | undefined {
   try {
-    return JSON.parse(data) as unknown;
+    return JSON.parse(data) as JsonValue;
   } catch {
     return undefined;
   }

@@ -14,7 +14,9 @@ import { MAX_LUA_DEPTH, MAX_LUA_VALUE_CHARS } from './worker-protocol.js';
  * - `__pf_src`, `__pf_chunk`: the script text and the name used in error positions, as JSON strings;
  * - `__pf_untrusted_max`: the largest text `untrusted()` accepts, in bytes;
  * - `__pf_line_max`: the longest log line or error message sent to the host, in bytes (longer ones
- *   are cut here, with a note, before they cross).
+ *   are cut here, with a note, before they cross);
+ * - `__pf_input` (only for a run given an input, such as a tool trial): a JSON value passed to the
+ *   script as its chunk argument (`local input = ...`).
  *
  * Every string and value crosses as JSON text, both ways (see worker-protocol.ts): from Lua, JSON
  * made here (strict: cycles, functions, NaN and nesting deeper than ${MAX_LUA_DEPTH} levels are errors that
@@ -26,6 +28,8 @@ local host_call, host_log, host_untrusted, host_done = __pf_host, __pf_log, __pf
 local src_json, chunk_json, untrusted_max, line_max = __pf_src, __pf_chunk, __pf_untrusted_max, __pf_line_max
 __pf_host, __pf_log, __pf_untrusted, __pf_done, __pf_src, __pf_chunk = nil, nil, nil, nil, nil, nil
 __pf_untrusted_max, __pf_line_max = nil, nil
+local input_json = __pf_input
+__pf_input = nil
 local MAX_DEPTH, MAX_PAYLOAD = ${MAX_LUA_DEPTH}, ${MAX_LUA_VALUE_CHARS}
 
 local type, tostring, error, pcall, xpcall, select, next = type, tostring, error, pcall, xpcall, select, next
@@ -57,8 +61,28 @@ local escapes = { ['"'] = '\\"', ['\\'] = '\\\\', ['\b'] = '\\b', ['\f'] = '\\f'
 local function escape_char(c)
   return escapes[c] or sformat('\\u%04x', sbyte(c))
 end
+-- Every string crosses to the host as valid UTF-8: each byte that does not start a valid UTF-8
+-- sequence (a cut multibyte character, bytes 0xF8-0xFF, a stray continuation byte) becomes U+FFFD.
+-- Without this, the host's UTF-8 decoder swallows the bytes after a broken lead byte, closing quote
+-- included, and the JSON text no longer parses.
+local ulen = utf8.len
+local function valid_utf8(s)
+  if ulen(s) then return s end
+  local parts, n, i, size = {}, 0, 1, #s
+  while i <= size do
+    local ok, bad = ulen(s, i)
+    if ok then
+      n = n + 1; parts[n] = ssub(s, i)
+      break
+    end
+    if bad > i then n = n + 1; parts[n] = ssub(s, i, bad - 1) end
+    n = n + 1; parts[n] = '\239\191\189'
+    i = bad + 1
+  end
+  return tconcat(parts)
+end
 local function encode_string(s)
-  return '"' .. sgsub(s, '[%c"\\]', escape_char) .. '"'
+  return '"' .. sgsub(valid_utf8(s), '[%c"\\]', escape_char) .. '"'
 end
 
 local encode_into
@@ -412,7 +436,14 @@ local function message_of(e)
   return '(error object of type ' .. type(e) .. ')'
 end
 
-local ok, err = xpcall(chunk, message_of)
+local ok, err
+if input_json == nil then
+  ok, err = xpcall(chunk, message_of)
+else
+  local input = decode(input_json)
+  input_json = nil
+  ok, err = xpcall(chunk, message_of, input)
+end
 if ok then
   host_done('ok', '""')
 else

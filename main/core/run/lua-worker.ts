@@ -11,6 +11,7 @@ import {
   type WorkerCaps,
   type WorkerInit,
 } from './worker-protocol.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 // One Lua VM per run, in this worker. The worker keeps one wasmoon factory (the compiled module)
 // and prepares a fresh engine before each run, so a pooled worker starts a script in well under a
@@ -138,6 +139,7 @@ async function runScript(start: ToWorker): Promise<void> {
   engine.global.set('__pf_chunk', JSON.stringify(start.chunkName));
   engine.global.set('__pf_untrusted_max', start.caps.untrustedBytes);
   engine.global.set('__pf_line_max', start.caps.logLineBytes);
+  if (start.input !== undefined) engine.global.set('__pf_input', start.input);
   engine.global.setMemoryMax(start.memoryBytes);
   post({ type: 'started', runId: start.runId });
   let crash: string | undefined;
@@ -146,7 +148,7 @@ async function runScript(start: ToWorker): Promise<void> {
     // after many doString calls that return values).
     engine.doStringSync(LUA_PRELUDE);
   } catch (error) {
-    crash = error instanceof Error ? error.message : String(error);
+    crash = errorMessage(error);
   }
   const memoryUsed = engine.global.getMemoryUsed();
   const result = outcome ?? { status: 'crash' as const, message: crash ?? 'the script ended without a result' };

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../../common/json.js';
+import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { RunEventBody } from '../../../common/run-events.js';
 import {
   ProviderError,
@@ -13,6 +13,7 @@ import type { ToolCatalog } from '../tools/tool-spec.js';
 import { canonicalJson } from './canonical-json.js';
 import { FatalRunError, ScriptError } from './run-errors.js';
 import { MAX_LUA_DEPTH, nestingDepth } from './worker-protocol.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /**
  * The deepest arguments a requested call may carry to the script: the reply wraps them in three
@@ -67,14 +68,10 @@ export interface LuaToolCall {
 
 const KNOWN_ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Lua's empty table arrives as `{}`; as a list it means "empty". */
 function asList(value: unknown): unknown[] | undefined {
   if (Array.isArray(value)) return value;
-  if (isObject(value) && Object.keys(value).length === 0) return [];
+  if (isPlainObject(value) && Object.keys(value).length === 0) return [];
   return undefined;
 }
 
@@ -90,9 +87,9 @@ export function parseToolArguments(raw: string): { value?: JsonObject; error?: s
   try {
     parsed = JSON.parse(raw);
   } catch (error) {
-    return { error: `the model sent arguments that are not valid JSON (${(error as Error).message})` };
+    return { error: `the model sent arguments that are not valid JSON (${errorMessage(error)})` };
   }
-  if (!isObject(parsed)) return { error: 'the model sent arguments that are not a JSON object' };
+  if (!isPlainObject(parsed)) return { error: 'the model sent arguments that are not a JSON object' };
   if (nestingDepth(parsed, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH)
     return { error: `the model sent arguments nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
   return { value: parsed as JsonObject };
@@ -119,7 +116,7 @@ export class ModelDriver {
   ) {}
 
   async chat(payload: { messages?: unknown; opts?: unknown }, signal: AbortSignal): Promise<LuaChatResult> {
-    const opts = isObject(payload.opts) ? payload.opts : {};
+    const opts = isPlainObject(payload.opts) ? payload.opts : {};
     const messages = this.toChatMessages(payload.messages);
     const tools = this.toolDefinitions(opts['tools']);
     const { model: alias, tools: _tools, temperature, max_tokens, ...rest } = opts;
@@ -133,7 +130,7 @@ export class ModelDriver {
     try {
       model = await this.resolver.resolve(alias);
     } catch (error) {
-      throw new ScriptError(`models.chat: ${(error as Error).message}`);
+      throw new ScriptError(`models.chat: ${errorMessage(error)}`);
     }
     const request = {
       model: model.modelId,
@@ -205,7 +202,7 @@ export class ModelDriver {
     } catch (error) {
       emitRequest();
       if (error instanceof ProviderError && error.kind === 'replay-divergence') throw new FatalRunError(error.message);
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new ScriptError(`models.chat: ${message}`);
     }
     emitRequest();
@@ -303,7 +300,7 @@ export class ModelDriver {
   }
 
   private toChatMessage(item: unknown, where: string): ChatMessage {
-    if (!isObject(item)) throw new ScriptError(`models.chat: ${where} must be a table with a role and content`);
+    if (!isPlainObject(item)) throw new ScriptError(`models.chat: ${where} must be a table with a role and content`);
     const role = item['role'];
     if (typeof role !== 'string' || !KNOWN_ROLES.has(role))
       throw new ScriptError(
@@ -328,7 +325,7 @@ export class ModelDriver {
           const calls = asList(item['tool_calls']);
           if (!calls) throw new ScriptError(`models.chat: ${where}.tool_calls must be a list of { id = call.id }`);
           const resolved = calls.map((call, i) => {
-            const id = isObject(call) ? call['id'] : undefined;
+            const id = isPlainObject(call) ? call['id'] : undefined;
             if (typeof id !== 'string')
               throw new ScriptError(
                 `models.chat: ${where}.tool_calls[${i + 1}].id must be the string id of a requested call`,

@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import path from 'node:path';
-import type { RunEvent, RunLimits } from '../../../common/run-events.js';
+import type { JsonValue } from '../../../common/json.js';
+import type { ForkEdit, RunEvent, RunLimits } from '../../../common/run-events.js';
 import { ApprovalGateImpl, type GateEvent } from '../approval/approval-gate.js';
 import type { Approver } from '../approval/approver.js';
 import { TaintTracker } from '../approval/taint-tracker.js';
@@ -15,15 +16,18 @@ import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { McpAwareCatalog, replayedMcpTools } from '../mcp/mcp-catalog.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import { McpServerManager } from '../mcp/mcp-manager.js';
-import { mcpSecretNames } from '../mcp/mcp-spec.js';
+import { mcpSecretNames } from '../catalog/mcp-spec.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import type { ModelResolver, ResolvedModel } from './model-driver.js';
 import { ReplayProvider, ReplayRecording } from './replay.js';
+import { ForkError } from './run-errors.js';
 import { Run } from './run.js';
 import type { WorkerPool } from './worker-pool.js';
 
 /** Largest script a run loads. */
 const MAX_SCRIPT_BYTES = 16 << 20;
+
+export { ForkError } from './run-errors.js';
 
 /** A run could not be set up (bad model alias, unreadable script...): a usage or catalog error. */
 export class RunSetupError extends Error {
@@ -52,8 +56,17 @@ export interface PrepareRunOptions {
   model?: string;
   /** `--base-url` and `--model-id`: a one-off OpenAI-compatible endpoint. */
   endpoint?: { baseUrl: string; modelId: string };
+  /** A value the script receives as `...` (a tool trial's call); see `RunOptions.input`. */
+  input?: JsonValue;
   /** `--replay`: answer models.chat and tools.call from this transcript. */
   replayPath?: string;
+  /**
+   * `--fork-at`: a new run answered from the `replayPath` recording up to `step` (a seq, see
+   * docs/host-api.md#forks), with `edit` applied there. Past the step it goes on live when `model`
+   * or `endpoint` is given, else on replay while the recording still matches. A script that
+   * changed since the recording is refused (`script-changed`) unless `force`.
+   */
+  fork?: { step: number; edit?: ForkEdit; force?: boolean; transcriptName?: string };
   /** Where the transcript goes; default `<workspace>/runs/<run id>.jsonl`. `false`: none. */
   transcriptPath?: string | false;
   limits?: Partial<RunLimits>;
@@ -99,25 +112,36 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   }
 
   const replay = options.replayPath ? ReplayRecording.fromFile(options.replayPath) : undefined;
+  // A fork with a model goes on live past its step: it needs keys, tool secrets and MCP servers.
+  const live = options.fork !== undefined && (options.model !== undefined || options.endpoint !== undefined);
+  if (options.fork) {
+    if (!replay) throw new RunSetupError('a fork needs the recording of the run it forks (--replay TRANSCRIPT)');
+    forkRecording(replay, options.fork, { script, displayPath, workspace, live });
+  }
+  const offline = replay !== undefined && !live;
   let mcpManager: McpServerManager | undefined;
   const secretValues: string[] = [];
-  const models = replay ? replayResolver(replay) : workspaceResolver(options, displayPath, secretValues);
+  const models = offline
+    ? replayResolver(replay)
+    : replay
+      ? forkResolver(replay, workspaceResolver(options, displayPath, secretValues))
+      : workspaceResolver(options, displayPath, secretValues);
   // Tool secrets are redacted too: the http tools' keychain header values and secret-looking
   // command variables, read now, and any header value read later as calls run.
   const toolSecretSource = recordingSecretSource(options.secrets ?? { get: async () => undefined }, secretValues);
-  if (!replay) await collectToolSecrets(workspace.tools.list(), toolSecretSource, secretValues);
-  const defaultModel = replay?.start.model ?? (await describeDefault(options, displayPath));
+  if (!offline) await collectToolSecrets(workspace.tools.list(), toolSecretSource, secretValues);
+  const defaultModel = offline ? replay.start.model : await describeDefault(options, displayPath);
 
   // MCP servers: started (or reused) and listed now, so their tools are in the run's catalog.
   let catalog: ToolCatalog = workspace.tools;
   let endMcp: (() => void) | undefined;
   const mcpServers = workspace.mcpServers ?? [];
-  if (replay && mcpServers.length > 0) {
+  if (offline && mcpServers.length > 0) {
     const known = new Set(workspace.tools.list().map((tool) => tool.alias));
     const standIns = replayedMcpTools(mcpServers, replay.recordedAliases(), known);
     if (standIns.length > 0) catalog = new ToolCatalogImpl([...workspace.tools.list(), ...standIns]);
   }
-  if (!replay && mcpServers.length > 0) {
+  if (!offline && mcpServers.length > 0) {
     for (const name of mcpSecretNames(mcpServers)) await toolSecretSource.get(name).catch(() => undefined);
     const manager =
       options.mcp ??
@@ -170,6 +194,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     taint,
     ...(replay && { replay }),
     ...(options.limits && { limits: options.limits }),
+    ...(options.input !== undefined && { input: options.input }),
     ...(transcriptPath && { transcriptPath }),
     secrets: secretValues,
     workspace: workspace.root,
@@ -203,6 +228,46 @@ async function describeDefault(
     );
   }
   return { alias, provider: spec.provider, modelId: spec.model };
+}
+
+/**
+ * Cuts `recording` at the fork's step, after checking that the script is the one recorded (its
+ * sha256 in the recording's run-start): a changed script is refused unless forced.
+ */
+function forkRecording(
+  recording: ReplayRecording,
+  fork: NonNullable<PrepareRunOptions['fork']>,
+  context: { script: string; displayPath: string; workspace: Workspace; live: boolean },
+): void {
+  const recorded = recording.start.script;
+  const now = createHash('sha256').update(context.script).digest('hex');
+  const changed = recorded.sha256 !== now;
+  if (changed && !fork.force) {
+    const which =
+      recorded.path === context.displayPath
+        ? `${context.displayPath} changed since run ${recording.start.runId} was recorded`
+        : `run ${recording.start.runId} recorded ${recorded.path}, not ${context.displayPath}`;
+    throw new ForkError(
+      'script-changed',
+      `${which} (script sha256 ${recorded.sha256.slice(0, 12)}… then, ${now.slice(0, 12)}… now): the fork would replay the recording against a different script and may diverge before its step. Fork anyway with --force (in the studio: Fork anyway)`,
+    );
+  }
+  recording.forkAt(fork.step, {
+    ...(fork.edit && { edit: fork.edit }),
+    live: context.live,
+    ...(fork.transcriptName !== undefined && { transcript: fork.transcriptName }),
+    scriptChanged: changed,
+    tool: (alias) => {
+      const tool = context.workspace.tools.get(alias);
+      return tool && { trust: tool.trust, structured: tool.outputSchema !== undefined };
+    },
+  });
+}
+
+/** A live fork's models: the recording up to the fork's step, the chosen model after it. */
+function forkResolver(recording: ReplayRecording, live: ModelResolver): ModelResolver {
+  const replayed = replayResolver(recording);
+  return { resolve: (alias) => (recording.answersNextRound() ? replayed : live).resolve(alias) };
 }
 
 function replayResolver(recording: ReplayRecording): ModelResolver {

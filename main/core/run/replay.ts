@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../../../common/json.js';
-import type { RecordedDecision, RunEvent } from '../../../common/run-events.js';
+import type { ForkEdit, ForkOrigin, RecordedDecision, RunEvent } from '../../../common/run-events.js';
 import {
   ProviderError,
   type ChatMessage,
@@ -10,7 +10,8 @@ import {
 import { blankNonces } from '../../../common/envelope.js';
 import { readTranscript, TranscriptError, type LocatedEvent } from '../transcript/transcript-reader.js';
 import { canonicalJson } from './canonical-json.js';
-import { FatalRunError } from './run-errors.js';
+import { FatalRunError, ForkError } from './run-errors.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 type RoundRequest = Extract<RunEvent, { type: 'round-request' }> & { line: number };
 type RoundResponse = Extract<RunEvent, { type: 'round-response' }>;
@@ -33,7 +34,37 @@ interface RecordedDispatch {
   arguments: JsonValue;
   decision?: RecordedDecision;
   outcome: RecordedOutcome;
+  /** The seq of the tool-output or tool-error event that ended the call. */
+  outcomeSeq?: number;
 }
+
+/**
+ * A point a fork may start from: a model round (its `round-response` event) or the outcome of a
+ * tool call (its `tool-output` or `tool-error` event), named by that event's `seq`.
+ */
+export interface ReplayStep {
+  seq: number;
+  kind: 'model' | 'tool';
+  /** `model round 2`, `tool call 3 (echo) output`. */
+  label: string;
+}
+
+/** Where a fork leaves the recording, once {@link ReplayRecording.forkAt} has checked it. */
+interface ForkPoint {
+  origin: ForkOrigin;
+  /** Model rounds answered from the recording, the step's own included for a model step. */
+  rounds: number;
+  /** Tool calls answered from the recording, the step's own included for a tool step. */
+  dispatches: number;
+  /** The edited outcome of the step's tool call, for a tool step with an output edit. */
+  output?: RecordedOutcome;
+}
+
+/** What a fork needs to know of a tool it edits the output of (its trust, structured output). */
+export type ForkToolInfo = (alias: string) => { trust: 'trusted' | 'untrusted'; structured: boolean } | undefined;
+
+/** Steps listed in a "not a step" message before it says how many more there are. */
+const LISTED_STEPS = 30;
 
 // The nonce differs between the recording and the replay; envelopes are compared without it.
 function canonical(value: unknown): string {
@@ -54,6 +85,10 @@ export class ReplayRecording {
   private readonly dispatches: RecordedDispatch[] = [];
   private nextRound = 0;
   private nextCall = 0;
+  private readonly stepList: ReplayStep[] = [];
+  /** The type of each event by seq, for a fork point that names an event that is not a step. */
+  private readonly typeBySeq = new Map<number, RunEvent['type']>();
+  private fork: ForkPoint | undefined;
   readonly start: Extract<RunEvent, { type: 'run-start' }>;
 
   constructor(
@@ -86,6 +121,7 @@ export class ReplayRecording {
       return dispatch;
     };
     for (const event of events) {
+      this.typeBySeq.set(event.seq, event.type);
       switch (event.type) {
         case 'round-request':
           if (requests.has(event.round)) fail(event, `round ${event.round} is requested twice`);
@@ -97,6 +133,7 @@ export class ReplayRecording {
           if (answered.has(event.round)) fail(event, `round ${event.round} has a second response`);
           answered.add(event.round);
           this.rounds.push({ line: event.line, request, response: event });
+          this.stepList.push({ seq: event.seq, kind: 'model', label: `model round ${event.round}` });
           break;
         }
         case 'tool-call-requested':
@@ -129,21 +166,178 @@ export class ReplayRecording {
         case 'approval-decision':
           dispatchOf(event).decision = event.decision;
           break;
-        case 'tool-output':
-          dispatchOf(event).outcome = {
-            kind: 'output',
-            output: event.output,
-            trust: event.trust,
-            structured: event.structured,
-          };
+        case 'tool-output': {
+          const dispatch = dispatchOf(event);
+          dispatch.outcome = { kind: 'output', output: event.output, trust: event.trust, structured: event.structured };
+          this.noteOutcome(dispatch, event.seq, 'output');
           break;
-        case 'tool-error':
-          dispatchOf(event).outcome = { kind: 'error', stage: event.stage, message: event.message };
+        }
+        case 'tool-error': {
+          const dispatch = dispatchOf(event);
+          dispatch.outcome = { kind: 'error', stage: event.stage, message: event.message };
+          this.noteOutcome(dispatch, event.seq, `error (${event.stage})`);
           break;
+        }
         default:
           break;
       }
     }
+  }
+
+  private noteOutcome(dispatch: RecordedDispatch, seq: number, what: string): void {
+    dispatch.outcomeSeq = seq;
+    const call = this.dispatches.indexOf(dispatch) + 1;
+    this.stepList.push({ seq, kind: 'tool', label: `tool call ${call} (${dispatch.alias}) ${what}` });
+  }
+
+  /** Where this recording's fork starts, once {@link forkAt} was called. */
+  get forkOrigin(): ForkOrigin | undefined {
+    return this.fork?.origin;
+  }
+
+  /** The steps a fork may start from, in order. */
+  steps(): readonly ReplayStep[] {
+    return this.stepList;
+  }
+
+  /**
+   * Makes this recording answer only up to `step` (a step's seq, see {@link steps}), with `edit`
+   * applied at the step. Past the step, a `live` fork's rounds and calls go to the chosen model and
+   * the real tools ({@link answersNextRound}); otherwise replay goes on while the script still
+   * matches. Throws a {@link ForkError} saying what to change for a step past the end, an event
+   * that is not a step, or an edit that does not fit the step.
+   */
+  forkAt(
+    step: number,
+    options: { edit?: ForkEdit; live: boolean; transcript?: string; tool?: ForkToolInfo; scriptChanged?: boolean },
+  ): ForkOrigin {
+    const name = options.transcript ?? this.path;
+    const last = this.stepList.at(-1);
+    if (!last)
+      throw new ForkError(
+        'fork-past-end',
+        `${name} has no step to fork from: it holds no model round and no tool output`,
+      );
+    if (step > last.seq) {
+      const lastEvent = Math.max(...this.typeBySeq.keys());
+      throw new ForkError(
+        'fork-past-end',
+        `fork point ${step} is past the end of ${name}: its last step is ${last.seq} (${last.label})` +
+          (lastEvent > last.seq ? `; the events after it (up to ${lastEvent}) are not steps` : '') +
+          `. Steps: ${this.listSteps()}`,
+      );
+    }
+    const at = this.stepList.find((s) => s.seq === step);
+    if (!at) {
+      const type = this.typeBySeq.get(step);
+      throw new ForkError(
+        'fork-not-a-step',
+        `${type ? `event ${step} of ${name} is a ${type}` : `${name} has no event ${step}`}, not a step; a step is the seq of a model round or a tool output: ${this.listSteps()}`,
+      );
+    }
+    const rounds = this.rounds.filter((round) => round.response.seq <= step).length;
+    const dispatches = this.dispatches.filter((d) => d.outcomeSeq !== undefined && d.outcomeSeq <= step).length;
+    const edit =
+      options.edit && Object.values(options.edit).some((value) => value !== undefined) ? options.edit : undefined;
+    const point: ForkPoint = {
+      rounds,
+      dispatches,
+      origin: {
+        runId: this.start.runId,
+        transcript: name,
+        step,
+        kind: at.kind,
+        ...(edit && { edit }),
+        then: options.live ? 'live' : 'replay',
+        ...(options.scriptChanged && { scriptChanged: true }),
+      },
+    };
+    if (edit) this.checkEdit(at, edit, point, options.tool);
+    this.fork = point;
+    return point.origin;
+  }
+
+  private listSteps(): string {
+    const shown = this.stepList.slice(0, LISTED_STEPS).map((s) => `${s.seq} (${s.label})`);
+    const more = this.stepList.length - shown.length;
+    return `${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
+  }
+
+  private checkEdit(at: ReplayStep, edit: ForkEdit, point: ForkPoint, tool: ForkToolInfo | undefined): void {
+    const bad = (message: string): never => {
+      throw new ForkError('fork-bad-edit', `step ${at.seq} is ${at.label}: ${message}`);
+    };
+    if (at.kind === 'tool') {
+      if (edit.reply !== undefined || edit.calls !== undefined)
+        bad("a tool step's edit is its output; a model step's reply or calls are edited at a model round");
+      const recorded = this.dispatches[point.dispatches - 1]!;
+      const info = tool?.(recorded.alias);
+      point.output = {
+        kind: 'output',
+        output: edit.output!,
+        // An edited output keeps the trust it had; a failed call's takes its tool's (untrusted if unknown).
+        trust: recorded.outcome.kind === 'output' ? recorded.outcome.trust : (info?.trust ?? 'untrusted'),
+        structured: recorded.outcome.kind === 'output' ? recorded.outcome.structured : (info?.structured ?? false),
+      };
+      if (point.output.structured) {
+        try {
+          JSON.parse(edit.output!);
+        } catch (error) {
+          bad(
+            `${recorded.alias} returns structured output, so the edited output must be JSON (${errorMessage(error)})`,
+          );
+        }
+      }
+      return;
+    }
+    if (edit.output !== undefined)
+      bad("a model step's edit is its reply or its calls; an output is edited at a tool step");
+    const round = this.rounds[point.rounds - 1]!;
+    const ids = new Set<string>();
+    edit.calls?.forEach((call, i) => {
+      if (!round.request.tools.includes(call.name))
+        bad(
+          `edited call ${i + 1} names tool "${call.name}", which round ${round.response.round} did not offer the model (it offered ${round.request.tools.length ? round.request.tools.join(', ') : 'no tools'})`,
+        );
+      const id = call.id ?? round.response.toolCalls[i]?.id ?? `call_fork_${i + 1}`;
+      if (ids.has(id)) bad(`edited calls ${i + 1} and an earlier one share the id "${id}"; give each its own`);
+      ids.add(id);
+    });
+  }
+
+  /** Whether the next model round is answered from the recording (false past a live fork's step). */
+  answersNextRound(): boolean {
+    return this.fork?.origin.then !== 'live' || this.nextRound < this.fork.rounds;
+  }
+
+  /** Whether the next tool call is answered from the recording (false past a live fork's step). */
+  answersNextDispatch(): boolean {
+    return this.fork?.origin.then !== 'live' || this.nextCall < this.fork.dispatches;
+  }
+
+  /** A note for a divergence past a replaying fork's step: past it, a model makes the run go on. */
+  private pastFork(index: number, answered: number): string {
+    const fork = this.fork;
+    if (!fork || index < answered) return '';
+    return ` (after the fork's step ${fork.origin.step}: choose a model to go on live from there)`;
+  }
+
+  /** The step's reply with the fork's edit applied. */
+  private editedResponse(response: RoundResponse): RoundResponse {
+    const edit = this.fork?.origin.edit;
+    if (!edit) return response;
+    const toolCalls =
+      edit.calls?.map((call, i) => ({
+        id: call.id ?? response.toolCalls[i]?.id ?? `call_fork_${i + 1}`,
+        name: call.name,
+        rawArguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+      })) ?? response.toolCalls;
+    return {
+      ...response,
+      content: edit.reply ?? response.content,
+      toolCalls,
+      finishReason: edit.calls ? (toolCalls.length > 0 ? 'tool_calls' : 'stop') : response.finishReason,
+    };
   }
 
   /** Every tool alias the recording used: advertised to a model in a round, or dispatched. */
@@ -163,12 +357,13 @@ export class ReplayRecording {
   nextRoundFor(request: ModelRequest): RoundResponse {
     const index = this.nextRound++;
     const recorded = this.rounds[index];
+    const fork = this.pastFork(index, this.fork?.rounds ?? 0);
     if (!recorded)
       throw new ProviderError(
         'replay-divergence',
-        `replay diverged at model round ${index + 1}: the script called models.chat again, but ${this.path} holds only ${this.rounds.length} round(s)`,
+        `replay diverged at model round ${index + 1}: the script called models.chat again, but ${this.path} holds only ${this.rounds.length} round(s)${fork}`,
       );
-    const where = `replay diverged at model round ${index + 1} (${this.path}:${recorded.request.line})`;
+    const where = `replay diverged at model round ${index + 1} (${this.path}:${recorded.request.line})${fork}`;
     const tools = request.tools.map((tool) => tool.name);
     if (canonical(tools) !== canonical(recorded.request.tools))
       throw new ProviderError(
@@ -189,6 +384,8 @@ export class ReplayRecording {
           `${where}: message ${i + 1} differs: the script sent ${canonical(message).slice(0, 200)}, the recording has ${canonical(expected[i]).slice(0, 200)}`,
         );
     });
+    if (this.fork?.origin.kind === 'model' && index === this.fork.rounds - 1)
+      return this.editedResponse(recorded.response);
     return recorded.response;
   }
 
@@ -196,14 +393,22 @@ export class ReplayRecording {
   nextDispatch(alias: string, args: JsonObject): { decision?: RecordedDecision; outcome: RecordedOutcome } {
     const index = this.nextCall++;
     const recorded = this.dispatches[index];
+    const fork = this.pastFork(index, this.fork?.dispatches ?? 0);
     if (!recorded)
       throw new FatalRunError(
-        `replay diverged at tool call ${index + 1}: the script called ${describeCall(alias, args)}, but ${this.path} holds only ${this.dispatches.length} tool call(s)`,
+        `replay diverged at tool call ${index + 1}: the script called ${describeCall(alias, args)}, but ${this.path} holds only ${this.dispatches.length} tool call(s)${fork}`,
       );
     if (recorded.alias !== alias || canonical(recorded.arguments) !== canonical(args))
       throw new FatalRunError(
-        `replay diverged at tool call ${index + 1} (${this.path}:${recorded.line}): the script called ${describeCall(alias, args)}, the recording has ${describeCall(recorded.alias, recorded.arguments)}`,
+        `replay diverged at tool call ${index + 1} (${this.path}:${recorded.line})${fork}: the script called ${describeCall(alias, args)}, the recording has ${describeCall(recorded.alias, recorded.arguments)}`,
       );
+    const edited = this.fork?.output;
+    if (edited && index === this.fork!.dispatches - 1) {
+      // A denied or cancelled call whose outcome is edited ran, as far as the fork is concerned.
+      const decision =
+        recorded.decision?.kind === 'deny' || recorded.decision?.kind === 'cancelled' ? undefined : recorded.decision;
+      return { ...(decision && { decision }), outcome: edited };
+    }
     return recorded;
   }
 }

@@ -16,3 +16,18 @@ export class FatalRunError extends Error {
     this.name = 'FatalRunError';
   }
 }
+
+/**
+ * A fork that cannot start: its step is past the end of the recording or names an event that is
+ * not a step, its edit does not fit the step, or its script changed since the recording (without
+ * `force`). `code` is stable (the studio passes it on); the message says what to change.
+ */
+export class ForkError extends Error {
+  constructor(
+    readonly code: 'fork-past-end' | 'fork-not-a-step' | 'fork-bad-edit' | 'script-changed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ForkError';
+  }
+}

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { JsonValue } from '../../../common/json.js';
 import type { RunEvent, RunEventBody, RunLimits, RunStatus } from '../../../common/run-events.js';
 import type { ApprovalGate, ApprovalRequest } from '../approval/approval-types.js';
 import type { ToolCatalog, ToolRunner } from '../tools/tool-spec.js';
@@ -18,6 +19,7 @@ import {
   type ToWorker,
   type WorkerCaps,
 } from './worker-protocol.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** Default limits (docs/host-api.md#limits-and-stopping): 30 s of Lua compute, a 256 MiB Lua heap, no wall-clock limit. */
 export const DEFAULT_LIMITS: RunLimits = { cpuMs: 30_000, memoryBytes: 256 * 1024 * 1024 };
@@ -85,6 +87,11 @@ export interface RunOptions {
   runId?: string;
   /** Receives every event as it happens (the studio, the CLI's --json). */
   onEvent?: (event: RunEvent) => void;
+  /**
+   * A value the script receives as its chunk argument (`local input = ...`), sent through
+   * {@link encodeForLua} like every value entering Lua. A tool trial passes its call this way.
+   */
+  input?: JsonValue;
   /** Lower (or raise) the per-run caps; tests use small ones. */
   caps?: Partial<RunCaps>;
   /** Where a failing event listener is reported. Default: console. */
@@ -95,7 +102,6 @@ export interface RunOptions {
 export interface RunResult {
   runId: string;
   status: RunStatus;
-  exitCode: number;
   error?: {
     kind: 'syntax' | 'runtime' | 'cpu' | 'memory' | 'timeout' | 'stopped' | 'crash' | 'host' | 'output';
     message: string;
@@ -107,8 +113,6 @@ export interface RunResult {
 }
 
 type EndError = NonNullable<RunResult['error']>;
-
-const EXIT_CODES: Record<RunStatus, number> = { ok: 0, error: 1, stopped: 3, limit: 3 };
 
 /** A fresh 128-bit guard nonce for one run (docs/host-api.md#the-envelope: random, made once per run). */
 export function newNonce(): string {
@@ -176,6 +180,11 @@ export class Run {
     return this.options.scriptPath;
   }
 
+  /** The run's tool catalog: the one its dispatcher validates arguments with. */
+  get catalog(): ToolCatalog {
+    return this.options.catalog;
+  }
+
   /** Subscribes to events; returns an unsubscribe function. */
   onEvent(listener: (event: RunEvent) => void): () => void {
     this.listeners.add(listener);
@@ -197,7 +206,8 @@ export class Run {
       catalogs: options.catalogHashes ?? {},
       ...(options.defaultModel && { model: options.defaultModel }),
       limits: this.limits,
-      ...(options.replay && { replayOf: options.replay.path }),
+      ...(options.replay &&
+        (options.replay.forkOrigin ? { forkOf: options.replay.forkOrigin } : { replayOf: options.replay.path })),
     });
     if (this.limits.wallMs !== undefined) {
       this.wallTimer = setTimeout(
@@ -209,11 +219,17 @@ export class Run {
         this.limits.wallMs,
       );
     }
+    // The input crosses into Lua through the same gate as every other value.
+    const input = options.input === undefined ? undefined : encodeForLua(options.input, 'the run input');
+    if (input && !input.ok) {
+      this.finish('error', { kind: 'host', message: input.error });
+      return;
+    }
     let worker: LuaWorker;
     try {
       worker = await options.pool.acquire();
     } catch (error) {
-      this.finish('error', { kind: 'crash', message: (error as Error).message });
+      this.finish('error', { kind: 'crash', message: errorMessage(error) });
       return;
     }
     if (this.ended) {
@@ -235,6 +251,7 @@ export class Run {
       memoryBytes: this.limits.memoryBytes,
       caps,
     };
+    if (input?.ok) start.input = input.json;
     worker.worker.postMessage(start);
   }
 
@@ -356,7 +373,7 @@ export class Run {
         this.finish('error', { kind: 'host', message: error.message });
         return;
       } else {
-        reply = failure(`${method}: internal error: ${error instanceof Error ? error.message : String(error)}`);
+        reply = failure(`${method}: internal error: ${errorMessage(error)}`);
       }
     }
     if (this.ended || !this.worker) return;
@@ -420,7 +437,6 @@ export class Run {
     const result: RunResult = {
       runId: this.id,
       status,
-      exitCode: EXIT_CODES[status],
       ...(error && { error: this.redact(error) }),
       toolCalls: this.toolCalls,
       cpuMs: this.cpuUsedMs,
@@ -430,7 +446,6 @@ export class Run {
     this.emit({
       type: 'run-end',
       status,
-      exitCode: result.exitCode,
       ...(error && { error }),
       durationMs: result.durationMs,
       cpuMs: result.cpuMs,
@@ -472,7 +487,7 @@ export class Run {
         // A full disk or a removed folder must not take the host down; the run goes on and
         // says, once, that its transcript stopped.
         this.transcriptFailed = true;
-        notice = `[promptforge] the transcript stopped at event ${event.seq}: ${(error as Error).message}`;
+        notice = `[promptforge] the transcript stopped at event ${event.seq}: ${errorMessage(error)}`;
       }
     }
     this.seq = event.seq;
@@ -488,7 +503,7 @@ export class Run {
       } catch (error) {
         // A failing listener (a closed window, a broken pipe) must not break the run.
         (this.options.logger ?? console).error(
-          `[promptforge] run event listener failed on ${event.type} #${event.seq}: ${error instanceof Error ? error.message : String(error)}`,
+          `[promptforge] run event listener failed on ${event.type} #${event.seq}: ${errorMessage(error)}`,
         );
       }
     }

@@ -5,6 +5,7 @@ import type { ApprovalDecision, ApprovalGate, TaintSpan } from '../approval/appr
 import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec, type Trust } from '../tools/tool-spec.js';
 import type { ReplayRecording } from './replay.js';
 import { ScriptError } from './run-errors.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** Tracks a run's untrusted outputs and flags arguments that repeat them (taint-aware approvals). */
 export interface TaintChecker {
@@ -83,7 +84,8 @@ export class ToolDispatcher {
     if (Array.isArray(payload.args) && payload.args.length > 0)
       fail('validation', `tools.call('${alias}'): args must be a table of named arguments, not a list`);
 
-    if (this.options.replay) return this.replayed(callId, alias, args, fail);
+    // A replay answers every call from its recording; a live fork only those up to its step.
+    if (this.options.replay?.answersNextDispatch()) return this.replayed(callId, alias, args, fail);
 
     const tool = this.options.catalog.get(alias);
     if (!tool) return fail('unknown-tool', `tools.call: unknown tool "${alias}" (not in this agent's catalog)`);
@@ -156,7 +158,7 @@ export class ToolDispatcher {
       toolText = cut ? error.toolText : undefined;
     } else {
       host = '';
-      toolText = error instanceof Error ? error.message : String(error);
+      toolText = errorMessage(error);
     }
     if (toolText === undefined) return { message: `${prefix}${host}`, quotesTool: false };
     return { message: `${prefix}${host}${this.toolPart(callId, toolText, trust)}`, quotesTool: true };
@@ -198,6 +200,7 @@ export class ToolDispatcher {
     raw: string,
     durationMs: number,
     fail: Fail,
+    recorded = false,
   ): JsonValue {
     const { alias } = tool;
     const { trust, taintedBy } = provenance;
@@ -209,12 +212,12 @@ export class ToolDispatcher {
       } catch (error) {
         fail(
           'output',
-          `tools.call('${alias}'): the tool declares structured output but returned invalid JSON (${this.toolPart(callId, (error as Error).message, trust)})`,
+          `tools.call('${alias}'): the tool declares structured output but returned invalid JSON (${this.toolPart(callId, errorMessage(error), trust)})`,
           provenance,
         );
       }
       // A replayed output was validated when it was recorded.
-      const invalid = this.options.replay ? undefined : this.options.catalog.validateOutput(alias, value);
+      const invalid = recorded ? undefined : this.options.catalog.validateOutput(alias, value);
       if (invalid)
         fail(
           'output',
@@ -276,6 +279,7 @@ export class ToolDispatcher {
       output,
       0,
       fail,
+      true,
     );
   }
 }

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import { errorMessage } from '../../../common/error-message.js';
 
 /**
  * Messages between the main side of a run and its Lua worker. Host calls block the worker on an
@@ -55,6 +56,8 @@ export type ToWorker = {
   nonce: string;
   memoryBytes: number;
   caps: WorkerCaps;
+  /** A value handed to the script as its chunk argument (`local input = ...`), as JSON made by {@link encodeForLua}. */
+  input?: string;
 };
 
 /** Worker → main (over parentPort). */
@@ -121,7 +124,7 @@ export function encodeForLua(value: unknown, what: string): { ok: true; json: st
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    return { ok: false, error: `${what} cannot be sent to Lua (${(error as Error).message})` };
+    return { ok: false, error: `${what} cannot be sent to Lua (${errorMessage(error)})` };
   }
   json ??= 'null';
   if (json.length > MAX_LUA_VALUE_CHARS)

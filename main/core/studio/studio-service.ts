@@ -2,10 +2,14 @@ import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
+import type { JsonObject } from '../../../common/json.js';
 import type {
+  AgentTemplate,
+  ArgumentsVerdict,
   CatalogFile,
   CatalogProblemInfo,
-  ComparePage,
+  ForkRequest,
+  RunComparison,
   KeyStatus,
   McpServersInfo,
   PendingApproval,
@@ -21,17 +25,29 @@ import { watchWorkspace } from '../catalog/watch-workspace.js';
 import { buildWorkspace, loadWorkspace, readCatalogTexts, RUNS_DIR, type Workspace } from '../catalog/workspace.js';
 import { SecretStoreUnavailableError, type SecretStore } from '../credentials/secret-store.js';
 import { PROVIDER_PRESETS } from '../providers/presets.js';
-import { prepareRun } from '../run/prepare-run.js';
+import { ForkError, prepareRun, RunSetupError } from '../run/prepare-run.js';
 import { McpServerManager } from '../mcp/mcp-manager.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import type { Run } from '../run/run.js';
 import { WorkerPool } from '../run/worker-pool.js';
-import { FileReadError, readRegularFileText } from '../files/regular-file.js';
-import { MAX_TRANSCRIPT_BYTES, TranscriptError } from '../transcript/transcript-reader.js';
+import { copyRegularFile, FileReadError, readRegularFileText } from '../files/regular-file.js';
+import { TranscriptError } from '../transcript/transcript-reader.js';
 import { readTranscriptPage, TranscriptGoneError } from '../transcript/transcript-pages.js';
-import { compareTranscripts, listRuns, readTranscriptLenient } from '../transcript/run-history.js';
+import { compareTranscripts, comparisonHeader, listRuns } from '../transcript/run-history.js';
+import { errorMessage } from '../../../common/error-message.js';
 import { ContractError } from './contract-error.js';
+import {
+  createAgent,
+  deleteAgent,
+  RECORDINGS_DIR,
+  renameAgent,
+  saveAgentAs,
+  type AgentFileResult,
+  type AgentFilesContext,
+} from './agent-files.js';
+import { checkArguments, requireValidTrialArguments, TOOL_TRIAL_SCRIPT, trialScriptName } from './tool-trial.js';
+import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 
 /** Largest workspace file the studio opens in an editor. */
 const MAX_WORKSPACE_FILE_BYTES = 16 << 20;
@@ -48,11 +64,11 @@ export interface StudioServiceOptions {
   emit: <E extends ContractEventName>(event: E, payload: ContractEventPayload<E>) => void;
   /** Shows the OS folder picker; `null` when cancelled. */
   chooseFolder?: () => Promise<string | null>;
+  /** Shows the OS save dialog suggesting `suggestedName`; the chosen absolute path, `null` when cancelled. */
+  chooseSaveFile?: (suggestedName: string) => Promise<string | null>;
+  /** Lua workers shared with others; whoever made it closes it. Default: a pool of 2 of the service's own, closed by close(). */
   pool?: WorkerPool;
 }
-
-/** The folder of recordings inside a workspace: `recordings/<agent name>.jsonl`. */
-const RECORDINGS_DIR = 'recordings';
 
 /**
  * The studio's state in the main process: the open workspace (watched for external edits), the
@@ -169,13 +185,9 @@ export class StudioService {
   }): Promise<{ runId: string }> {
     const ws = this.requireWorkspace();
     const run = await prepareRun({
+      ...this.runBasics(ws),
       scriptFile: this.resolve(request.script),
       ...(request.text !== undefined && { scriptText: request.text }),
-      workspace: ws,
-      pool: this.pool,
-      approver: new QueueApprover(this.pending, 'studio'),
-      secrets: this.options.secrets,
-      ...(this.mcp && { mcp: this.mcp.manager }),
       ...(request.model && { model: request.model }),
       ...(request.replay && { replayPath: this.resolve(request.replay) }),
       limits: {
@@ -183,16 +195,151 @@ export class StudioService {
         ...(request.memoryLimitMiB !== undefined && { memoryBytes: request.memoryLimitMiB * 1024 * 1024 }),
         ...(request.timeoutSeconds !== undefined && { wallMs: request.timeoutSeconds * 1000 }),
       },
-      onEvent: (event: RunEvent) => this.options.emit('run-event', event),
     });
+    return this.launch(run);
+  }
+
+  /** What every run the studio starts shares: workers, the approval queue, keys, MCP servers, events. */
+  private runBasics(ws: Workspace) {
+    return {
+      workspace: ws,
+      pool: this.pool,
+      approver: new QueueApprover(this.pending, 'studio'),
+      secrets: this.options.secrets,
+      ...(this.mcp && { mcp: this.mcp.manager }),
+      onEvent: (event: RunEvent) => this.options.emit('run-event', event),
+    };
+  }
+
+  /** Tracks a prepared run until it ends, starts it, and returns its id. */
+  private async launch(run: Run): Promise<{ runId: string }> {
     this.runs.set(run.id, run);
+    // Not running from its run-end on: the renderer may rename or delete the agent at once.
+    run.onEvent((event) => {
+      if (event.type === 'run-end') this.runs.delete(run.id);
+    });
     void run.done.then(() => {
       this.runs.delete(run.id);
       // The finished run now shows in the history list.
       if (this.workspace) this.options.emit('workspace-changed', this.describe(this.workspace));
     });
     await run.start();
+    // Its transcript now starts with run-start: the Runs list shows it as running at once.
+    if (this.workspace && this.runs.has(run.id)) this.options.emit('workspace-changed', this.describe(this.workspace));
     return { runId: run.id };
+  }
+
+  /**
+   * Forks a run at a step (docs/host-api.md#forks): a new run of the parent's script, answered
+   * from the parent's transcript up to the step, then live with `model` or on replay.
+   */
+  async forkRun(request: ForkRequest): Promise<{ runId: string }> {
+    const ws = this.requireWorkspace();
+    const transcript = this.transcriptFile(request.runId);
+    const shown = path.posix.join(RUNS_DIR, `${request.runId}.jsonl`);
+    let script: string;
+    try {
+      const first = readTranscriptPage(transcript, 0, 1, shown).events[0];
+      if (first?.type !== 'run-start')
+        throw new ContractError('transcript-unreadable', `${shown}:1: the transcript does not begin with a run-start`);
+      script = first.script.path;
+    } catch (error) {
+      throw transcriptContractError(error);
+    }
+    if (path.isAbsolute(script) || script.split(/[\\/]/).includes('..'))
+      throw new ContractError(
+        'outside-workspace',
+        `run ${request.runId} ran ${script}, which is outside this workspace; fork it with the CLI (promptforge run FILE --replay ${shown} --fork-at ${request.step})`,
+      );
+    let run: Run;
+    try {
+      run = await prepareRun({
+        ...this.runBasics(ws),
+        scriptFile: this.resolve(script),
+        replayPath: transcript,
+        fork: {
+          step: request.step,
+          ...(request.edit && { edit: request.edit }),
+          force: request.force ?? false,
+          transcriptName: shown,
+        },
+        ...(request.model && { model: request.model }),
+      });
+    } catch (error) {
+      if (error instanceof ForkError) throw new ContractError(error.code, error.message);
+      if (error instanceof RunSetupError) throw new ContractError('run-setup', error.message);
+      throw transcriptContractError(error);
+    }
+    return this.launch(run);
+  }
+
+  /** Creates `agents/<name>.lua` from a template. */
+  async createAgent(name: string, template?: AgentTemplate): Promise<AgentFileResult> {
+    return this.afterFileChange(createAgent(this.agentFiles(), name, template));
+  }
+
+  /** Writes the editor's text as a new agent. */
+  async saveAgentAs(name: string, text: string): Promise<AgentFileResult> {
+    return this.afterFileChange(saveAgentAs(this.agentFiles(), name, text));
+  }
+
+  /** Renames an agent and its recording; refused while it runs. */
+  async renameAgent(agent: string, name: string): Promise<AgentFileResult> {
+    return this.afterFileChange(renameAgent(this.agentFiles(), agent, name));
+  }
+
+  /** Deletes an agent and its recording; refused while it runs. */
+  async deleteAgent(agent: string): Promise<{ deleted: true; recording: string | null }> {
+    return this.afterFileChange(deleteAgent(this.agentFiles(), agent));
+  }
+
+  /**
+   * The core's verdict on arguments for a tool: the validator of that run's dispatcher when
+   * `runId` names a live run (an approval card), else of the open workspace's catalog.
+   */
+  async checkToolArguments(alias: string, args: unknown, runId?: string): Promise<ArgumentsVerdict> {
+    const run = runId === undefined ? undefined : this.runs.get(runId);
+    return checkArguments(run ? run.catalog : await this.liveCatalog(alias), alias, args);
+  }
+
+  /**
+   * Tries one call of a catalog tool as a recorded run (see tool-trial.ts). Arguments that fail
+   * the tool's schema are refused before the run starts.
+   */
+  async tryTool(alias: string, args: JsonObject): Promise<{ runId: string }> {
+    const ws = this.requireWorkspace();
+    requireValidTrialArguments(await this.liveCatalog(alias), alias, args);
+    const run = await prepareRun({
+      ...this.runBasics(ws),
+      scriptFile: path.join(ws.root, trialScriptName(alias)),
+      scriptText: TOOL_TRIAL_SCRIPT,
+      input: { alias, arguments: args },
+    });
+    return this.launch(run);
+  }
+
+  /** The workspace's tools and the MCP servers' (listed first when `alias` is not among them yet). */
+  private async liveCatalog(alias: string): Promise<ToolCatalogImpl> {
+    const ws = this.requireWorkspace();
+    const mcp = this.mcp?.manager;
+    if (!mcp) return ws.tools;
+    if (!ws.tools.get(alias) && !mcp.currentTools().some((tool) => tool.alias === alias)) await mcp.listTools();
+    return new ToolCatalogImpl([...ws.tools.list(), ...mcp.currentTools()]);
+  }
+
+  private agentFiles(): AgentFilesContext {
+    const ws = this.requireWorkspace();
+    return {
+      root: ws.root,
+      agents: ws.agents,
+      isRunning: (agent) => [...this.runs.values()].some((run) => run.scriptPath === agent),
+    };
+  }
+
+  private async afterFileChange<T>(change: Promise<T>): Promise<T> {
+    const result = await change;
+    await this.refresh();
+    return result;
   }
 
   stopRun(runId: string): { stopped: boolean } {
@@ -243,20 +390,24 @@ export class StudioService {
     return { deleted: await this.options.secrets.delete(provider) };
   }
 
-  readRun(runId: string): { events: RunEvent[] } {
-    return { events: readTranscriptLenient(this.transcriptFile(runId)) };
-  }
-
-  async exportRun(runId: string): Promise<{ fileName: string; text: string }> {
+  /**
+   * Saves a copy of a run's transcript where the person chooses (the save dialog suggests
+   * `<runId>.jsonl`), copied as a stream so a run of any size exports. `path` is where it went;
+   * `null` when the person cancelled.
+   */
+  async exportRun(runId: string): Promise<{ path: string | null }> {
     const file = this.transcriptFile(runId);
+    if (!this.options.chooseSaveFile) throw new ContractError('not-supported', 'this host cannot show a save dialog');
+    const target = await this.options.chooseSaveFile(`${runId}.jsonl`);
+    if (target === null) return { path: null };
+    if (!path.isAbsolute(target)) throw new ContractError('export-failed', `${target}: not an absolute path`);
     try {
-      return {
-        fileName: path.basename(file),
-        text: await readRegularFileText(file, MAX_TRANSCRIPT_BYTES, 'transcript'),
-      };
+      await copyRegularFile(file, target, 'transcript', path.posix.join(RUNS_DIR, `${runId}.jsonl`));
     } catch (error) {
-      throw new ContractError('not-found', error instanceof FileReadError ? error.message : `${runId}: cannot read`);
+      if (error instanceof FileReadError) throw new ContractError('not-found', error.message);
+      throw new ContractError('export-failed', errorMessage(error));
     }
+    return { path: target };
   }
 
   /** A window of a run's transcript, read by byte range (see {@link readTranscriptPage}). */
@@ -270,15 +421,11 @@ export class StudioService {
   }
 
   /** Two runs compared as streams, only as far as the window asked for needs. */
-  compare(left: string, right: string, window: { from?: number; count?: number } = {}): ComparePage {
-    const leftFile = this.transcriptFile(left);
-    const rightFile = this.transcriptFile(right);
+  compare(left: string, right: string, window: { from?: number; count?: number } = {}): RunComparison {
+    const l = { file: this.transcriptFile(left), shown: path.posix.join(RUNS_DIR, `${left}.jsonl`), runId: left };
+    const r = { file: this.transcriptFile(right), shown: path.posix.join(RUNS_DIR, `${right}.jsonl`), runId: right };
     try {
-      return compareTranscripts(
-        { file: leftFile, shown: path.posix.join(RUNS_DIR, `${left}.jsonl`) },
-        { file: rightFile, shown: path.posix.join(RUNS_DIR, `${right}.jsonl`) },
-        window,
-      );
+      return { ...compareTranscripts(l, r, window), ...comparisonHeader(l, r) };
     } catch (error) {
       throw transcriptContractError(error);
     }
@@ -368,7 +515,7 @@ export class StudioService {
     await this.mcp?.manager.close();
     this.mcp = undefined;
     this.stopWatching?.();
-    await this.pool.close();
+    if (!this.options.pool) await this.pool.close();
   }
 
   private async refresh(): Promise<void> {

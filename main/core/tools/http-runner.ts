@@ -2,6 +2,7 @@ import type { JsonObject } from '../../../common/json.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { displayUrl, readBodyCapped, tail } from './bounded-text.js';
 import { ToolFailure } from './tool-spec.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** Default milliseconds before an http tool call is abandoned. */
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
@@ -54,7 +55,7 @@ export async function runHttp(
     try {
       secret = await secrets.get(value.secret);
     } catch (error) {
-      throw new ToolFailure(`cannot read secret "${value.secret}" for header "${name}": ${(error as Error).message}`);
+      throw new ToolFailure(`cannot read secret "${value.secret}" for header "${name}": ${errorMessage(error)}`);
     }
     if (secret === undefined) {
       throw new ToolFailure(
@@ -155,7 +156,7 @@ export async function fetchText(
     if (timeout.aborted) throw fail(`timed out after ${timeoutMs} ms waiting for ${where}`);
     if (signal.aborted) throw fail(`cancelled while waiting for ${where}`);
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const detail = cause?.code ?? cause?.message ?? (error as Error).message;
+    const detail = cause?.code ?? cause?.message ?? errorMessage(error);
     throw fail(`request to ${where} failed: ${detail}`);
   }
 }

@@ -3,6 +3,7 @@ import { runBuiltin } from './builtin-runner.js';
 import { runCommand } from './command-runner.js';
 import { type FetchLike, runHttp, type SecretSource } from './http-runner.js';
 import { ToolFailure, type ToolRunner, type ToolSpec } from './tool-spec.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** What {@link createToolRunner} needs. Keys come in through `secrets`; the runner never looks them up elsewhere. */
 export interface ToolRunnerOptions {
@@ -39,7 +40,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       } catch (error) {
         if (error instanceof ToolFailure) throw error;
         const code = (error as NodeJS.ErrnoException).code;
-        throw new ToolFailure(`failed unexpectedly: ${code ?? (error as Error).message}`);
+        throw new ToolFailure(`failed unexpectedly: ${code ?? errorMessage(error)}`);
       }
     },
   };

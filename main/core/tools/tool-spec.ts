@@ -1,10 +1,13 @@
 import type { JsonObject, JsonSchema } from '../../../common/json.js';
+import type { ArgumentProblem } from '../../../common/studio-schemas.js';
 
 /** Whether a tool's output may pass to the script and the next model turn verbatim. */
-export type Trust = 'trusted' | 'untrusted';
+export const TRUST_LEVELS = ['trusted', 'untrusted'] as const;
+export type Trust = (typeof TRUST_LEVELS)[number];
 
 /** What happens when a script dispatches the tool: ask a person, run, or refuse. */
-export type ApprovalPolicy = 'ask' | 'auto' | 'deny';
+export const APPROVAL_POLICIES = ['ask', 'auto', 'deny'] as const;
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 
 /** Settings per tool kind. `mcp` tools come from a server listed by main/core/mcp. */
 export type ToolKindSettings =
@@ -91,6 +94,11 @@ export interface ToolCatalog {
    * message naming the bad field (JSON pointer) and what is wrong.
    */
   validateArguments(alias: string, args: JsonObject): string | undefined;
+  /**
+   * The same validation as a list of problems (JSON pointer, what is wrong, the fix), for the
+   * studio's live checks; empty when valid, undefined for an unknown alias.
+   */
+  argumentProblems(alias: string, args: unknown): ArgumentProblem[] | undefined;
   /** Validates structured output against the output schema; undefined when valid or no schema. */
   validateOutput(alias: string, output: unknown): string | undefined;
 }

@@ -2,10 +2,16 @@ import { closeSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { blankNonces } from '../../../common/envelope.js';
 import type { RunEvent } from '../../../common/run-events.js';
-import type { CompareRow, RunSummary } from '../../../common/studio-schemas.js';
-import type { CatalogProblem } from '../catalog/catalog-problem.js';
+import type {
+  CatalogProblemInfo,
+  ComparedRun,
+  CompareRow,
+  RunComparison,
+  RunModel,
+  RunSummary,
+} from '../../../common/studio-schemas.js';
 import { describeFileType, openRegularFileSync } from '../files/regular-file.js';
-import { MAX_PAGE_EVENTS, readTranscriptLines, streamTranscript } from './transcript-pages.js';
+import { MAX_PAGE_EVENTS, readTranscriptLines, readTranscriptPage, streamTranscript } from './transcript-pages.js';
 import {
   isBlankLine,
   MAX_TRANSCRIPT_BYTES,
@@ -13,6 +19,7 @@ import {
   readTranscriptBytes,
   transcriptLines,
 } from './transcript-reader.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** What is readable of a transcript, and where (if anywhere) reading stopped early. */
 export interface LenientTranscript {
@@ -47,6 +54,8 @@ export function readTranscriptPartial(file: string): LenientTranscript {
 export function summarizeRun(events: Iterable<RunEvent>, file: string): RunSummary | undefined {
   let start: Extract<RunEvent, { type: 'run-start' }> | undefined;
   let end: Extract<RunEvent, { type: 'run-end' }> | undefined;
+  let answered: RunModel | undefined;
+  let replayed = false;
   let rounds = 0;
   let inputTokens = 0;
   let outputTokens = 0;
@@ -59,7 +68,11 @@ export function summarizeRun(events: Iterable<RunEvent>, file: string): RunSumma
       first = false;
     }
     if (e.type === 'run-end') end = e;
-    else if (e.type === 'tool-dispatch') toolCalls[e.alias] = e.count;
+    else if (e.type === 'round-request') {
+      // A round answered from a recording says provider `replay`; the recorded model answered it.
+      replayed ||= e.model.provider === 'replay';
+      answered = e.model.provider === 'replay' ? (start?.model ?? e.model) : e.model;
+    } else if (e.type === 'tool-dispatch') toolCalls[e.alias] = e.count;
     else if (e.type === 'round-response') {
       rounds += 1;
       inputTokens += e.usage.inputTokens;
@@ -71,6 +84,9 @@ export function summarizeRun(events: Iterable<RunEvent>, file: string): RunSumma
     runId: start.runId,
     file,
     script: start.script.path,
+    agent: path.posix.basename(start.script.path.split(path.sep).join('/'), '.lua'),
+    ...((answered ?? start.model) && { model: answered ?? start.model }),
+    ...((replayed || start.replayOf !== undefined) && { replayed: true }),
     startedAt: start.t,
     status: end?.status ?? 'running',
     ...(end && { durationMs: end.durationMs }),
@@ -81,6 +97,9 @@ export function summarizeRun(events: Iterable<RunEvent>, file: string): RunSumma
     outputTokens,
     ...(end?.cost !== undefined && { cost: end.cost }),
     ...(start.replayOf !== undefined && { replayOf: start.replayOf }),
+    ...(start.forkOf && {
+      forkOf: { runId: start.forkOf.runId, step: start.forkOf.step, edited: start.forkOf.edit !== undefined },
+    }),
   };
 }
 
@@ -136,7 +155,7 @@ function cachedSummary(
     else if (!summary && events > 0)
       problem = { line: 1, message: `${relative}:1: the first event is not a run-start` };
   } catch (error) {
-    problem = { line: 1, message: (error as Error).message };
+    problem = { line: 1, message: errorMessage(error) };
   }
   const entry = { size: stat.size, mtimeMs: stat.mtimeMs, summary, problem };
   if (summaries.size >= MAX_CACHED_SUMMARIES) summaries.clear();
@@ -151,7 +170,7 @@ function cachedSummary(
  * again only when it changed, so refreshing a workspace with a long history stays cheap. Never
  * blocks on a FIFO or a device.
  */
-export function listRuns(root: string, runsDir: string, problems?: CatalogProblem[]): RunSummary[] {
+export function listRuns(root: string, runsDir: string, problems?: CatalogProblemInfo[]): RunSummary[] {
   const dir = path.join(root, runsDir);
   let names: string[];
   try {
@@ -172,7 +191,7 @@ export function listRuns(root: string, runsDir: string, problems?: CatalogProble
         mtimeMs: 0,
         problem: {
           line: 1,
-          message: `${relative}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); it may be a link to a file that no longer exists`,
+          message: `${relative}: cannot be read (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); it may be a link to a file that no longer exists`,
         },
       };
     }
@@ -218,6 +237,61 @@ function describe(event: RunEvent): { kind: CompareRow['kind']; text: string } |
     default:
       return undefined;
   }
+}
+
+/** The run-start of a transcript (its first line), or undefined when it has none. */
+function runStartOf(file: string, shown: string): Extract<RunEvent, { type: 'run-start' }> | undefined {
+  const first = readTranscriptPage(file, 0, 1, shown).events[0];
+  return first?.type === 'run-start' ? first : undefined;
+}
+
+function comparedRun(start: Extract<RunEvent, { type: 'run-start' }> | undefined, fallbackId: string): ComparedRun {
+  const script = start?.script.path ?? '';
+  return {
+    runId: start?.runId ?? fallbackId,
+    agent: script ? path.posix.basename(script.split(path.sep).join('/'), '.lua') : '',
+    script,
+    startedAt: start?.t ?? '',
+    scriptSha256: start?.script.sha256 ?? '',
+  };
+}
+
+/** The comparison row (1-based) of the parent's event `step`: rows of events up to it, counted. */
+function rowOfStep(parent: { file: string; shown: string }, step: number): number | null {
+  let rows = 0;
+  for (const event of streamTranscript(parent.file, parent.shown)) {
+    if (event.seq > step) break;
+    if (describe(event)) rows += 1;
+    if (event.seq === step) return rows;
+  }
+  return null;
+}
+
+/**
+ * What the headers of a comparison need: which runs the two sides are (agent, start), whether
+ * they ran different scripts, and, when one is a fork of the other, the row of the fork's step.
+ */
+export function comparisonHeader(
+  left: { file: string; shown: string; runId: string },
+  right: { file: string; shown: string; runId: string },
+): Omit<RunComparison, keyof ComparePage> {
+  const leftStart = runStartOf(left.file, left.shown);
+  const rightStart = runStartOf(right.file, right.shown);
+  const l = comparedRun(leftStart, left.runId);
+  const r = comparedRun(rightStart, right.runId);
+  let fork: RunComparison['fork'] = null;
+  const parentOf = (child: typeof leftStart, parent: ComparedRun) =>
+    child?.forkOf !== undefined && child.forkOf.runId === parent.runId ? child.forkOf.step : undefined;
+  const leftStep = parentOf(leftStart, r);
+  const rightStep = parentOf(rightStart, l);
+  if (rightStep !== undefined) fork = { side: 'right', step: rightStep, row: rowOfStep(left, rightStep) };
+  else if (leftStep !== undefined) fork = { side: 'left', step: leftStep, row: rowOfStep(right, leftStep) };
+  return {
+    left: l,
+    right: r,
+    scriptsDiffer: l.script !== r.script || l.scriptSha256 !== r.scriptSha256,
+    fork,
+  };
 }
 
 /** Rows shown on each side of the first difference (and at the end of two runs that match). */

@@ -1,5 +1,6 @@
 import { FileReadError, formatBytes, readRegularFileSync } from '../files/regular-file.js';
 import { RunEventSchema, type RunEvent } from '../../../common/run-events.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** A transcript that cannot be read; the message names the file and line. */
 export class TranscriptError extends Error {
@@ -118,7 +119,7 @@ export function parseTranscriptLine(bytes: Buffer): { event: RunEvent } | { erro
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { error: `not valid JSON (${printable((error as Error).message)})` };
+    return { error: `not valid JSON (${printable(errorMessage(error))})` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { error: `not a PromptForge run event: a line must be a JSON object, not ${describeJson(value)}` };

@@ -5,7 +5,7 @@ import { call, describeError } from '../shell/studio-api';
 import { CodeEditor } from '../editor/CodeEditor';
 import { allowForRunScope, scopeSentence } from './approval-scope';
 import { focusWasDeliberate, watchPersonInput } from './deliberate-focus';
-import { parseArguments } from './json-schema-check';
+import { useArgumentsCheck } from './use-arguments-check';
 import { isTyping } from '../shell/keyboard';
 import { TaintedJson } from '../run/TaintedJson';
 import type { Theme } from '../shell/theme';
@@ -58,10 +58,13 @@ function ApprovalCard({
   const deliberate = useRef(false);
   const key = approvalKey(approval);
   const originalText = useMemo(() => JSON.stringify(approval.arguments, null, 2), [approval.arguments]);
-  const parsed = mode.kind === 'edit' ? parseArguments(mode.text, approval.parameters) : undefined;
+  // The core's verdict (the validator the dispatcher runs for this run), asked while the person types.
+  const check = useArgumentsCheck(approval.alias, mode.kind === 'edit' ? mode.text : undefined, approval.runId);
   const scope = allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', undefined);
   const focusLost = useRef(onFocusLost);
-  focusLost.current = onFocusLost;
+  useEffect(() => {
+    focusLost.current = onFocusLost;
+  });
 
   // Armed a moment after the card arrives, and again after the call is asked anew (an edit the
   // core refused comes back as the same card with \`rejectedEdit\`).
@@ -173,26 +176,28 @@ function ApprovalCard({
               onChange={(text) => setMode({ kind: 'edit', text })}
             />
           </div>
-          {parsed && !parsed.ok ? (
+          {check.state === 'invalid' ? (
             <ul className="problem-list" aria-live="polite" aria-label="Argument problems">
-              {parsed.problems.map((problem) => (
+              {check.problems.map((problem) => (
                 <li key={problem} className="error-text small">
                   {problem}
                 </li>
               ))}
             </ul>
-          ) : (
+          ) : check.state === 'valid' ? (
             <p className="ok-text small">The arguments fit the tool&apos;s parameters.</p>
+          ) : (
+            <p className="muted small">Checking the arguments…</p>
           )}
           <div className="button-row">
             <button
               type="button"
               className="button button-primary"
-              disabled={busy || !parsed?.ok}
+              disabled={busy || check.state !== 'valid'}
               onClick={() => {
-                if (parsed?.ok)
+                if (check.state === 'valid')
                   void decide(
-                    { kind: 'approve-edited', arguments: parsed.value as Record<string, never> },
+                    { kind: 'approve-edited', arguments: check.value },
                     `Approved with edited arguments by you: ${approval.alias} ${approval.callId}.`,
                   );
               }}

@@ -3,7 +3,7 @@ import { yaml } from '@codemirror/legacy-modes/mode/yaml';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { CatalogFile, CatalogProblemInfo } from '../../../common/studio-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
-import { CatalogForm, hasCatalogForm } from './CatalogForm';
+import { CatalogForm, hasCatalogForm } from './CatalogFormView';
 import { CodeEditor, type CodeEditorHandle } from '../editor/CodeEditor';
 import type { Theme } from '../shell/theme';
 
@@ -215,7 +215,9 @@ export function CatalogEditor({
       </div>
       {loadError ? <p className="muted small">{loadError}</p> : null}
       <div className="catalog-editor-body">
-        {loaded && mode === 'form' ? <CatalogForm file={file} text={text} onChange={replaceText} /> : null}
+        {loaded && mode === 'form' ? (
+          <CatalogForm file={file} text={text} problems={problems} onChange={replaceText} />
+        ) : null}
         {loaded && mode === 'raw' ? (
           <CodeEditor
             ref={editor}

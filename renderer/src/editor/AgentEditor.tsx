@@ -1,4 +1,4 @@
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { WorkspaceState } from '../../../common/studio-schemas.js';
 import { CodeEditor } from './CodeEditor';
 import { stopShortcutLabel } from '../shell/keyboard';
@@ -38,15 +38,25 @@ export function AgentEditor({
   onSave: () => void;
 }) {
   const catalog = useRef({ tools: [] as string[], models: [] as string[] });
-  catalog.current = {
-    tools: ['echo', 'read_file', 'list_files', 'http_get', 'now', ...workspace.tools.map((tool) => tool.alias)].filter(
-      (alias, index, all) => all.indexOf(alias) === index,
-    ),
-    models: workspace.models.map((entry) => entry.alias),
-  };
-  const completion = useMemo(() => luaCompletion(() => catalog.current), []);
   const handlers = useRef({ onRun, onSave });
-  handlers.current = { onRun, onSave };
+  // Refs are written after rendering (react-hooks/refs); the editor reads them on a key or completion.
+  useEffect(() => {
+    catalog.current = {
+      tools: [
+        'echo',
+        'read_file',
+        'list_files',
+        'http_get',
+        'now',
+        ...workspace.tools.map((tool) => tool.alias),
+      ].filter((alias, index, all) => all.indexOf(alias) === index),
+      models: workspace.models.map((entry) => entry.alias),
+    };
+    handlers.current = { onRun, onSave };
+  });
+  // luaCompletion keeps the getter and calls it when completing, never during render.
+  // eslint-disable-next-line react-hooks/refs
+  const completion = useMemo(() => luaCompletion(() => catalog.current), []);
   const extraKeys = useMemo(
     () => [
       {

@@ -6,10 +6,9 @@ import {
   type CompletionSource,
 } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
-import { bracketMatching, defaultHighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
+import { bracketMatching, indentOnInput } from '@codemirror/language';
 import { lintGutter, linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { Compartment, EditorState, type Extension } from '@codemirror/state';
-import { oneDark } from '@codemirror/theme-one-dark';
 import {
   drawSelection,
   EditorView,
@@ -21,6 +20,7 @@ import {
 } from '@codemirror/view';
 import { forwardRef, useEffect, useId, useImperativeHandle, useRef } from 'react';
 import { tabExit } from './editor-tab-exit';
+import { editorTheme } from './editor-theme';
 import type { Theme } from '../shell/theme';
 import './editor.css';
 
@@ -52,19 +52,6 @@ export interface CodeEditorProps {
   className?: string;
 }
 
-const lightTheme = EditorView.theme(
-  {
-    '&': { backgroundColor: 'var(--color-surface)', color: 'var(--color-text)' },
-    '.cm-gutters': {
-      backgroundColor: 'var(--color-surface-raised)',
-      color: 'var(--color-text-muted)',
-      borderRight: '1px solid var(--color-border)',
-    },
-    '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'rgba(11, 99, 206, 0.06)' },
-  },
-  { dark: false },
-);
-
 const sharedTheme = EditorView.theme({
   '&': { height: '100%', fontSize: '13px' },
   '.cm-scroller': {
@@ -73,10 +60,6 @@ const sharedTheme = EditorView.theme({
   },
   '&.cm-focused': { outline: 'none' },
 });
-
-function themeExtension(theme: Theme): Extension {
-  return theme === 'dark' ? oneDark : [lightTheme, syntaxHighlighting(defaultHighlightStyle, { fallback: true })];
-}
 
 /** A CodeMirror 6 editor. Styles come through adopted stylesheets, which the CSP allows. */
 export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function CodeEditor(props, ref) {
@@ -145,8 +128,10 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
         indentWithTab,
       ]),
       sharedTheme,
-      themeSlot.current.of(themeExtension(latest.current.theme)),
-      EditorView.contentAttributes.of({ 'aria-label': ariaLabel }),
+      themeSlot.current.of(editorTheme(latest.current.theme)),
+      // tabindex: the editable content is in the tab order anyway; saying so lets checkers (axe's
+      // scrollable-region-focusable) see that the scrolling area has keyboard access.
+      EditorView.contentAttributes.of({ 'aria-label': ariaLabel, tabindex: '0' }),
       tabExit(hintId),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) latest.current.onChange?.(update.state.doc.toString());
@@ -170,11 +155,11 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       editor.destroy();
       view.current = null;
     };
-    // The editor is rebuilt only when another document is opened.
-  }, [props.documentKey]);
+    // The editor is rebuilt only when another document is opened (hintId never changes).
+  }, [props.documentKey, hintId]);
 
   useEffect(() => {
-    view.current?.dispatch({ effects: themeSlot.current.reconfigure(themeExtension(props.theme)) });
+    view.current?.dispatch({ effects: themeSlot.current.reconfigure(editorTheme(props.theme)) });
   }, [props.theme]);
 
   return <div ref={host} className={props.className ?? 'code-editor'} />;

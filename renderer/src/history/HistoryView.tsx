@@ -1,37 +1,32 @@
 import { useState } from 'react';
-import type { ComparePage, RunSummary } from '../../../common/studio-schemas.js';
+import type { ComparedRun, RunComparison, RunSummary } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
+import { changedPart } from './compare-diff';
+import { forkTree } from './fork-tree';
+import { formatCost, formatDuration, formatTime } from './format';
 import './history.css';
 
-function formatDuration(ms: number | undefined): string {
-  if (ms === undefined) return '—';
-  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+/** A column header of a comparison: the agent and when the run started. */
+function ColumnTitle({ run }: { run: ComparedRun }) {
+  return (
+    <span title={run.runId}>
+      <span className="compare-column-title">{run.agent || run.runId}</span>
+      <span className="compare-column-time">{run.startedAt ? formatTime(run.startedAt) : run.runId}</span>
+    </span>
+  );
 }
 
-function formatTime(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime())
-    ? iso
-    : date.toLocaleString(undefined, {
-        month: 'short',
-        day: 'numeric',
-        hour: '2-digit',
-        minute: '2-digit',
-        second: '2-digit',
-      });
-}
-
-/** Saves text as a file through a Blob and an anchor with `download` (no Node, no dialog API). */
-function downloadText(fileName: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
-  const anchor = document.createElement('a');
-  anchor.href = url;
-  anchor.download = fileName;
-  anchor.rel = 'noopener';
-  document.body.append(anchor);
-  anchor.click();
-  anchor.remove();
-  window.setTimeout(() => URL.revokeObjectURL(url), 1000);
+/** A cell of a differing row, with the part that differs from the other side marked. */
+function DiffCell({ text, other }: { text: string | null; other: string | null }) {
+  if (text === null) return <pre className="inert-text compare-cell">—</pre>;
+  const { before, changed, after } = changedPart(text, other);
+  return (
+    <pre className="inert-text compare-cell">
+      {before}
+      {changed !== '' ? <mark>{changed}</mark> : null}
+      {after}
+    </pre>
+  );
 }
 
 /** Rows per page when paging through a comparison. */
@@ -48,8 +43,9 @@ export function HistoryView({
   onReplay: (run: RunSummary) => void;
 }) {
   const [selected, setSelected] = useState<string[]>([]);
-  const [comparison, setComparison] = useState<({ left: string; right: string } & ComparePage) | null>(null);
+  const [comparison, setComparison] = useState<RunComparison | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
   const [onlyDifferences, setOnlyDifferences] = useState(false);
 
   const toggle = (runId: string): void => {
@@ -59,8 +55,8 @@ export function HistoryView({
   };
 
   /** Compares the two selected runs (or pages the shown comparison): the core reads both only as far as needed. */
-  const compare = async (window?: { left: string; right: string; from: number }): Promise<void> => {
-    const [left, right] = window ? [window.left, window.right] : selected;
+  const compare = async (window?: { left: ComparedRun; right: ComparedRun; from: number }): Promise<void> => {
+    const [left, right] = window ? [window.left.runId, window.right.runId] : selected;
     if (left === undefined || right === undefined) return;
     setError(null);
     try {
@@ -69,7 +65,7 @@ export function HistoryView({
         right,
         ...(window && { from: window.from, count: COMPARE_PAGE_ROWS }),
       });
-      setComparison({ left, right, ...result });
+      setComparison(result);
     } catch (failure) {
       setError(describeError(failure));
     }
@@ -77,11 +73,13 @@ export function HistoryView({
   const firstShown = comparison?.rows[0]?.index ?? 1;
   const lastShown = comparison?.rows.at(-1)?.index ?? 0;
 
+  // Main asks where to save and copies the transcript as a stream; nothing crosses but the path.
   const exportRun = async (runId: string): Promise<void> => {
     setError(null);
+    setSaved(null);
     try {
       const result = await call('history:export', { runId });
-      downloadText(result.fileName, result.text);
+      if (result.path !== null) setSaved(`Saved ${runId} to ${result.path}`);
     } catch (failure) {
       setError(describeError(failure));
     }
@@ -110,6 +108,9 @@ export function HistoryView({
           {error}
         </p>
       ) : null}
+      <p className="muted small" role="status">
+        {saved}
+      </p>
       <div className="history-scroll">
         {runs.length === 0 ? (
           <p className="muted">No runs yet. Run an agent and it shows up here.</p>
@@ -121,20 +122,25 @@ export function HistoryView({
                   <span className="visually-hidden">Compare</span>
                 </th>
                 <th scope="col">Started</th>
-                <th scope="col">Script</th>
+                <th scope="col">Agent</th>
+                <th scope="col">Model</th>
                 <th scope="col">Status</th>
                 <th scope="col">Rounds</th>
-                <th scope="col">Tokens</th>
                 <th scope="col">Duration</th>
+                <th scope="col">Cost</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
-              {runs.map((run) => (
+              {forkTree(runs).map(({ run, depth }) => (
                 <tr
                   key={run.runId}
                   data-run-id={run.runId}
-                  className={selected.includes(run.runId) ? 'selected' : undefined}
+                  data-fork-depth={depth}
+                  className={
+                    [selected.includes(run.runId) ? 'selected' : '', depth > 0 ? 'fork-child' : ''].join(' ').trim() ||
+                    undefined
+                  }
                 >
                   <td>
                     <input
@@ -149,16 +155,28 @@ export function HistoryView({
                     {run.replayOf ? <span className="tag">replay</span> : null}
                   </td>
                   <td title={run.script}>
-                    <code>{run.script.replace(/^agents\//, '')}</code>
+                    {depth > 0 ? (
+                      <span className="fork-mark" aria-hidden="true">
+                        {'↳'}
+                      </span>
+                    ) : null}
+                    <code>{run.agent}</code>
+                    {run.forkOf ? (
+                      <span className="tag" title={`forked from ${run.forkOf.runId} at step ${run.forkOf.step}`}>
+                        fork @ {run.forkOf.step}
+                        {run.forkOf.edited ? ', edited' : ''}
+                      </span>
+                    ) : null}
+                  </td>
+                  <td title={run.model ? `${run.model.provider} ${run.model.modelId}` : undefined}>
+                    {run.model ? <code>{run.model.alias}</code> : '—'}
                   </td>
                   <td>
                     <span className={`status-pill status-${run.status}`}>{run.status}</span>
                   </td>
-                  <td>{run.rounds}</td>
-                  <td>
-                    {run.inputTokens} / {run.outputTokens}
-                  </td>
+                  <td title={`${run.inputTokens} input / ${run.outputTokens} output tokens`}>{run.rounds}</td>
                   <td>{formatDuration(run.durationMs)}</td>
+                  <td>{formatCost(run.cost)}</td>
                   <td className="actions-cell">
                     <button
                       type="button"
@@ -228,27 +246,67 @@ export function HistoryView({
                 Only differences
               </label>
             </div>
+            {comparison.scriptsDiffer ? (
+              <p className="compare-warning" role="alert">
+                These runs ran different scripts (<code>{comparison.left.script}</code>
+                {comparison.left.script === comparison.right.script ? (
+                  ' changed between them'
+                ) : (
+                  <>
+                    {' '}
+                    and <code>{comparison.right.script}</code>
+                  </>
+                )}
+                ): rows may differ because the code differs, not the model or the tools.
+              </p>
+            ) : null}
+            {comparison.fork ? (
+              <p className="small muted">
+                The {comparison.fork.side} run is a fork of the other at step {comparison.fork.step}
+                {comparison.fork.row !== null ? `, row ${comparison.fork.row}` : ''}: the rows before it were answered
+                from the recording.
+              </p>
+            ) : null}
             <table className="data-table compare-table">
               <thead>
                 <tr>
                   <th scope="col">#</th>
                   <th scope="col">Kind</th>
-                  <th scope="col">{comparison.left}</th>
-                  <th scope="col">{comparison.right}</th>
+                  <th scope="col">
+                    <ColumnTitle run={comparison.left} />
+                  </th>
+                  <th scope="col">
+                    <ColumnTitle run={comparison.right} />
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {comparison.rows
                   .filter((row) => !onlyDifferences || !row.same)
                   .map((row) => (
-                    <tr key={row.index} className={row.same ? 'row-same' : 'row-differs'} data-same={row.same}>
-                      <td>{row.index}</td>
+                    <tr
+                      key={row.index}
+                      className={`${row.same ? 'row-same' : 'row-differs'}${row.index === comparison.fork?.row ? ' fork-point' : ''}`}
+                      data-same={row.same}
+                    >
+                      <td>
+                        {row.index}
+                        {row.index === comparison.fork?.row ? <span className="tag">fork point</span> : null}
+                      </td>
                       <td>{row.kind}</td>
                       <td>
-                        <pre className="inert-text compare-cell">{row.left ?? '—'}</pre>
+                        {row.same ? (
+                          <pre className="inert-text compare-cell">{row.left ?? '—'}</pre>
+                        ) : (
+                          <DiffCell text={row.left} other={row.right} />
+                        )}
                       </td>
                       <td>
-                        <pre className="inert-text compare-cell">{row.right ?? '—'}</pre>
+                        {row.same ? (
+                          <pre className="inert-text compare-cell">{row.right ?? '—'}</pre>
+                        ) : (
+                          <DiffCell text={row.right} other={row.left} />
+                        )}
                       </td>
                     </tr>
                   ))}

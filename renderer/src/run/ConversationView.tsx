@@ -4,6 +4,34 @@ import type { ConversationItem, ConversationSnapshot, DispatchState } from './co
 import { decidedBy, describeDecision } from '../approvals/approval-scope';
 import { InertText } from '../shell/InertText';
 import type { PagingState } from './run-store';
+import type { ForkTarget } from '../history/ForkDialog';
+
+/** Two ids for one call, explained where they show: the model's, and the host's dispatch. */
+const MODEL_CALL_ID_HINT = 'The id the model gave this call: the script answers the model with it (tool_call_id).';
+const DISPATCH_ID_HINT =
+  "The host's id for this tools.call: call-1, call-2, ... in the order the script dispatched them. Approvals, the log and the transcript use it.";
+
+/** Asks to fork the shown run at a step (opens the fork dialog). */
+type OnFork = (target: Omit<ForkTarget, 'runId'>) => void;
+
+/** The step number of a row, and "Fork from here" on it (docs/host-api.md#forks). */
+function ForkFromHere({ step, label, onFork }: { step: number; label: string; onFork: () => void }) {
+  return (
+    <>
+      <span className="muted small step-label" title="The step number a fork names (the event's seq)">
+        step {step}
+      </span>
+      <button
+        type="button"
+        className="button button-small fork-button"
+        onClick={onFork}
+        aria-label={`Fork from here: step ${step} (${label})`}
+      >
+        Fork from here
+      </button>
+    </>
+  );
+}
 
 const stateLabels: Record<DispatchState | 'running', string> = {
   requested: 'requested',
@@ -30,11 +58,13 @@ function DispatchCard({
   live,
   taintCheck,
   onShowApprovals,
+  onFork,
 }: {
   item: Extract<ConversationItem, { kind: 'dispatch' }>;
   live: boolean;
   taintCheck: boolean;
   onShowApprovals: () => void;
+  onFork?: OnFork | undefined;
 }) {
   const inFlight = live && (item.state === 'requested' || item.state === 'approved' || item.state === 'edited');
   const shown: DispatchState | 'running' = inFlight ? 'running' : item.state;
@@ -50,12 +80,29 @@ function DispatchCard({
     >
       <header className="card-header">
         <span className="card-title">
-          <code>{item.alias}</code> <span className="muted">{item.callId}</span>
+          <code>{item.alias}</code>{' '}
+          <span className="muted" title={DISPATCH_ID_HINT}>
+            {item.callId}
+          </span>
         </span>
         <span className={`state-badge state-${shown.replace(' ', '-')}`} data-state={shown}>
           {inFlight || item.state === 'awaiting approval' ? <span className="spinner" aria-hidden="true" /> : null}
           {stateLabels[shown]}
         </span>
+        {onFork && item.step !== undefined ? (
+          <ForkFromHere
+            step={item.step}
+            label={`${item.alias} ${item.callId}`}
+            onFork={() =>
+              onFork({
+                step: item.step!,
+                kind: 'tool',
+                label: `tool ${item.alias} (${item.callId})`,
+                text: item.output?.text ?? '',
+              })
+            }
+          />
+        ) : null}
       </header>
       {item.arguments !== null ? <InertText className="inert-text code-block" text={json(item.arguments)} /> : null}
       {item.taint.length > 0 ? (
@@ -111,11 +158,13 @@ function ItemView({
   live,
   taintCheckOf,
   onShowApprovals,
+  onFork,
 }: {
   item: ConversationItem;
   live: boolean;
   taintCheckOf: (alias: string) => boolean;
   onShowApprovals: () => void;
+  onFork?: OnFork | undefined;
 }) {
   switch (item.kind) {
     case 'run-start':
@@ -168,6 +217,15 @@ function ItemView({
                 }`
               )}
             </span>
+            {onFork && item.step !== undefined && !item.streaming ? (
+              <ForkFromHere
+                step={item.step}
+                label={`model round ${item.round}`}
+                onFork={() =>
+                  onFork({ step: item.step!, kind: 'model', label: `model round ${item.round}`, text: item.text })
+                }
+              />
+            ) : null}
           </header>
           {item.text !== '' ? (
             <InertText className="inert-text assistant-text" text={item.text} />
@@ -180,15 +238,28 @@ function ItemView({
       return (
         <div className="requested-call">
           <span className="muted small">model requests</span> <code>{item.call.name}</code>{' '}
-          <span className="muted small">{item.call.id}</span>
+          <span className="muted small call-id" title={MODEL_CALL_ID_HINT}>
+            the model&apos;s id {item.call.id}
+          </span>{' '}
           <InertText className="inert-text inline-code" text={item.call.rawArguments} />
           {item.call.error ? <span className="error-text small">{item.call.error}</span> : null}
-          {item.dispatchedAs ? <span className="muted small"> → dispatched as {item.dispatchedAs}</span> : null}
+          {item.dispatchedAs ? (
+            <span className="muted small call-id" title={DISPATCH_ID_HINT}>
+              {' '}
+              → dispatched as {item.dispatchedAs}, the host&apos;s id
+            </span>
+          ) : null}
         </div>
       );
     case 'dispatch':
       return (
-        <DispatchCard item={item} live={live} taintCheck={taintCheckOf(item.alias)} onShowApprovals={onShowApprovals} />
+        <DispatchCard
+          item={item}
+          live={live}
+          taintCheck={taintCheckOf(item.alias)}
+          onShowApprovals={onShowApprovals}
+          onFork={onFork}
+        />
       );
     case 'log':
       return (
@@ -248,12 +319,15 @@ export function ConversationView({
   onLoadMore,
   taintCheckOf,
   onShowApprovals,
+  onFork,
 }: {
   snapshot: ConversationSnapshot | undefined;
   paging?: PagingState | undefined;
   onLoadMore?: ((explicit: boolean) => void) | undefined;
   taintCheckOf: (alias: string) => boolean;
   onShowApprovals: () => void;
+  /** Set when the run has a transcript to fork from: shows "Fork from here" on steps. */
+  onFork?: OnFork | undefined;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const items = snapshot?.items ?? [];
@@ -333,6 +407,7 @@ export function ConversationView({
               live={live}
               taintCheckOf={taintCheckOf}
               onShowApprovals={onShowApprovals}
+              onFork={onFork}
             />
           </div>
         ))}

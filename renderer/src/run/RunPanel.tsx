@@ -1,4 +1,8 @@
-import type { PendingApproval } from '../../../common/studio-schemas.js';
+import { useState } from 'react';
+import type { ModelSummary, PendingApproval, RunSummary } from '../../../common/studio-schemas.js';
+import { ForkDialog, type ForkTarget } from '../history/ForkDialog';
+import { RunHeader } from '../history/RunHeader';
+import { runStore } from './run-hooks';
 import { ApprovalsPanel } from '../approvals/ApprovalsPanel';
 import type { ConversationSnapshot } from './conversation-builder';
 import { ConversationView } from './ConversationView';
@@ -109,6 +113,8 @@ export function RunPanel({
   theme,
   running,
   narrow,
+  models = [],
+  summary,
 }: {
   tab: RunTab;
   onTab: (tab: RunTab) => void;
@@ -123,7 +129,12 @@ export function RunPanel({
   theme: Theme;
   running: boolean;
   narrow: boolean;
+  /** The workspace's models, offered to a fork to go on live with. */
+  models?: ModelSummary[] | undefined;
+  /** The shown run's entry in the history, for its header (the model that answered, a fork's parent). */
+  summary?: RunSummary | undefined;
 }) {
+  const [forking, setForking] = useState<ForkTarget | null>(null);
   const tabs: Array<[RunTab, string]> = [
     ['conversation', 'Conversation'],
     ['approvals', 'Approvals'],
@@ -178,6 +189,7 @@ export function RunPanel({
           </div>
         ) : null}
       </div>
+      {snapshot ? <RunHeader snapshot={snapshot} summary={summary} /> : null}
       <div role="tabpanel" id={`tabpanel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
         {tab === 'conversation' ? (
           <ConversationView
@@ -186,6 +198,9 @@ export function RunPanel({
             onLoadMore={onLoadMore}
             taintCheckOf={taintCheckOf}
             onShowApprovals={() => onTab('approvals')}
+            onFork={
+              snapshot && snapshot.started ? (target) => setForking({ ...target, runId: snapshot.runId }) : undefined
+            }
           />
         ) : null}
         {tab === 'approvals' ? (
@@ -194,6 +209,18 @@ export function RunPanel({
         {tab === 'log' ? <LogView snapshot={snapshot} /> : null}
         {tab === 'usage' ? <UsageView snapshot={snapshot} /> : null}
       </div>
+      {forking ? (
+        <ForkDialog
+          target={forking}
+          models={models}
+          onClose={() => setForking(null)}
+          onForked={(runId) => {
+            setForking(null);
+            runStore.started(runId);
+            onTab('conversation');
+          }}
+        />
+      ) : null}
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { escapePointerSegment } from '../../../common/json-pointer.js';
 
 /** A tainted span of a string argument: JSON pointer, offsets in that string, and its source. */
 export interface TaintSpan {
@@ -33,10 +34,6 @@ function renderString(text: string, spans: TaintSpan[]): ReactNode {
   return parts;
 }
 
-function pointerPart(key: string): string {
-  return key.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
 function renderValue(value: unknown, path: string, indent: string, taint: TaintSpan[]): ReactNode {
   if (typeof value === 'string')
     return renderString(
@@ -63,7 +60,7 @@ function renderValue(value: unknown, path: string, indent: string, taint: TaintS
     '{\n',
     ...entries.flatMap(([key, item], index) => [
       `${inner}${JSON.stringify(key)}: `,
-      <span key={key}>{renderValue(item, `${path}/${pointerPart(key)}`, inner, taint)}</span>,
+      <span key={key}>{renderValue(item, `${path}/${escapePointerSegment(key)}`, inner, taint)}</span>,
       index < entries.length - 1 ? ',\n' : '\n',
     ]),
     `${indent}}`,

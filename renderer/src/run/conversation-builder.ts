@@ -1,5 +1,5 @@
 /**
- * Turns the events of one run (live `run-event`s or a transcript from `history:read`) into the
+ * Turns the events of one run (live `run-event`s or transcript pages from `history:page`) into the
  * flat list of items the conversation view shows, plus the per-round usage and the log. Pure and
  * incremental: `apply` one event at a time; `snapshot` hands React a new array only when asked
  * (once per animation frame while a run streams), so thousands of events stay cheap.
@@ -25,6 +25,8 @@ export type ConversationItem =
       finishReason?: string;
       usage?: { inputTokens: number; outputTokens: number };
       durationMs?: number;
+      /** The seq of the round's response: the step a fork starts from (docs/host-api.md#forks). */
+      step?: number;
     }
   | {
       kind: 'requested-call';
@@ -45,6 +47,8 @@ export type ConversationItem =
       taint: EventOf<'approval-pending'>['taint'];
       output?: { text: string; trust: 'trusted' | 'untrusted'; structured: boolean; durationMs: number };
       error?: { stage: string; message: string };
+      /** The seq of the call's tool-output or tool-error: the step a fork starts from. */
+      step?: number;
     }
   | { kind: 'log'; key: string; text: string; t: string }
   | { kind: 'run-end'; key: string; event: EventOf<'run-end'> };
@@ -159,6 +163,7 @@ export class ConversationBuilder {
           finishReason: event.finishReason,
           usage: event.usage,
           durationMs: event.durationMs,
+          step: event.seq,
         };
         if (at === undefined) {
           this.assistantIndex.set(event.round, this.items.length);
@@ -216,6 +221,7 @@ export class ConversationBuilder {
       case 'tool-output':
         this.updateDispatch(event.callId, {
           state: 'done',
+          step: event.seq,
           output: {
             text: event.output,
             trust: event.trust,
@@ -239,7 +245,11 @@ export class ConversationBuilder {
             taint: [],
           });
         }
-        this.updateDispatch(event.callId, { state, error: { stage: event.stage, message: event.message } });
+        this.updateDispatch(event.callId, {
+          state,
+          error: { stage: event.stage, message: event.message },
+          step: event.seq,
+        });
         this.logs.push({
           seq: event.seq,
           t: event.t,

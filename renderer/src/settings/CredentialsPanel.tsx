@@ -1,35 +1,29 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { KeyStatus } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
+import { useKeyEntry } from './use-key-entry';
 import './settings.css';
 
 type Status = { kind: 'loading' } | { kind: 'ready'; available: boolean; error: string | null; keys: KeyStatus[] };
 
 function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message: string) => void }) {
-  const [key, setKey] = useState('');
-  const [busy, setBusy] = useState(false);
+  const entry = useKeyEntry(status.provider);
+  const { key, setKey } = entry;
+  const [deleting, setDeleting] = useState(false);
+  const busy = entry.busy || deleting;
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [deleteError, setError] = useState<string | null>(null);
+  const error = entry.error ?? deleteError;
   const inputId = `key-${status.provider}`;
 
   const submit = async (): Promise<void> => {
-    const value = key;
-    // The key leaves the page state at once; only the request carries it (renderer → main).
-    setKey('');
-    setBusy(true);
     setError(null);
-    try {
-      const result = await call('keys:set', { provider: status.provider, key: value });
-      onChanged(`${result.replaced ? 'Replaced' : 'Stored'} the ${status.label} key in the keychain.`);
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    const result = await entry.submit();
+    if (result) onChanged(`${result.replaced ? 'Replaced' : 'Stored'} the ${status.label} key in the keychain.`);
   };
 
   const remove = async (): Promise<void> => {
-    setBusy(true);
+    setDeleting(true);
     setError(null);
     try {
       const result = await call('keys:delete', { provider: status.provider });
@@ -37,7 +31,7 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
     } catch (failure) {
       setError(describeError(failure));
     } finally {
-      setBusy(false);
+      setDeleting(false);
       setConfirmDelete(false);
     }
   };

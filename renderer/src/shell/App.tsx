@@ -1,22 +1,35 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ContractRequest } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
-import type { PendingApproval, RunSummary, WorkspaceState } from '../../../common/studio-schemas.js';
+import type { RunSummary } from '../../../common/studio-schemas.js';
 import { AboutPanel } from './AboutPanel';
 import { AgentEditor } from '../editor/AgentEditor';
 import { call, describeError, useStudioEvent } from './studio-api';
 import { CatalogEditor } from '../catalog/CatalogEditor';
+import { ToolTrialView } from '../tool-trial/ToolTrial';
 import { CredentialsPanel } from '../settings/CredentialsPanel';
 import { ConfirmDialog, ShortcutsDialog } from './Dialogs';
 import { Explorer, type CenterView } from '../workspace/Explorer';
 import { HistoryView } from '../history/HistoryView';
-import { isStopShortcut, isTyping } from './keyboard';
 import { LogoMark } from './LogoMark';
-import { notifyPendingApproval } from '../approvals/notify-pending-approval';
+import { useApprovals } from '../approvals/use-approvals';
+import type { ActionHandlers } from './actions';
+import { CommandPalette } from './CommandPalette';
+import { Splitter } from './Splitter';
+import { usePanelLayout } from './use-panel-layout';
+import { useShortcuts } from './use-shortcuts';
 import { RunPanel, type RunTab } from '../run/RunPanel';
 import { runStore, useLiveRunIds, useRun, useSelectedRunId } from '../run/run-hooks';
 import { applyTheme, readSavedTheme, type Theme } from './theme';
 import { WorkspaceEmptyState } from '../workspace/WorkspaceEmptyState';
+import { NoAgentsState } from '../workspace/NoAgentsState';
+import { useWorkspace } from '../workspace/use-workspace';
+import { useAgentFileActions } from '../workspace/use-agent-file-actions';
+import { AgentTabs } from '../editor/AgentTabs';
+import { agentName, openFilesStore } from '../editor/open-files-store';
+import { saveOpenFile, useAgentBuffers } from '../editor/use-agent-buffers';
+import { findMissingKey, type MissingKey } from '../run/key-check';
+import { NoKeyDialog } from '../run/NoKeyDialog';
 
 interface PendingConfirm {
   title: string;
@@ -25,32 +38,24 @@ interface PendingConfirm {
   action: () => void;
 }
 
-interface AgentBuffer {
-  path: string;
-  /** Bumped when the file is reloaded from disk, so the editor takes the new text. */
-  revision: number;
-  loadedText: string;
-  savedText: string;
-  text: string;
-}
-
-function approvalKey(approval: { runId: string; callId: string }): string {
-  return `${approval.runId}/${approval.callId}`;
-}
-
 /** The studio shell: header, workspace explorer, editors, run panel and the About panel. */
 export function App() {
   const [theme, setTheme] = useState<Theme>(readSavedTheme);
   const [aboutOpen, setAboutOpen] = useState(false);
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
-  const [workspace, setWorkspace] = useState<WorkspaceState | null>(null);
-  const [opening, setOpening] = useState(false);
-  const [openError, setOpenError] = useState<string | null>(null);
-  const [view, setView] = useState<CenterView>({ kind: 'none' });
-  const [agent, setAgent] = useState<AgentBuffer | null>(null);
+  const [centerView, setView] = useState<CenterView>({ kind: 'none' });
+  // The open agents and their buffers live in the open-files store (editor/use-agent-buffers.ts).
+  const buffers = useAgentBuffers();
+  const agent = buffers.active;
+  // The agent view shows the active tab.
+  const view: CenterView =
+    centerView.kind !== 'agent' ? centerView : agent ? { kind: 'agent', path: agent.path } : { kind: 'none' };
+  const [missingKey, setMissingKey] = useState<MissingKey | null>(null);
+  const panels = usePanelLayout(view.kind === 'history' || view.kind === 'catalog');
   const [catalogDirty, setCatalogDirty] = useState(false);
   const [model, setModel] = useState('');
-  const [approvals, setApprovals] = useState<PendingApproval[]>([]);
+  const { pending: approvals, pendingText, reload: reloadApprovals } = useApprovals();
+  const [paletteOpen, setPaletteOpen] = useState(false);
   const [tab, setTab] = useState<RunTab>('conversation');
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
   const [banner, setBanner] = useState<string | null>(null);
@@ -61,7 +66,7 @@ export function App() {
   const runView = useRun(selectedRunId);
   const snapshot = runView?.snapshot;
 
-  const agentDirty = agent !== null && agent.text !== agent.savedText;
+  const agentDirty = buffers.anyDirty;
   const running = selectedRunId !== null && liveRunIds.has(selectedRunId);
 
   useEffect(() => {
@@ -70,47 +75,15 @@ export function App() {
   }, [approvals.length, agentDirty, catalogDirty]);
 
   useStudioEvent('run-event', (event: RunEvent) => runStore.applyEvent(event));
-  useStudioEvent('approval-pending', (approval) => {
-    setApprovals((current) =>
-      current.some((item) => approvalKey(item) === approvalKey(approval))
-        ? current.map((item) => (approvalKey(item) === approvalKey(approval) ? approval : item))
-        : [...current, approval],
-    );
-    notifyPendingApproval(approval);
-  });
-  useStudioEvent('approval-resolved', (resolved) => {
-    setApprovals((current) => current.filter((item) => approvalKey(item) !== approvalKey(resolved)));
-  });
-  useStudioEvent('workspace-changed', (state) => {
-    setWorkspace(state);
-    // A run written elsewhere (its transcript grew): the open run reads on.
-    void runStore.refreshSelected();
-    // An external edit of the open agent shows up at once, unless the person has unsaved edits.
-    if (agent && agent.text === agent.savedText) {
-      const { path, savedText } = agent;
-      call('file:read', { path }).then(
-        ({ text }) => {
-          if (text === savedText) return;
-          setAgent((current) =>
-            current && current.path === path && current.text === current.savedText
-              ? { path, revision: current.revision + 1, loadedText: text, savedText: text, text }
-              : current,
-          );
-        },
-        () => undefined,
-      );
-    }
-  });
-
   const guard = (dirty: boolean, title: string, message: string, confirmLabel: string, action: () => void): void => {
     if (!dirty) action();
     else setConfirm({ title, message, confirmLabel, action });
   };
 
+  // Opens an agent in its tab (its buffer, with any unsaved edits, is kept while other tabs show).
   const openAgent = async (path: string): Promise<void> => {
     try {
-      const { text } = await call('file:read', { path });
-      setAgent({ path, revision: 0, loadedText: text, savedText: text, text });
+      await buffers.openAgent(path);
       setView({ kind: 'agent', path });
     } catch (error) {
       setBanner(describeError(error));
@@ -118,100 +91,75 @@ export function App() {
   };
 
   const selectView = (next: CenterView): void => {
-    const leaving = (view.kind === 'agent' && agentDirty) || (view.kind === 'catalog' && catalogDirty);
+    // An agent's unsaved edits stay in its tab; only the catalog editor's are lost by leaving it.
     guard(
-      leaving,
+      view.kind === 'catalog' && catalogDirty,
       'Discard unsaved changes?',
       'The file you are leaving has unsaved changes.',
       'Discard changes',
       () => {
         setCatalogDirty(false);
-        // Discarded means discarded: the agent buffer goes back to the saved text (and the title's ●).
-        setAgent((current) =>
-          current && current.text !== current.savedText
-            ? { ...current, revision: current.revision + 1, loadedText: current.savedText, text: current.savedText }
-            : current,
-        );
         if (next.kind === 'agent') void openAgent(next.path);
         else setView(next);
       },
     );
   };
 
-  const afterOpen = async (state: WorkspaceState): Promise<void> => {
-    setWorkspace(state);
-    setOpenError(null);
-    try {
-      setApprovals(await call('approval:list', {}));
-    } catch (error) {
-      setBanner(describeError(error));
-    }
-    const first = state.agents[0];
-    if (first) await openAgent(first);
-    else setView({ kind: 'none' });
-  };
+  const { workspace, opening, openError, openExample, chooseFolder } = useWorkspace({
+    onError: setBanner,
+    onOpened: async (state) => {
+      buffers.reset();
+      try {
+        await reloadApprovals();
+      } catch (error) {
+        setBanner(describeError(error));
+      }
+      const first = state.agents[0];
+      if (first) await openAgent(first);
+      else setView({ kind: 'none' });
+    },
+  });
+  const fileActions = useAgentFileActions({ workspace, openAgent });
 
-  // After a window reload main still has the workspace open (and may have calls waiting): pick it up.
-  useEffect(() => {
-    call('workspace:state', {}).then(
-      (state) => {
-        if (state) void afterOpen(state);
-      },
-      (error: unknown) => setBanner(describeError(error)),
-    );
-    // Once, on mount.
-  }, []);
-
-  const openExample = async (): Promise<void> => {
-    setOpening(true);
-    try {
-      await afterOpen(await call('workspace:open-example', {}));
-    } catch (error) {
-      setOpenError(describeError(error));
-    } finally {
-      setOpening(false);
-    }
-  };
-
-  const chooseFolder = async (): Promise<void> => {
-    setOpening(true);
-    try {
-      const { path } = await call('workspace:choose', {});
-      if (path !== null) await afterOpen(await call('workspace:open', { path }));
-    } catch (error) {
-      setOpenError(describeError(error));
-    } finally {
-      setOpening(false);
-    }
-  };
-
-  const startRun = async (request: ContractRequest<'run:start'>): Promise<void> => {
+  const startRun = async (request: ContractRequest<'run:start'>): Promise<string | null> => {
     setBanner(null);
     try {
       const { runId } = await call('run:start', request);
       // The run may already have ended (a short replay); the store marks it live only if not.
       runStore.started(runId);
       setTab('conversation');
+      return runId;
     } catch (error) {
       setBanner(`Could not start the run: ${describeError(error)}`);
+      return null;
     }
   };
 
+  // A live run that failed because its model has no key offers to set it, or to run the recording.
+  const keyCheckRun = useRef<string | null>(null);
   const runAgent = (): void => {
     if (!agent || view.kind !== 'agent') return;
-    void startRun({ script: agent.path, text: agent.text, ...(model !== '' && { model }) });
+    void startRun({ script: agent.path, text: agent.text, ...(model !== '' && { model }) }).then((runId) => {
+      keyCheckRun.current = runId;
+    });
   };
+  useEffect(() => {
+    if (!snapshot?.ended || snapshot.runId !== keyCheckRun.current) return;
+    keyCheckRun.current = null;
+    void findMissingKey(snapshot).then(setMissingKey);
+  }, [snapshot]);
 
   const replayAgent = (): void => {
     if (!agent || !workspace) return;
     const recording = workspace.recordings[agent.path];
     if (!recording) return;
+    const edited = agent.text !== agent.savedText;
     guard(
-      agentDirty,
+      edited,
       'Replay with unsaved edits?',
       'The recording was made with the saved script. A replay with your unsaved edits may stop where the script asks for something the recording does not hold.',
       'Replay with my edits',
-      () => void startRun({ script: agent.path, replay: recording, ...(agentDirty && { text: agent.text }) }),
+      () => void startRun({ script: agent.path, replay: recording, ...(edited && { text: agent.text }) }),
     );
   };
 
@@ -229,10 +177,8 @@ export function App() {
 
   const saveAgent = async (): Promise<void> => {
     if (!agent) return;
-    const text = agent.text;
     try {
-      await call('file:write', { path: agent.path, text });
-      setAgent((current) => (current && current.path === agent.path ? { ...current, savedText: text } : current));
+      await saveOpenFile(agent.path);
     } catch (error) {
       setBanner(`Not saved: ${describeError(error)}`);
     }
@@ -244,51 +190,22 @@ export function App() {
     void runStore.open(runId);
   };
 
-  // Window-wide shortcuts. The editors handle Ctrl/⌘+Enter and Ctrl/⌘+S themselves (and mark the
-  // event handled), so a handled event is skipped here.
-  const shortcutHandlers = useRef({ runAgent, stopRun, saveAgent });
-  shortcutHandlers.current = { runAgent, stopRun, saveAgent };
-  const modalOpen = confirm !== null || shortcutsOpen;
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent): void => {
-      if (event.defaultPrevented || modalOpen) return;
-      const mod = event.ctrlKey || event.metaKey;
-      if (mod && event.key === 'Enter') {
-        event.preventDefault();
-        shortcutHandlers.current.runAgent();
-      } else if (mod && (event.key === 's' || event.key === 'S')) {
-        event.preventDefault();
-        void shortcutHandlers.current.saveAgent();
-      } else if (isStopShortcut(event)) {
-        event.preventDefault();
-        void shortcutHandlers.current.stopRun();
-      } else if (event.key === '?' && !isTyping(event)) {
-        event.preventDefault();
-        setShortcutsOpen(true);
-      }
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, [modalOpen]);
-
   // Jumping to the approvals is the person's own click, so focus may follow: onto the panel, never
   // onto a card (a card takes keys only once the person moves into it).
-  const [focusApprovals, setFocusApprovals] = useState(false);
-  const showApprovals = (): void => {
+  // A run tab shows even from Credentials (where the run panel is hidden) or with the panel collapsed.
+  const showRunTab = (next: RunTab): void => {
     if (view.kind === 'credentials') setView(agent ? { kind: 'agent', path: agent.path } : { kind: 'none' });
-    setTab('approvals');
-    setFocusApprovals(true);
+    panels.toggleRunPanel(false);
+    setTab(next);
   };
-  useEffect(() => {
-    if (!focusApprovals) return;
-    setFocusApprovals(false);
-    document.querySelector<HTMLElement>('.approvals-panel')?.focus();
-  }, [focusApprovals]);
+  const showApprovals = (): void => {
+    showRunTab('approvals');
+    // After React rendered the tab (a click's updates are flushed before the next task).
+    setTimeout(() => document.querySelector<HTMLElement>('.approvals-panel')?.focus(), 0);
+  };
   const taintCheckOf = (alias: string): boolean =>
     workspace?.tools.find((tool) => tool.alias === alias)?.taintCheck ?? true;
   const pendingCount = approvals.length;
-  const pendingText =
-    pendingCount === 0 ? '' : `${pendingCount} tool call${pendingCount === 1 ? '' : 's'} waiting for your approval`;
 
   const toggleTheme = (): void => {
     const next: Theme = theme === 'dark' ? 'light' : 'dark';
@@ -298,6 +215,38 @@ export function App() {
 
   const selectedRunning = running;
   const agentRunning = selectedRunning || (liveRunIds.size > 0 && selectedRunId === null);
+
+  // Every action of the studio, for the key handler and the command palette (shell/actions.ts).
+  const noWorkspace = workspace === null ? 'open a workspace first' : null;
+  const actionHandlers: ActionHandlers = {
+    run: { run: runAgent, unavailable: view.kind === 'agent' && agent ? null : 'open an agent first' },
+    replay: {
+      run: replayAgent,
+      unavailable: agent && workspace?.recordings[agent.path] ? null : 'the open agent has no recording',
+    },
+    stop: { run: () => void stopRun(), unavailable: liveRunIds.size > 0 ? null : 'nothing is running' },
+    save: { run: () => void saveAgent(), unavailable: view.kind === 'agent' && agent ? null : 'open an agent first' },
+    palette: { run: () => setPaletteOpen(true) },
+    shortcuts: { run: () => setShortcutsOpen(true) },
+    'toggle-explorer': { run: () => panels.toggleExplorer() },
+    'toggle-run-panel': { run: () => panels.toggleRunPanel(), unavailable: noWorkspace },
+    'show-conversation': { run: () => showRunTab('conversation'), unavailable: noWorkspace },
+    'show-approvals': { run: showApprovals, unavailable: noWorkspace },
+    'show-log': { run: () => showRunTab('log'), unavailable: noWorkspace },
+    'show-usage': { run: () => showRunTab('usage'), unavailable: noWorkspace },
+    history: { run: () => selectView({ kind: 'history' }), unavailable: noWorkspace },
+    'edit-tools': { run: () => selectView({ kind: 'catalog', file: 'tools.yaml' }), unavailable: noWorkspace },
+    'edit-models': { run: () => selectView({ kind: 'catalog', file: 'models.yaml' }), unavailable: noWorkspace },
+    credentials: { run: () => selectView({ kind: 'credentials' }), unavailable: noWorkspace },
+    'new-agent': { run: fileActions.newAgent, unavailable: noWorkspace },
+    'open-example': { run: () => void openExample() },
+    'open-folder': { run: () => void chooseFolder() },
+    'toggle-theme': { run: toggleTheme },
+    about: { run: () => setAboutOpen(true) },
+  };
+  const modalOpen =
+    confirm !== null || shortcutsOpen || paletteOpen || missingKey !== null || fileActions.dialog !== null;
+  useShortcuts(actionHandlers, modalOpen);
 
   return (
     <div className="app-shell">
@@ -320,7 +269,7 @@ export function App() {
               title="Show the calls waiting for a decision"
             >
               <span className="pending-dot" aria-hidden="true" />
-              {pendingText}
+              <span className="pending-text">{pendingText}</span>
             </button>
           ) : null}
           {workspace ? (
@@ -333,6 +282,39 @@ export function App() {
               Credentials
             </button>
           ) : null}
+          <button
+            type="button"
+            className="button button-quiet panel-toggle"
+            aria-pressed={!panels.layout.explorerCollapsed}
+            aria-controls="explorer-panel"
+            onClick={() => panels.toggleExplorer()}
+            aria-label="Explorer"
+            title="Show or hide the explorer (Ctrl/⌘+Shift+E)"
+          >
+            <span aria-hidden="true">◧</span>
+          </button>
+          {workspace ? (
+            <button
+              type="button"
+              className="button button-quiet panel-toggle"
+              aria-pressed={!panels.layout.runPanelCollapsed}
+              aria-controls={view.kind === 'credentials' ? undefined : 'run-panel'}
+              onClick={() => panels.toggleRunPanel()}
+              aria-label="Run panel"
+              title="Show or hide the run panel (Ctrl/⌘+Shift+Y)"
+            >
+              <span aria-hidden="true">◨</span>
+            </button>
+          ) : null}
+          <button
+            type="button"
+            className="button button-quiet"
+            onClick={() => setPaletteOpen(true)}
+            aria-label="Command palette"
+            title="Command palette (Ctrl/⌘+Shift+P)"
+          >
+            <span aria-hidden="true">⌘</span>
+          </button>
           <button
             type="button"
             className="button button-quiet"
@@ -377,13 +359,35 @@ export function App() {
         </div>
       ) : null}
 
-      <div className="app-body">
-        <Explorer
-          workspace={workspace}
-          view={view}
-          runningRunIds={liveRunIds}
-          onSelect={selectView}
-          onOpenRun={openRun}
+      <div
+        className="app-body"
+        style={{
+          ['--explorer-width' as string]: `${panels.explorer.width}px`,
+          ['--run-panel-width' as string]: `${panels.runPanel.width}px`,
+        }}
+      >
+        {/* display: contents; the wrappers only name the panels for the splitters' aria-controls. */}
+        <div id="explorer-panel" className="panel-slot" hidden={panels.layout.explorerCollapsed}>
+          <Explorer
+            workspace={workspace}
+            view={view}
+            runningRunIds={liveRunIds}
+            onSelect={selectView}
+            onOpenRun={openRun}
+            unsaved={buffers.unsaved}
+            onNewAgent={fileActions.newAgent}
+          />
+        </div>
+        <Splitter
+          label="Explorer width"
+          controls="explorer-panel"
+          side="left"
+          value={panels.explorer.width}
+          min={panels.explorer.min}
+          max={panels.explorer.max}
+          collapsed={panels.layout.explorerCollapsed}
+          onResize={panels.setExplorerWidth}
+          onToggle={() => panels.toggleExplorer()}
         />
 
         {workspace === null ? (
@@ -399,51 +403,96 @@ export function App() {
           <>
             <main className="workspace-area">
               {view.kind === 'agent' && agent ? (
-                <AgentEditor
-                  path={agent.path}
-                  revision={agent.revision}
-                  initialText={agent.loadedText}
-                  dirty={agentDirty}
-                  workspace={workspace}
-                  theme={theme}
-                  running={agentRunning}
-                  model={model}
-                  onModel={setModel}
-                  onChange={(text) => setAgent((current) => (current ? { ...current, text } : current))}
-                  onRun={runAgent}
-                  onReplay={workspace.recordings[agent.path] ? replayAgent : undefined}
-                  onStop={() => void stopRun()}
-                  onSave={() => void saveAgent()}
-                />
+                <AgentTabs
+                  files={buffers.files}
+                  active={agent.path}
+                  onSelect={(path) => void openAgent(path)}
+                  actions={{
+                    onNew: fileActions.newAgent,
+                    onSaveAs: fileActions.saveAs,
+                    onRename: fileActions.rename,
+                    onDelete: fileActions.remove,
+                  }}
+                >
+                  <AgentEditor
+                    path={agent.path}
+                    revision={agent.revision}
+                    initialText={agent.text}
+                    dirty={agent.text !== agent.savedText || agent.goneFromDisk === true}
+                    workspace={workspace}
+                    theme={theme}
+                    running={agentRunning}
+                    model={model}
+                    onModel={setModel}
+                    onChange={(text) => openFilesStore.edit(agent.path, text)}
+                    onRun={runAgent}
+                    onReplay={workspace.recordings[agent.path] ? replayAgent : undefined}
+                    onStop={() => void stopRun()}
+                    onSave={() => void saveAgent()}
+                  />
+                </AgentTabs>
               ) : null}
               {view.kind === 'catalog' ? (
                 <CatalogEditor file={view.file} theme={theme} onDirtyChange={setCatalogDirty} />
+              ) : null}
+              {view.kind === 'tool' ? (
+                <ToolTrialView alias={view.alias} tools={workspace.tools} onShowApprovals={showApprovals} />
               ) : null}
               {view.kind === 'credentials' ? <CredentialsPanel /> : null}
               {view.kind === 'history' ? (
                 <HistoryView runs={workspace.runs} onOpen={openRun} onReplay={replayRun} />
               ) : null}
-              {view.kind === 'none' ? (
+              {view.kind === 'none' && workspace.agents.length === 0 ? (
+                <div className="no-agents">
+                  <NoAgentsState
+                    workspaceName={workspace.name}
+                    busy={opening}
+                    onNewAgent={fileActions.newAgent}
+                    onOpenExample={() => void openExample()}
+                  />
+                </div>
+              ) : null}
+              {view.kind === 'none' && workspace.agents.length > 0 ? (
                 <div className="panel-empty">
-                  <p className="muted">Pick an agent in the explorer to edit and run it.</p>
+                  <p className="muted">Pick an agent in the explorer to edit and run it, or make a new one.</p>
+                  <button type="button" className="button" onClick={fileActions.newAgent}>
+                    New agent…
+                  </button>
                 </div>
               ) : null}
             </main>
             {view.kind === 'credentials' ? null : (
-              <RunPanel
-                narrow={view.kind === 'history' || view.kind === 'catalog'}
-                tab={tab}
-                onTab={setTab}
-                snapshot={snapshot}
-                paging={runView?.paging}
-                onLoadMore={(explicit) => {
-                  if (selectedRunId !== null) void runStore.loadMore(selectedRunId, undefined, explicit);
-                }}
-                approvals={approvals}
-                taintCheckOf={taintCheckOf}
-                theme={theme}
-                running={selectedRunning}
+              <Splitter
+                label="Run panel width"
+                controls="run-panel"
+                side="right"
+                value={panels.runPanel.width}
+                min={panels.runPanel.min}
+                max={panels.runPanel.max}
+                collapsed={panels.layout.runPanelCollapsed}
+                onResize={panels.setRunPanelWidth}
+                onToggle={() => panels.toggleRunPanel()}
               />
+            )}
+            {view.kind === 'credentials' ? null : (
+              <div id="run-panel" className="panel-slot" hidden={panels.layout.runPanelCollapsed}>
+                <RunPanel
+                  narrow={view.kind === 'history' || view.kind === 'catalog'}
+                  tab={tab}
+                  onTab={setTab}
+                  snapshot={snapshot}
+                  paging={runView?.paging}
+                  onLoadMore={(explicit) => {
+                    if (selectedRunId !== null) void runStore.loadMore(selectedRunId, undefined, explicit);
+                  }}
+                  approvals={approvals}
+                  taintCheckOf={taintCheckOf}
+                  theme={theme}
+                  running={selectedRunning}
+                  models={workspace.models}
+                  summary={workspace.runs.find((run) => run.runId === selectedRunId)}
+                />
+              </div>
             )}
           </>
         )}
@@ -465,6 +514,27 @@ export function App() {
         />
       ) : null}
       {shortcutsOpen ? <ShortcutsDialog onClose={() => setShortcutsOpen(false)} /> : null}
+      {paletteOpen ? <CommandPalette handlers={actionHandlers} onClose={() => setPaletteOpen(false)} /> : null}
+      {fileActions.dialog}
+      {missingKey && agent ? (
+        <NoKeyDialog
+          missing={missingKey}
+          agent={agentName(agent.path)}
+          onClose={() => setMissingKey(null)}
+          onRunWithKey={() => {
+            setMissingKey(null);
+            runAgent();
+          }}
+          onRunOffline={
+            workspace?.recordings[agent.path]
+              ? () => {
+                  setMissingKey(null);
+                  replayAgent();
+                }
+              : undefined
+          }
+        />
+      ) : null}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, type ReactNode } from 'react';
-import { stopShortcutLabel } from './keyboard';
+import { actionSpecs } from './actions';
 
 /** A modal dialog on the native `<dialog>` element (focus trap and Esc come with it). */
 export function Modal({
@@ -70,20 +70,13 @@ export function ConfirmDialog({
   );
 }
 
-const shortcuts: Array<[keys: string, what: string]> = [
-  ['Ctrl/⌘ + Enter', 'Run the agent (the editor’s text, saved or not)'],
-  [stopShortcutLabel.replace(/\+/g, ' + '), 'Stop the running agent, from anywhere (Esc never stops a run)'],
-  ['Ctrl/⌘ + S', 'Save the agent or catalog file'],
-  ['Esc, then Tab', 'Leave the editor (in an editor, Tab indents)'],
-  ['A', 'Approve the call (once you clicked or tabbed into its card)'],
-  ['E', 'Edit the arguments, then approve'],
-  ['D', 'Deny with a reason'],
-  ['Shift + L', 'Allow for this run: untainted calls of this tool stop asking'],
-  ['↑ / ↓', 'Move between approval cards'],
-  ['?', 'Show this list'],
-];
+const shortcutGroupTitles = {
+  window: 'Anywhere in the window',
+  editor: 'In an editor',
+  'approval card': 'On an approval card',
+} as const;
 
-/** The keyboard shortcuts, opened with `?` or the header button. */
+/** The keyboard shortcuts (from the one registry in actions.ts), opened with `?` or the header button. */
 export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
   return (
     <Modal
@@ -95,18 +88,24 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
         </button>
       }
     >
-      <table className="data-table shortcuts-table">
-        <tbody>
-          {shortcuts.map(([keys, what]) => (
-            <tr key={keys}>
-              <th scope="row">
-                <kbd>{keys}</kbd>
-              </th>
-              <td>{what}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {(['window', 'editor', 'approval card'] as const).map((scope) => (
+        <table key={scope} className="data-table shortcuts-table">
+          <caption>{shortcutGroupTitles[scope]}</caption>
+          <tbody>
+            {actionSpecs
+              .filter((spec) => spec.scope === scope && spec.keys !== undefined)
+              .map((spec) => (
+                <tr key={spec.keys}>
+                  <th scope="row">
+                    <kbd>{spec.keys}</kbd>
+                  </th>
+                  <td>{spec.title}</td>
+                </tr>
+              ))}
+          </tbody>
+        </table>
+      ))}
+      <p className="small muted">Every action, with or without a shortcut, is in the command palette.</p>
     </Modal>
   );
 }

@@ -7,19 +7,5 @@ export function isTyping(event: Event): boolean {
   return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
 }
 
-/** How the stop shortcut is written in hints, tooltips and the shortcuts list. */
-export const stopShortcutLabel = 'Ctrl/⌘+Shift+.';
-
-/**
- * The stop shortcut: Ctrl+Shift+. (⌘+Shift+. on macOS). No text is ever typed with it and no
- * editor binds it, so it works from anywhere, while a stray Esc (closing a list, leaving the
- * editor) never stops a run. `code` keeps it on the same key whatever the layout prints there.
- */
-export function isStopShortcut(event: KeyboardEvent): boolean {
-  return (
-    (event.ctrlKey || event.metaKey) &&
-    event.shiftKey &&
-    !event.altKey &&
-    (event.code === 'Period' || event.key === '.' || event.key === '>')
-  );
-}
+// The stop chord lives in the one shortcut registry; re-exported for the editors and cards.
+export { isStopShortcut, stopShortcutLabel } from './actions';

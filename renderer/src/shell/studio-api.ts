@@ -7,6 +7,7 @@ import type {
   ContractResponse,
   IpcError,
 } from '../../../common/contract.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /** A contract call that resolved to `{ ok: false }`; keeps the stable `code`. */
 export class StudioCallError extends Error {
@@ -42,8 +43,7 @@ export async function call<M extends ContractMethodName>(
 /** A message for a person from anything a call may reject with. */
 export function describeError(error: unknown): string {
   if (error instanceof StudioCallError) return `${error.message} (${error.code})`;
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return errorMessage(error);
 }
 
 /** Subscribes to a pushed event for the component's lifetime; the latest listener is always used. */

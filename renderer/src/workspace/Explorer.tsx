@@ -1,11 +1,14 @@
 import type { CatalogFile, WorkspaceState } from '../../../common/studio-schemas.js';
 import { McpServersList } from './McpServersList';
+import { agentName } from '../editor/open-files-store';
 import './workspace.css';
 
 /** What the center area shows. */
 export type CenterView =
   | { kind: 'agent'; path: string }
   | { kind: 'catalog'; file: CatalogFile }
+  /** "Try a tool": the trial view of a catalog tool (builtin, command, http or an MCP alias). */
+  | { kind: 'tool'; alias: string }
   | { kind: 'credentials' }
   | { kind: 'history' }
   | { kind: 'none' };
@@ -19,10 +22,6 @@ function ProblemBadge({ count, label }: { count: number; label: string }) {
   );
 }
 
-function agentName(path: string): string {
-  return path.replace(/^agents\//, '').replace(/\.lua$/, '');
-}
-
 /** The left column: agents, tools, models and runs of the open workspace. */
 export function Explorer({
   workspace,
@@ -30,12 +29,17 @@ export function Explorer({
   runningRunIds,
   onSelect,
   onOpenRun,
+  unsaved,
+  onNewAgent,
 }: {
   workspace: WorkspaceState | null;
   view: CenterView;
   runningRunIds: ReadonlySet<string>;
   onSelect: (view: CenterView) => void;
   onOpenRun: (runId: string) => void;
+  /** Agents open with unsaved edits (marked ●). */
+  unsaved: ReadonlySet<string>;
+  onNewAgent: () => void;
 }) {
   if (workspace === null) {
     return (
@@ -64,15 +68,25 @@ export function Explorer({
         {workspace.name}
       </div>
       <section className="explorer-section" aria-label="Agents">
-        <h2>Agents</h2>
+        <h2>
+          Agents
+          <button type="button" className="section-action" onClick={onNewAgent} title="New agent">
+            + New
+          </button>
+        </h2>
         <ul className="explorer-list">
           {workspace.agents.map((agent) => (
             <li key={agent}>
-              <button type="button" {...item({ kind: 'agent', path: agent })} aria-label={`Agent ${agentName(agent)}`}>
+              <button type="button" {...item({ kind: 'agent', path: agent })} title={agent}>
                 <span className="item-icon" aria-hidden="true">
                   ◆
                 </span>
                 <span className="item-label">{agentName(agent)}</span>
+                {unsaved.has(agent) ? (
+                  <span className="dirty-dot" title="unsaved changes">
+                    ●
+                  </span>
+                ) : null}
                 {workspace.recordings[agent] ? (
                   <span className="tag" title="has a recording: runs offline">
                     rec
@@ -89,7 +103,7 @@ export function Explorer({
           <button
             type="button"
             {...item({ kind: 'catalog', file: 'tools.yaml' }, 'section-link')}
-            aria-label="Edit tools.yaml"
+            title="Edit tools.yaml"
           >
             Tools <span className="muted">tools.yaml</span>
           </button>
@@ -97,12 +111,19 @@ export function Explorer({
         </h2>
         <ul className="explorer-list">
           {workspace.tools.map((tool) => (
-            <li key={tool.alias} className="explorer-entry" title={tool.description}>
-              <span className="item-label">{tool.alias}</span>
-              {tool.approval !== 'auto' ? (
-                <span className={`tag approval-${tool.approval}`}>{tool.approval}</span>
-              ) : null}
-              {tool.trust === 'untrusted' ? <span className="tag trust-untrusted">untrusted</span> : null}
+            <li key={tool.alias} className="explorer-entry">
+              {/* Opens "Try a tool"; the name is the row's own text, so what is seen is what is read. */}
+              <button
+                type="button"
+                {...item({ kind: 'tool', alias: tool.alias })}
+                title={`Try ${tool.alias}: ${tool.description}`}
+              >
+                <span className="item-label">{tool.alias}</span>
+                {tool.approval !== 'auto' ? (
+                  <span className={`tag approval-${tool.approval}`}>{tool.approval}</span>
+                ) : null}
+                {tool.trust === 'untrusted' ? <span className="tag trust-untrusted">untrusted</span> : null}
+              </button>
             </li>
           ))}
         </ul>
@@ -113,7 +134,7 @@ export function Explorer({
           <button
             type="button"
             {...item({ kind: 'catalog', file: 'models.yaml' }, 'section-link')}
-            aria-label="Edit models.yaml"
+            title="Edit models.yaml"
           >
             Models <span className="muted">models.yaml</span>
           </button>
@@ -134,7 +155,7 @@ export function Explorer({
       </section>
       <section className="explorer-section" aria-label="Runs">
         <h2>
-          <button type="button" {...item({ kind: 'history' }, 'section-link')} aria-label="Open run history">
+          <button type="button" {...item({ kind: 'history' }, 'section-link')} title="Open the run history">
             Runs <span className="muted">history</span>
           </button>
         </h2>
@@ -145,8 +166,8 @@ export function Explorer({
                 type="button"
                 className="explorer-item"
                 onClick={() => onOpenRun(run.runId)}
-                aria-label={`Open run ${run.runId}`}
-                title={run.runId}
+                data-run-id={run.runId}
+                title={`Open run ${run.runId}`}
               >
                 <span
                   className={`status-dot status-${runningRunIds.has(run.runId) ? 'running' : run.status}`}

@@ -4,7 +4,7 @@ import { ApprovalGateImpl, approvedArguments, type GateEvent } from '../../../ma
 import type { ApprovalRequest, TaintSpan } from '../../../main/core/approval/approval-types.js';
 import type { Approver, PendingCall, PersonDecision } from '../../../main/core/approval/approver.js';
 import { PolicyApprover } from '../../../main/core/approval/policy-approver.js';
-import { createBuiltinCatalog } from '../../../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
 
 const AT = new Date('2025-05-06T07:08:09.000Z');
 const taint: TaintSpan[] = [{ path: '/text', start: 0, end: 30, sourceOutputId: 'call-1' }];

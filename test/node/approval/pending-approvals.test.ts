@@ -6,7 +6,7 @@ import {
   PendingApprovals,
   QueueApprover,
 } from '../../../main/core/approval/pending-approvals.js';
-import { createBuiltinCatalog } from '../../../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
 import { waitFor } from '../catalog/helpers.js';
 
 function request(callId: string, runId = 'run-1'): ApprovalRequest {

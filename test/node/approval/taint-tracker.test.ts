@@ -3,7 +3,7 @@ import { wrapUntrusted } from '../../../common/envelope.js';
 import { ApprovalGateImpl } from '../../../main/core/approval/approval-gate.js';
 import { PolicyApprover } from '../../../main/core/approval/policy-approver.js';
 import { MIN_FRAGMENT_CHARS, TaintTracker } from '../../../main/core/approval/taint-tracker.js';
-import { createBuiltinCatalog } from '../../../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 import { noSecrets, startServer } from '../tools/helpers.js';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadWorkspace } from '../../../main/core/catalog/index.js';
+import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import { CATALOG_FIXTURES } from './helpers.js';
 
 interface Expectation {

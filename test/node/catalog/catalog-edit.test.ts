@@ -4,12 +4,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   deleteModelEntry,
   deleteToolEntry,
-  loadWorkspace,
   saveModelEntry,
   saveToolEntry,
   writeCatalogFile,
-  writeFileAtomic,
-} from '../../../main/core/catalog/index.js';
+} from '../../../main/core/catalog/catalog-edit.js';
+import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
+import { writeFileAtomic } from '../../../main/core/catalog/atomic-write.js';
 import { copyFixture, makeTempDir, removeTempDir } from './helpers.js';
 
 const temps: string[] = [];

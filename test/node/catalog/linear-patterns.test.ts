@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { RE2JS } from 're2js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadWorkspace } from '../../../main/core/catalog/index.js';
+import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import { MAX_URL_FORMAT_LENGTH, UserSchemaCompiler } from '../../../main/core/catalog/catalog-schemas.js';
 import { compileLinearPattern, maxPatternInputLength, UnsupportedPatternError } from '../../../common/linear-regexp.js';
 import { makeTempDir, removeTempDir } from './helpers.js';

@@ -7,10 +7,11 @@ import { parse } from 'yaml';
 import {
   ALIAS_PATTERN,
   type CatalogFileName,
-  type CatalogTexts,
-  checkCatalogs,
-  MODEL_PROVIDERS,
-} from '../../../main/core/catalog/index.js';
+  catalogJsonSchemaText,
+  catalogSchemaPath,
+} from '../../../main/core/catalog/catalog-file-schemas.js';
+import { type CatalogTexts, checkCatalogs } from '../../../main/core/catalog/catalog-loader.js';
+import { MODEL_PROVIDERS } from '../../../main/core/catalog/model-catalog.js';
 import { BUILTIN_TOOL_NAMES } from '../../../main/core/tools/builtin-tools.js';
 
 type JsonRecord = Record<string, unknown>;
@@ -25,6 +26,17 @@ const schemaFile = (name: string) =>
   >;
 
 describe('published JSON Schemas', () => {
+  it.each(['tools.yaml', 'models.yaml', 'promptforge.yaml'] as const)(
+    'the published schema of %s is what the definitions generate (regenerate with `npm run schemas`)',
+    (file) => {
+      const published = readFileSync(
+        fileURLToPath(new URL(`../../../${catalogSchemaPath(file)}`, import.meta.url)),
+        'utf8',
+      );
+      expect(published).toBe(catalogJsonSchemaText(file));
+    },
+  );
+
   it.each(['tools.schema.json', 'models.schema.json', 'promptforge.schema.json'])(
     '%s is a valid draft 2020-12 schema with descriptions',
     (name) => {

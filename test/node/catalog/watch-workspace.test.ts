@@ -1,7 +1,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watchWorkspace, type WorkspaceChange } from '../../../main/core/catalog/index.js';
+import { watchWorkspace, type WorkspaceChange } from '../../../main/core/catalog/watch-workspace.js';
 import { makeTempDir, removeTempDir, waitFor } from './helpers.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];

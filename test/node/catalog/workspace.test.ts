@@ -1,12 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createBuiltinCatalog,
-  findWorkspaceRoot,
-  formatProblem,
-  loadWorkspace,
-} from '../../../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
+import { findWorkspaceRoot, loadWorkspace } from '../../../main/core/catalog/workspace.js';
+import { formatProblem } from '../../../main/core/catalog/catalog-problem.js';
 import { CATALOG_FIXTURES, copyFixture, makeTempDir, removeTempDir } from './helpers.js';
 
 const temps: string[] = [];

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../../../main/cli/cli.js';
 import { KeyringSecretStore } from '../../../main/core/credentials/keyring-secret-store.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
+import { testPool } from '../run/run-harness.js';
 
 // Keys go to the real OS keychain (GNOME Keyring in CI), under a service name of their own so a
 // person's real keys are never touched.
@@ -27,7 +28,16 @@ async function cli(
   stderr.on('data', (c: Buffer) => (err += c.toString()));
   const stdin = new PassThrough();
   stdin.end(stdinText);
-  const io: CliIo = { stdin, stdout, stderr, env: {}, cwd, onInterrupt: () => () => undefined, secrets: () => store };
+  const io: CliIo = {
+    stdin,
+    stdout,
+    stderr,
+    env: {},
+    cwd,
+    onInterrupt: () => () => undefined,
+    secrets: () => store,
+    pool: testPool(),
+  };
   const code = await main(args, io);
   return { code, stdout: out, stderr: err };
 }

@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { main, type CliIo } from '../../../main/cli/cli.js';
 import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
+import { testPool } from '../run/run-harness.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The real `promptforge` bin. */
@@ -135,7 +136,10 @@ export function mapSecretStore(entries: Record<string, string> = {}): SecretStor
   };
 }
 
-/** The CLI in this process, with stdin already ended and no Ctrl-C: its exit code and what it printed. */
+/**
+ * The CLI in this process, with stdin already ended and no Ctrl-C: its exit code and what it
+ * printed. Runs borrow the test file's worker pool (the spawned bin starts its own).
+ */
 export async function runCliInProcess(
   args: string[],
   options: { cwd: string; env?: NodeJS.ProcessEnv; secrets?: SecretStore },
@@ -157,6 +161,7 @@ export async function runCliInProcess(
     cwd: options.cwd,
     onInterrupt: () => () => undefined,
     secrets: () => secrets,
+    pool: testPool(),
   };
   const code = await main(args, io);
   return { code, stdout: out, stderr: err };

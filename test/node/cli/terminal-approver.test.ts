@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApprovalGateImpl } from '../../../main/core/approval/approval-gate.js';
 import type { ApprovalRequest } from '../../../main/core/approval/approval-types.js';
 import { TerminalApprover } from '../../../main/cli/terminal-approver.js';
-import { createBuiltinCatalog } from '../../../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
 import { waitFor } from '../catalog/helpers.js';
 
 function terminal() {

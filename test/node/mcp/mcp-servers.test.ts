@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildWorkspace } from '../../../main/core/catalog/workspace.js';
 import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
-import type { McpServerSpec } from '../../../main/core/mcp/mcp-spec.js';
+import type { McpServerSpec } from '../../../main/core/catalog/mcp-spec.js';
 import { ToolFailure } from '../../../main/core/tools/tool-spec.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

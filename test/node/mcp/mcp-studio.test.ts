@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
-import { WorkerPool } from '../../../main/core/run/worker-pool.js';
+import { testPool } from '../run/run-harness.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
 
@@ -42,7 +42,7 @@ function studio() {
           waiter.resolve(payload);
         }
     },
-    pool: new WorkerPool({ size: 1 }),
+    pool: testPool(),
   });
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   cleanups.push(() => service.close());

@@ -97,6 +97,10 @@ export class FixtureCatalog implements ToolCatalog {
     }
     return undefined;
   }
+  argumentProblems(alias: string, args: unknown) {
+    const problem = this.validateArguments(alias, args as JsonObject);
+    return problem === undefined ? [] : [{ pointer: problem.split(':')[0]!, message: problem, fix: 'see the message' }];
+  }
   validateOutput() {
     return undefined;
   }
@@ -141,6 +145,11 @@ export class ScriptedGate implements ApprovalGate {
 }
 
 let sharedPool: WorkerPool | undefined;
+/**
+ * The test file's Lua worker pool (vitest gives each file a module graph of its own), for every
+ * test that runs scripts but does not check the pool itself: a warm worker serves test after test,
+ * a studio service or an in-process CLI run borrows it. Never closed: idle workers are unref'd.
+ */
 export function testPool(): WorkerPool {
   sharedPool ??= new WorkerPool({ size: 1 });
   return sharedPool;

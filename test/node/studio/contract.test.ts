@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -15,9 +17,9 @@ import {
   type ContractHandlerTable,
 } from '../../../main/core/studio/contract-dispatcher.js';
 import { readInstalledPackageVersion } from '../../../main/core/studio/runtime-versions.js';
-import type { StudioService } from '../../../main/core/studio/studio-service.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioLogFields, StudioLogger } from '../../../main/core/studio/studio-logger.js';
+import { studio } from './studio-harness.js';
 
 function recordingLogger(): StudioLogger & {
   lines: Array<{ level: string; message: string; fields?: StudioLogFields }>;
@@ -29,16 +31,25 @@ function recordingLogger(): StudioLogger & {
   return { lines, info: push('info'), warn: push('warn'), error: push('error') };
 }
 
-const studioHandlers = createStudioHandlers({
-  appName: 'PromptForge Studio',
-  appVersion: '9.8.7',
-  userDataDirectory: '/home/someone/.config/PromptForge Studio',
-  // app:info reads only the workspace folder from the service.
-  service: { workspaceRoot: '/home/someone/agents' } as StudioService,
-  runtimeVersions: { node: '22.1.0', v8: '13.0', electron: '45.5.0', chrome: '142.0.1' },
-  wasmoonVersion: '1.16.0',
-  platform: 'linux-x64',
-});
+/** Handlers over a real StudioService (closed after each test by the harness). */
+function handlersWith(service = studio().service) {
+  return createStudioHandlers({
+    appName: 'PromptForge Studio',
+    appVersion: '9.8.7',
+    userDataDirectory: '/home/someone/.config/PromptForge Studio',
+    service,
+    runtimeVersions: { node: '22.1.0', v8: '13.0', electron: '45.5.0', chrome: '142.0.1' },
+    wasmoonVersion: '1.16.0',
+    platform: 'linux-x64',
+  });
+}
+
+/** A real workspace folder: a promptforge.yaml is enough to mark it. */
+function workspaceFolder(): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'pf-contract-')));
+  writeFileSync(path.join(dir, 'promptforge.yaml'), 'builtins: true\n');
+  return dir;
+}
 
 // A table shaped like the real one, with nested fields, to pin the error wording.
 const testTable = {
@@ -94,11 +105,19 @@ describe('common/contract.ts', () => {
 
 describe('createStudioHandlers', () => {
   it('implements every contract method', () => {
-    expect(Object.keys(studioHandlers).sort()).toEqual([...contractMethodNames].sort());
+    expect(Object.keys(handlersWith()).sort()).toEqual([...contractMethodNames].sort());
   });
 
-  it('app:info reports the name, version, runtimes and data folders it was given', async () => {
-    const result = await dispatchContractCall(studioHandlers, 'app:info', {}, recordingLogger());
+  it('app:info reports the name, version, runtimes and data folders it was given, and the open workspace', async () => {
+    const { service } = studio();
+    const handlers = handlersWith(service);
+    const before = await dispatchContractCall(handlers, 'app:info', {}, recordingLogger());
+    expect(before.ok && before.value.paths.workspace).toBeNull();
+    // Opened through the contract too, so the path app:info reports is the one the service holds.
+    const folder = workspaceFolder();
+    const opened = await dispatchContractCall(handlers, 'workspace:open', { path: folder }, recordingLogger());
+    expect(opened.ok).toBe(true);
+    const result = await dispatchContractCall(handlers, 'app:info', {}, recordingLogger());
     expect(result).toEqual({
       ok: true,
       value: {
@@ -106,7 +125,7 @@ describe('createStudioHandlers', () => {
         version: '9.8.7',
         platform: 'linux-x64',
         versions: { node: '22.1.0', v8: '13.0', electron: '45.5.0', chrome: '142.0.1', wasmoon: '1.16.0' },
-        paths: { userData: '/home/someone/.config/PromptForge Studio', workspace: '/home/someone/agents' },
+        paths: { userData: '/home/someone/.config/PromptForge Studio', workspace: folder },
       },
     });
   });
@@ -116,7 +135,7 @@ describe('createStudioHandlers', () => {
       appName: 'PromptForge Studio',
       appVersion: '0.0.1',
       userDataDirectory: '/tmp/user-data',
-      service: { workspaceRoot: null } as StudioService,
+      service: studio().service,
     });
     const result = await dispatchContractCall(handlers, 'app:info', {}, recordingLogger());
     const wasmoonManifest = JSON.parse(
@@ -141,8 +160,9 @@ describe('createStudioHandlers', () => {
 describe('dispatchContractCall refusals', () => {
   it('refuses an unknown method with unknown-method and logs it', async () => {
     const logger = recordingLogger();
+    const handlers = handlersWith();
     for (const method of ['app:nope', 'toString', '__proto__', 42]) {
-      const result = await dispatchContractCall(studioHandlers, method, {}, logger);
+      const result = await dispatchContractCall(handlers, method, {}, logger);
       expect(result).toEqual({
         ok: false,
         error: {
@@ -157,7 +177,7 @@ describe('dispatchContractCall refusals', () => {
   it('refuses unknown fields in app:info, naming each field and never the value', async () => {
     const logger = recordingLogger();
     const result = await dispatchContractCall(
-      studioHandlers,
+      handlersWith(),
       'app:info',
       { apiKey: 'sk-secret-value', foo: { bar: 1 } },
       logger,
@@ -180,8 +200,9 @@ describe('dispatchContractCall refusals', () => {
   });
 
   it('refuses a payload that is not an object', async () => {
+    const handlers = handlersWith();
     for (const payload of [undefined, 'hello', [], null]) {
-      const result = await dispatchContractCall(studioHandlers, 'app:info', payload, recordingLogger());
+      const result = await dispatchContractCall(handlers, 'app:info', payload, recordingLogger());
       expect(result.ok).toBe(false);
       expect(!result.ok && result.error.code).toBe('invalid-payload');
       expect(!result.ok && result.error.message).toMatch(/^app:info: payload: expected object, received /);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
-import { WorkerPool } from '../../../main/core/run/worker-pool.js';
+import { testPool } from '../run/run-harness.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
 import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
@@ -33,7 +33,7 @@ describe('history:page and history:compare through the contract', () => {
       examplesDirectory: examples,
       secrets: noSecrets,
       emit: () => undefined,
-      pool: new WorkerPool({ size: 1 }),
+      pool: testPool(),
     });
     const state = await service.openExample();
     runs = path.join(state.root, 'runs');

@@ -1,80 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
-import type { RunEvent } from '../../../common/run-events.js';
-import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
-import { StudioService } from '../../../main/core/studio/studio-service.js';
+import { describe, expect, it } from 'vitest';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
-
-const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples');
-
-/** In-memory SecretStore for service logic; the real keychain is exercised in test/node/credentials and e2e. */
-function memoryStore(): SecretStore {
-  const data = new Map<string, string>();
-  return {
-    get: async (n) => data.get(n),
-    set: async (n, s) => void data.set(n, s),
-    delete: async (n) => data.delete(n),
-    has: async (n) => data.has(n),
-  };
-}
-
-interface Pushed {
-  name: ContractEventName;
-  payload: unknown;
-}
-
-let service: StudioService | undefined;
-afterEach(async () => {
-  await service?.close();
-  service = undefined;
-});
-
-function studio(): {
-  service: StudioService;
-  pushed: Pushed[];
-  waitFor: <E extends ContractEventName>(
-    name: E,
-    match?: (p: ContractEventPayload<E>) => boolean,
-  ) => Promise<ContractEventPayload<E>>;
-} {
-  const pushed: Pushed[] = [];
-  const waiters: { name: ContractEventName; match: (p: never) => boolean; resolve: (p: unknown) => void }[] = [];
-  service = new StudioService({
-    userDataDirectory: mkdtempSync(path.join(tmpdir(), 'pf-studio-')),
-    examplesDirectory: examples,
-    secrets: memoryStore(),
-    emit: (name, payload) => {
-      pushed.push({ name, payload });
-      for (const waiter of [...waiters]) {
-        if (waiter.name === name && waiter.match(payload as never)) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve(payload);
-        }
-      }
-    },
-  });
-  const waitFor = <E extends ContractEventName>(
-    name: E,
-    match: (p: ContractEventPayload<E>) => boolean = () => true,
-  ) => {
-    const seen = pushed.find((p) => p.name === name && match(p.payload as ContractEventPayload<E>));
-    if (seen) return Promise.resolve(seen.payload as ContractEventPayload<E>);
-    return new Promise<ContractEventPayload<E>>((resolve) =>
-      waiters.push({ name, match: match as (p: never) => boolean, resolve: resolve as (p: unknown) => void }),
-    );
-  };
-  return { service, pushed, waitFor };
-}
-
-function runEvents(pushed: Pushed[], runId: string): RunEvent[] {
-  return pushed
-    .filter((p) => p.name === 'run-event' && (p.payload as RunEvent).runId === runId)
-    .map((p) => p.payload as RunEvent);
-}
+import { runEvents, studio } from './studio-harness.js';
 
 describe('StudioService', () => {
   it('opens the example workspace with its agents, tools, models and recordings', async () => {
@@ -114,7 +42,7 @@ describe('StudioService', () => {
     expect(events.find((e) => e.type === 'tool-output')).toMatchObject({ alias: 'read_page', trust: 'untrusted' });
     const history = service.state()!.runs;
     expect(history[0]).toMatchObject({ runId, script: 'agents/summarize-page.lua', status: 'ok', rounds: 2 });
-    expect(service.readRun(runId).events).toEqual(events);
+    expect(service.readPage(runId, 0, 5000)).toMatchObject({ events, complete: true });
   });
 
   it('pauses on ask calls: approve, edit then approve, deny with a reason; the transcript keeps each decision', async () => {
@@ -300,8 +228,5 @@ describe('StudioService', () => {
     expect(differing).toEqual([
       { kind: 'log', index: expect.any(Number), left: 'echo ran 2 times', right: 'ECHO RAN 2 times', same: false },
     ]);
-    const exported = await service.exportRun(a);
-    expect(exported.fileName).toBe(`${a}.jsonl`);
-    expect(exported.text.split('\n')[0]).toContain('"type":"run-start"');
   });
 });

@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBuiltinCatalog } from '../../../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
 import { READ_FILE_MAX_BYTES } from '../../../main/core/tools/builtin-tools.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 import type { ToolRunner } from '../../../main/core/tools/tool-spec.js';

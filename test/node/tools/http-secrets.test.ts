@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBuiltinCatalog } from '../../../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
 import { fragmentLength } from '../../../main/core/secrets/redact.js';
 import { MAX_REDIRECTS } from '../../../main/core/tools/http-runner.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';

@@ -3,7 +3,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createBuiltinCatalog } from '../../../main/core/catalog/index.js';
+import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 import type { ToolRunner } from '../../../main/core/tools/tool-spec.js';
 import { makeTempDir, removeTempDir } from '../catalog/helpers.js';

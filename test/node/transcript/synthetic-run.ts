@@ -21,7 +21,6 @@ export function syntheticEvent(runId: string, seq: number, logs: number, text = 
     runId,
     type: 'run-end',
     status: 'ok',
-    exitCode: 0,
     durationMs: 1,
     cpuMs: 1,
     usage: { inputTokens: 0, outputTokens: 0 },

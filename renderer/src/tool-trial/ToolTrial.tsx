@@ -1,0 +1,304 @@
+import { useEffect, useRef, useState } from 'react';
+import { wrapUntrusted, wrapUntrustedStrings } from '../../../common/envelope.js';
+import type { JsonValue } from '../../../common/json.js';
+import type { ArgumentsVerdict, ToolSummary } from '../../../common/studio-schemas.js';
+import type { ConversationItem } from '../run/conversation-builder';
+import { runStore, useRun } from '../run/run-hooks';
+import { InertText } from '../shell/InertText';
+import { call, describeError } from '../shell/studio-api';
+import { initialArguments, unsupportedPart, type FormSchema } from './schema-form';
+import { SchemaForm } from './SchemaForm';
+import './tool-trial.css';
+
+type Args = Record<string, unknown>;
+type Dispatch = Extract<ConversationItem, { kind: 'dispatch' }>;
+
+/** Shown in place of the run's nonce in the envelope preview: the real one is the run's own. */
+const NONCE_PLACEHOLDER = 'NONCE';
+
+/** What a script receives for an untrusted output: the text (or each string) inside the envelope. */
+function envelopeOf(text: string, structured: boolean): string {
+  if (structured) {
+    try {
+      return JSON.stringify(wrapUntrustedStrings(JSON.parse(text) as JsonValue, NONCE_PLACEHOLDER), null, 2);
+    } catch {
+      // Not JSON after all: shown as text.
+    }
+  }
+  return wrapUntrusted(text, NONCE_PLACEHOLDER);
+}
+
+function TrialResult({ runId, onShowApprovals }: { runId: string; onShowApprovals: () => void }) {
+  const view = useRun(runId);
+  if (!view) {
+    return (
+      <p className="muted small">
+        This trial is no longer held here. Open it from History (run <code>{runId}</code>).
+      </p>
+    );
+  }
+  const { snapshot } = view;
+  const dispatch = snapshot.items.find((item): item is Dispatch => item.kind === 'dispatch');
+  const ended = snapshot.ended;
+  return (
+    <section className="trial-result" aria-label="Trial result">
+      <header className="trial-result-header">
+        <h3>Result</h3>
+        <span className={`status-pill status-${ended ? ended.status : 'running'}`}>
+          {ended ? ended.status : dispatch?.state === 'awaiting approval' ? 'waiting for approval' : 'running'}
+        </span>
+        <span className="muted small">
+          run <code>{runId}</code> · recorded in History
+        </span>
+      </header>
+      {dispatch?.state === 'awaiting approval' ? (
+        <div className="trial-approval" role="status">
+          <p>
+            <code>{dispatch.alias}</code> asks before each call: decide in the Approvals tab, as for a script&apos;s
+            call.
+          </p>
+          <button type="button" className="button button-primary" onClick={onShowApprovals}>
+            Decide in Approvals…
+          </button>
+        </div>
+      ) : null}
+      {dispatch?.output ? (
+        <div className="tool-output">
+          <div className="output-header">
+            <span className={`trust-badge trust-${dispatch.output.trust}`}>{dispatch.output.trust}</span>
+            <span className="muted small">
+              output{dispatch.output.structured ? ' (structured)' : ''} · {Math.round(dispatch.output.durationMs)} ms
+            </span>
+          </div>
+          <InertText className="inert-text code-block" text={dispatch.output.text} />
+          {dispatch.output.trust === 'untrusted' ? (
+            <div className="trial-envelope">
+              <p className="small muted">
+                A script receives this output inside the run&apos;s envelope, so a model can tell data from instructions
+                ({NONCE_PLACEHOLDER} stands for the run&apos;s own nonce):
+              </p>
+              <InertText
+                className="inert-text code-block"
+                text={envelopeOf(dispatch.output.text, dispatch.output.structured)}
+              />
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+      {dispatch?.error ? (
+        <p className="error-text" role="alert">
+          {dispatch.error.stage}: {dispatch.error.message}
+        </p>
+      ) : null}
+      {ended?.error && !dispatch?.error ? (
+        <p className="error-text" role="alert">
+          {ended.error.message}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * "Try a tool": a form generated from the tool's JSON Schema, a raw JSON view kept in sync,
+ * live validation by the core (`args:check`), and Run (`tool:trial`), which calls the tool through
+ * the same dispatcher, approval gate and trust rules as a script and records the trial as a run.
+ * Keyed by alias in {@link ToolTrialView}: another tool starts afresh.
+ */
+export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShowApprovals: () => void }) {
+  const schema = tool.parameters as FormSchema;
+  const unsupported = unsupportedPart(schema);
+  const [args, setArgs] = useState<Args>(() => initialArguments(schema));
+  const [raw, setRaw] = useState(() => JSON.stringify(initialArguments(schema), null, 2));
+  const [rawError, setRawError] = useState<string | null>(null);
+  const [verdict, setVerdict] = useState<ArgumentsVerdict | null>(null);
+  const [checkError, setCheckError] = useState<string | null>(null);
+  const [runError, setRunError] = useState<string | null>(null);
+  const [starting, setStarting] = useState(false);
+  const [runId, setRunId] = useState<string | null>(null);
+  const sequence = useRef(0);
+  const formRef = useRef<HTMLDivElement>(null);
+
+  // Live validation by the core's ajv; answers of older checks are dropped.
+  useEffect(() => {
+    const current = ++sequence.current;
+    const timer = window.setTimeout(() => {
+      call('args:check', { alias: tool.alias, arguments: args as JsonValue }).then(
+        (answer) => {
+          if (current !== sequence.current) return;
+          setVerdict(answer);
+          setCheckError(null);
+        },
+        (error: unknown) => {
+          if (current === sequence.current) setCheckError(describeError(error));
+        },
+      );
+    }, 150);
+    return () => window.clearTimeout(timer);
+  }, [args, tool.alias, tool.parameters]);
+
+  const fromForm = (next: Args): void => {
+    setArgs(next);
+    setRaw(JSON.stringify(next, null, 2));
+    setRawError(null);
+    setRunError(null);
+  };
+  const fromRaw = (text: string): void => {
+    setRaw(text);
+    setRunError(null);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      setRawError(`Not JSON yet: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      setRawError('The arguments must be a JSON object ({ … }).');
+      return;
+    }
+    setRawError(null);
+    setArgs(parsed as Args);
+  };
+
+  const problems = verdict?.problems ?? [];
+  const run = async (): Promise<void> => {
+    setRunError(null);
+    if (rawError) {
+      setRunError(`Not run: ${rawError}`);
+      return;
+    }
+    setStarting(true);
+    try {
+      // The verdict of exactly these arguments, whatever the live check last said.
+      const answer = await call('args:check', { alias: tool.alias, arguments: args as JsonValue });
+      setVerdict(answer);
+      if (!answer.valid) {
+        setRunError(
+          `Not run: ${answer.problems.length} problem${answer.problems.length === 1 ? '' : 's'} with the arguments. Fix the marked fields.`,
+        );
+        formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+        return;
+      }
+      const started = await call('tool:trial', { alias: tool.alias, arguments: args as Record<string, JsonValue> });
+      runStore.started(started.runId);
+      setRunId(started.runId);
+    } catch (error) {
+      setRunError(`Not run: ${describeError(error)}`);
+    } finally {
+      setStarting(false);
+    }
+  };
+  const live = useRun(runId);
+  const running = runId !== null && live !== undefined && live.snapshot.ended === undefined;
+
+  return (
+    <section className="tool-trial" aria-label={`Try tool ${tool.alias}`}>
+      <div className="editor-toolbar">
+        <h2 className="editor-title">Try {tool.alias}</h2>
+        <span className="tag">{tool.kind}</span>
+        <span className={`trust-badge trust-${tool.trust}`}>{tool.trust}</span>
+        <span className={`tag approval-${tool.approval}`}>approval: {tool.approval}</span>
+        <span className={`validation-status ${verdict && !verdict.valid ? 'has-errors' : 'valid'}`} role="status">
+          {verdict === null
+            ? 'Checking…'
+            : verdict.valid
+              ? 'Arguments valid'
+              : `${verdict.problems.length} problem${verdict.problems.length === 1 ? '' : 's'}`}
+        </span>
+        <div className="toolbar-spacer" />
+        <button
+          type="button"
+          className="button button-primary"
+          onClick={() => void run()}
+          disabled={starting || running}
+          aria-label={`Run ${tool.alias}`}
+        >
+          {running ? 'Running…' : 'Run'}
+        </button>
+      </div>
+      <div className="tool-trial-body">
+        {tool.description ? <p className="trial-description">{tool.description}</p> : null}
+        <p className="muted small">
+          A trial is one call through the same dispatcher, approval gate and trust rules as a script&apos;s{' '}
+          <code>tools.call</code>, and is recorded in History like a run. Defined in <code>{tool.source}</code>.
+        </p>
+        {runError ? (
+          <p className="error-text" role="alert">
+            {runError}
+          </p>
+        ) : null}
+        {checkError ? <p className="error-text small">Could not check the arguments: {checkError}</p> : null}
+        <div className="trial-columns">
+          <div className="trial-form" ref={formRef}>
+            <h3>Arguments</h3>
+            {unsupported ? (
+              <p className="trial-note" role="note">
+                {unsupported} Edit the arguments as JSON; the core still checks them against the schema.
+              </p>
+            ) : (
+              <SchemaForm schema={schema} value={args} problems={problems} onChange={fromForm} />
+            )}
+            {problems.some((problem) => problem.pointer === '') ? (
+              <div className="trial-field-problems">
+                {problems
+                  .filter((problem) => problem.pointer === '')
+                  .map((problem, index) => (
+                    <p key={index} className="field-problem">
+                      {problem.message} <span className="problem-fix">Fix: {problem.fix}</span>
+                    </p>
+                  ))}
+              </div>
+            ) : null}
+          </div>
+          <div className="trial-raw">
+            <h3>
+              <label htmlFor="trial-raw-json">JSON</label>
+            </h3>
+            <textarea
+              id="trial-raw-json"
+              className="text-input json-input"
+              aria-label="Arguments as JSON"
+              aria-invalid={rawError !== null || undefined}
+              aria-describedby="trial-raw-problem"
+              value={raw}
+              rows={Math.min(18, Math.max(6, raw.split('\n').length + 1))}
+              spellCheck={false}
+              onChange={(event) => fromRaw(event.target.value)}
+            />
+            <p id="trial-raw-problem" className="field-problem" hidden={rawError === null}>
+              {rawError ?? ''}
+            </p>
+            <details className="trial-schema">
+              <summary className="small">Schema</summary>
+              <pre className="inert-text code-block small">{JSON.stringify(tool.parameters, null, 2)}</pre>
+            </details>
+            {runId ? <TrialResult runId={runId} onShowApprovals={onShowApprovals} /> : null}
+          </div>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+/** The trial view of `alias`, or a note when the catalog no longer has it (edited meanwhile). */
+export function ToolTrialView({
+  alias,
+  tools,
+  onShowApprovals,
+}: {
+  alias: string;
+  tools: readonly ToolSummary[];
+  onShowApprovals: () => void;
+}) {
+  const tool = tools.find((candidate) => candidate.alias === alias);
+  if (!tool)
+    return (
+      <div className="panel-empty">
+        <p className="muted">
+          There is no tool <code>{alias}</code> in this workspace any more. Pick one under Tools in the explorer.
+        </p>
+      </div>
+    );
+  return <ToolTrial key={alias} tool={tool} onShowApprovals={onShowApprovals} />;
+}

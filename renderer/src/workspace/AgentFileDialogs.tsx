@@ -1,0 +1,171 @@
+import { useId, useState, type ReactNode } from 'react';
+import { Modal } from '../shell/Dialogs';
+import './workspace.css';
+
+/**
+ * Asks for an agent's name (New agent, Save as, Rename). The core checks the name; its message
+ * (name taken, empty, a slash, reserved…) shows next to the field and the dialog stays open.
+ */
+export function AgentNameDialog({
+  title,
+  intro,
+  initialName,
+  submitLabel,
+  onSubmit,
+  onClose,
+}: {
+  title: string;
+  intro: ReactNode;
+  initialName: string;
+  submitLabel: string;
+  /** Resolves to `null` when done (the caller closes the dialog), or to the message to show. */
+  onSubmit: (name: string) => Promise<string | null>;
+  onClose: () => void;
+}) {
+  const [name, setName] = useState(initialName);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const inputId = useId();
+  const errorId = useId();
+  const hintId = useId();
+
+  const submit = async (): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    const problem = await onSubmit(name);
+    setBusy(false);
+    if (problem !== null) setError(problem);
+  };
+
+  return (
+    <Modal
+      title={title}
+      onClose={onClose}
+      actions={
+        <>
+          <button type="button" className="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form={`${inputId}-form`} className="button button-primary" disabled={busy}>
+            {submitLabel}
+          </button>
+        </>
+      }
+    >
+      <div className="agent-name-intro">{intro}</div>
+      <form
+        id={`${inputId}-form`}
+        className="agent-name-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!busy) void submit();
+        }}
+      >
+        <label htmlFor={inputId}>Agent name</label>
+        <div className="agent-name-field">
+          <span className="muted" aria-hidden="true">
+            agents/
+          </span>
+          <input
+            id={inputId}
+            className="text-input"
+            autoFocus
+            autoComplete="off"
+            spellCheck={false}
+            value={name}
+            aria-invalid={error !== null}
+            aria-describedby={error !== null ? `${errorId} ${hintId}` : hintId}
+            onChange={(event) => {
+              setName(event.target.value);
+              setError(null);
+            }}
+          />
+          <span className="muted" aria-hidden="true">
+            .lua
+          </span>
+        </div>
+        <p id={hintId} className="muted small">
+          Letters, digits, - and _; the file is <code>agents/NAME.lua</code>.
+        </p>
+        {error !== null ? (
+          <p id={errorId} className="error-text field-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+      </form>
+    </Modal>
+  );
+}
+
+/**
+ * Confirms deleting an agent. While a run of it is in progress the core refuses; the dialog says
+ * so and offers to stop the run first.
+ */
+export function DeleteAgentDialog({
+  path,
+  recording,
+  dirty,
+  running,
+  busy,
+  error,
+  onDelete,
+  onStopAndDelete,
+  onClose,
+}: {
+  path: string;
+  recording: string | null;
+  dirty: boolean;
+  /** A run of this agent is in progress. */
+  running: boolean;
+  busy: boolean;
+  error: string | null;
+  onDelete: () => void;
+  onStopAndDelete: () => void;
+  onClose: () => void;
+}) {
+  return (
+    <Modal
+      title="Delete the agent?"
+      onClose={onClose}
+      actions={
+        <>
+          <button type="button" className="button" onClick={onClose} autoFocus>
+            Cancel
+          </button>
+          {running ? (
+            <button type="button" className="button button-danger" onClick={onStopAndDelete} disabled={busy}>
+              {busy ? <span className="spinner" aria-hidden="true" /> : null}
+              Stop the run and delete
+            </button>
+          ) : (
+            <button type="button" className="button button-danger" onClick={onDelete} disabled={busy}>
+              Delete
+            </button>
+          )}
+        </>
+      }
+    >
+      <p>
+        This deletes <code>{path}</code>
+        {recording ? (
+          <>
+            {' '}
+            and its recording <code>{recording}</code>
+          </>
+        ) : null}
+        . Its past runs stay in History.
+      </p>
+      {dirty ? <p>Its unsaved edits are deleted with it.</p> : null}
+      {running ? (
+        <p className="warning-text" role="status">
+          It is running now. A running agent cannot be deleted: stop the run first, then delete it.
+        </p>
+      ) : null}
+      {error !== null ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </Modal>
+  );
+}

@@ -1,0 +1,176 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../../common/run-events.js';
+import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
+import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
+import { contractStudio, type ContractStudio } from '../studio/contract-studio.js';
+
+/** Replays the echo-loop example, as "Run offline" does: the run the tests fork. */
+async function parentRun(studio: ContractStudio): Promise<{ root: string; runId: string; steps: number[] }> {
+  const { root } = await studio.call('workspace:open-example', {});
+  const { runId } = await studio.call('run:start', {
+    script: 'agents/echo-loop.lua',
+    replay: 'recordings/echo-loop.jsonl',
+  });
+  expect((await studio.ended(runId)).status).toBe('ok');
+  // A replay streams each reply in one piece, so its steps are not the recording's: read them.
+  const steps = studio
+    .runEvents(runId)
+    .flatMap((e) => (e.type === 'round-response' || e.type === 'tool-output' ? [e.seq] : []));
+  expect(steps).toHaveLength(5);
+  return { root, runId, steps };
+}
+
+function logs(events: RunEvent[]): string[] {
+  return events.flatMap((e) => (e.type === 'log' ? [e.text] : []));
+}
+
+async function summaryOf(studio: ContractStudio, runId: string) {
+  return (await studio.call('workspace:state', {}))!.runs.find((run) => run.runId === runId);
+}
+
+describe('run:fork in the studio', () => {
+  it('forks a past run at a model step with an edited reply, offline, and records the parent', async () => {
+    const studio = contractStudio();
+    const { root, runId: parent, steps } = await parentRun(studio);
+    const { runId: child } = await studio.call('run:fork', {
+      runId: parent,
+      step: steps[4]!,
+      edit: { reply: 'Edited in the studio.' },
+    });
+    expect(child).not.toBe(parent);
+    expect((await studio.ended(child)).status).toBe('ok');
+    expect(logs(studio.runEvents(child))).toContain('model: Edited in the studio.');
+    const start = readTranscript(path.join(root, 'runs', `${child}.jsonl`))[0];
+    expect(start).toMatchObject({
+      type: 'run-start',
+      script: { path: 'agents/echo-loop.lua' },
+      forkOf: {
+        runId: parent,
+        transcript: `runs/${parent}.jsonl`,
+        step: steps[4],
+        kind: 'model',
+        then: 'replay',
+      },
+    });
+    expect(await summaryOf(studio, child)).toMatchObject({
+      agent: 'echo-loop',
+      forkOf: { runId: parent, step: steps[4], edited: true },
+    });
+  });
+
+  it('a step past the end is refused with the last step named', async () => {
+    const studio = contractStudio();
+    const { runId, steps } = await parentRun(studio);
+    const error = await studio.fail('run:fork', { runId, step: 400 });
+    expect(error.code).toBe('fork-past-end');
+    expect(error.message).toContain(
+      `fork point 400 is past the end of runs/${runId}.jsonl: its last step is ${steps[4]} (model round 3)`,
+    );
+  });
+
+  it('an edit that does not fit the step, or an unknown run, is refused before anything runs', async () => {
+    const studio = contractStudio();
+    const { runId, steps } = await parentRun(studio);
+    expect(await studio.fail('run:fork', { runId, step: steps[1]!, edit: { reply: 'no' } })).toMatchObject({
+      code: 'fork-bad-edit',
+    });
+    expect(await studio.fail('run:fork', { runId: 'run-nope', step: 3 })).toMatchObject({ code: 'run-not-found' });
+    expect(await studio.fail('run:fork', { runId, step: 0 })).toMatchObject({ code: 'invalid-payload' });
+  });
+
+  it('a script changed since the parent ran is refused with script-changed, and force forks it anyway', async () => {
+    const studio = contractStudio();
+    const { root, runId, steps } = await parentRun(studio);
+    appendFileSync(path.join(root, 'agents/echo-loop.lua'), '-- changed after the run\n');
+    const refused = await studio.fail('run:fork', { runId, step: steps[4]! });
+    expect(refused.code).toBe('script-changed');
+    expect(refused.message).toContain('agents/echo-loop.lua changed since run');
+    const { runId: child } = await studio.call('run:fork', { runId, step: steps[4]!, force: true });
+    expect((await studio.ended(child)).status).toBe('ok');
+    expect(studio.runEvents(child)[0]).toMatchObject({ forkOf: { scriptChanged: true } });
+  });
+
+  it('a divergence before the fork point ends the fork with the replay error', async () => {
+    const studio = contractStudio();
+    const { root, runId, steps } = await parentRun(studio);
+    const file = path.join(root, 'agents/echo-loop.lua');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        'tools.call(call.name, call.arguments)',
+        "tools.call('echo', { text = 'other' })",
+      ),
+    );
+    const { runId: child } = await studio.call('run:fork', { runId, step: steps[4]!, force: true });
+    const end = await studio.ended(child);
+    expect(end.status).toBe('error');
+    expect(end.error?.message).toMatch(
+      /^replay diverged at tool call 1 \(.*:\d+\): the script called tools\.call\('echo', \{"text":"other"\}\)/,
+    );
+  });
+
+  it('compare aligns a fork with its parent: the fork side, its step and row, agents and times', async () => {
+    const studio = contractStudio();
+    const { runId: parent, steps } = await parentRun(studio);
+    const { runId: child } = await studio.call('run:fork', {
+      runId: parent,
+      step: steps[1]!,
+      edit: { output: 'HELLO' },
+    });
+    await studio.ended(child);
+    const page = await studio.call('history:compare', { left: parent, right: child });
+    expect(page.fork).toEqual({ side: 'right', step: steps[1], row: 3 });
+    expect(page.firstDifference).toBe(3);
+    expect(page.rows[2]).toMatchObject({
+      index: 3,
+      same: false,
+      left: expect.stringContaining('"hello"'),
+      right: expect.stringContaining('"HELLO"'),
+    });
+    expect(page.left).toMatchObject({ runId: parent, agent: 'echo-loop', script: 'agents/echo-loop.lua' });
+    expect(page.right.agent).toBe('echo-loop');
+    expect(Date.parse(page.right.startedAt)).toBeGreaterThanOrEqual(Date.parse(page.left.startedAt));
+    expect(page.scriptsDiffer).toBe(false);
+    // The other way round, the fork is on the left.
+    expect((await studio.call('history:compare', { left: child, right: parent })).fork).toEqual({
+      side: 'left',
+      step: steps[1],
+      row: 3,
+    });
+  });
+});
+
+describe('run:fork with a model goes on live past the step', () => {
+  let server: ScriptedServer;
+  beforeAll(async () => {
+    server = await startScriptedServer(byAssistantCount([{ content: 'unused' }, { content: 'Live after the fork.' }]));
+  });
+  afterAll(() => server.close());
+
+  it('answers round 1 from the parent and round 2 from the chosen model', async () => {
+    const studio = contractStudio();
+    const { root, runId: parent, steps } = await parentRun(studio);
+    appendFileSync(
+      path.join(root, 'models.yaml'),
+      `\nscripted:\n  provider: openai-compatible\n  model: gpt-fork\n  baseUrl: ${server.url}\n`,
+    );
+    await studio.next('workspace-changed', (state) => state.models.some((m) => m.alias === 'scripted'));
+    const before = server.requests.length;
+    const { runId: child } = await studio.call('run:fork', {
+      runId: parent,
+      step: steps[1]!,
+      edit: { output: 'HELLO' },
+      model: 'scripted',
+    });
+    const end = await studio.ended(child);
+    expect(end.status, JSON.stringify(end.error)).toBe('ok');
+    expect(logs(studio.runEvents(child))).toContain('model: Live after the fork.');
+    expect(server.requests.length - before).toBe(1);
+    expect((server.requests.at(-1) as { messages: { content: string }[] }).messages.at(-1)?.content).toBe('HELLO');
+    expect(await summaryOf(studio, child)).toMatchObject({
+      model: { alias: 'scripted', provider: 'openai-compatible', modelId: 'gpt-fork' },
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import type {
+  ContractEventName,
+  ContractEventPayload,
+  ContractMethodName,
+  ContractRequest,
+  ContractResponse,
+  IpcError,
+} from '../../../common/contract.js';
+import type { RunEvent } from '../../../common/run-events.js';
+import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
+import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
+import { runEvents, studio } from './studio-harness.js';
+
+/** The studio of {@link studio} (no keys, closed after each test) driven through its contract, zod checks included. */
+export interface ContractStudio {
+  /** Calls a method; resolves to its value, rejects with `code: message` on `{ ok: false }`. */
+  call<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>>;
+  /** Calls a method and returns its error (fails when the call succeeds). */
+  fail(method: ContractMethodName, request: unknown): Promise<IpcError>;
+  /** The first pushed event `name` matching `match`, already pushed or still to come. */
+  next<E extends ContractEventName>(
+    name: E,
+    match?: (payload: ContractEventPayload<E>) => boolean,
+  ): Promise<ContractEventPayload<E>>;
+  /** The pushed run events of one run, in order. */
+  runEvents(runId: string): RunEvent[];
+  /** Waits for a run's `run-end` and returns it. */
+  ended(runId: string): Promise<Extract<RunEvent, { type: 'run-end' }>>;
+}
+
+// Refusals are the tests' business (they check the codes); a defect (a handler that threw) is not.
+const logger: StudioLogger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message, fields) => console.error(message, fields),
+};
+
+/** A fresh studio service behind the contract's handlers, as the renderer reaches it. */
+export function contractStudio(): ContractStudio {
+  const { service, pushed, waitFor } = studio();
+  const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
+  const invoke = (method: ContractMethodName, request: unknown) =>
+    dispatchContractCall(handlers, method, request, logger);
+  return {
+    async call(method, request) {
+      const result = await invoke(method, request);
+      if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+      return result.value as never;
+    },
+    async fail(method, request) {
+      const result = await invoke(method, request);
+      if (result.ok) throw new Error(`${method} succeeded: ${JSON.stringify(result.value)}`);
+      return result.error;
+    },
+    next: waitFor,
+    runEvents: (runId) => runEvents(pushed, runId),
+    ended: (runId) =>
+      waitFor('run-event', (event) => event.runId === runId && event.type === 'run-end') as Promise<
+        Extract<RunEvent, { type: 'run-end' }>
+      >,
+  };
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
+import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
+import type { RunEvent } from '../../../common/run-events.js';
+import { StudioService } from '../../../main/core/studio/studio-service.js';
+import { mapSecretStore } from '../cli/spawn-cli.js';
+import { testPool } from '../run/run-harness.js';
+
+export const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples');
+
+/** One event the service pushed to the renderer. */
+export interface Pushed {
+  name: ContractEventName;
+  payload: unknown;
+}
+
+export interface StudioHarness {
+  service: StudioService;
+  pushed: Pushed[];
+  /** The first pushed event `name` (already pushed, or the next one) for which `match` holds. */
+  waitFor: <E extends ContractEventName>(
+    name: E,
+    match?: (p: ContractEventPayload<E>) => boolean,
+  ) => Promise<ContractEventPayload<E>>;
+}
+
+let current: StudioService | undefined;
+afterEach(async () => {
+  await current?.close();
+  current = undefined;
+});
+
+/**
+ * A real StudioService over a private data folder, with an in-memory keychain (the real keychain
+ * is exercised in test/node/credentials and e2e), recording what it pushes. Closed after each test.
+ */
+export function studio(): StudioHarness {
+  const pushed: Pushed[] = [];
+  const waiters: { name: ContractEventName; match: (p: never) => boolean; resolve: (p: unknown) => void }[] = [];
+  const service = new StudioService({
+    userDataDirectory: mkdtempSync(path.join(tmpdir(), 'pf-studio-')),
+    examplesDirectory: examples,
+    secrets: mapSecretStore(),
+    pool: testPool(),
+    emit: (name, payload) => {
+      pushed.push({ name, payload });
+      for (const waiter of [...waiters]) {
+        if (waiter.name === name && waiter.match(payload as never)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(payload);
+        }
+      }
+    },
+  });
+  current = service;
+  const waitFor = <E extends ContractEventName>(
+    name: E,
+    match: (p: ContractEventPayload<E>) => boolean = () => true,
+  ) => {
+    const seen = pushed.find((p) => p.name === name && match(p.payload as ContractEventPayload<E>));
+    if (seen) return Promise.resolve(seen.payload as ContractEventPayload<E>);
+    return new Promise<ContractEventPayload<E>>((resolve) =>
+      waiters.push({ name, match: match as (p: never) => boolean, resolve: resolve as (p: unknown) => void }),
+    );
+  };
+  return { service, pushed, waitFor };
+}
+
+/** The events of one run, as pushed. */
+export function runEvents(pushed: Pushed[], runId: string): RunEvent[] {
+  return pushed
+    .filter((p) => p.name === 'run-event' && (p.payload as RunEvent).runId === runId)
+    .map((p) => p.payload as RunEvent);
+}
