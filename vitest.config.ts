@@ -9,7 +9,8 @@ export default defineConfig({
     environment: 'node',
     // A temporary folder per run, deleted afterwards: tests leave nothing in the system's tmp.
     // The CLI tests spawn the built bin: it is rebuilt from source first (test/node/cli/build-cli-setup.ts).
-    globalSetup: ['./test/temporary-folder.ts', './test/node/cli/build-cli-setup.ts'],
+    // The e2e files share one Chromium, each in a context of its own (test/e2e/shared-browser.ts).
+    globalSetup: ['./test/temporary-folder.ts', './test/node/cli/build-cli-setup.ts', './test/e2e/shared-browser.ts'],
     // Lua workers start from that same build (out/cli/lua-worker.js, ~0.1 s) instead of the
     // TypeScript source through tsx (~0.5 s): see defaultWorkerEntry in main/core/run/worker-pool.ts.
     // worker-reuse.test.ts still starts the source worker once, so that path stays tested.

@@ -32,7 +32,7 @@ import type { StudioLogFields, StudioLogger } from '../../main/core/studio/studi
 import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
 import type { SecretStore } from '../../main/core/credentials/secret-store.js';
 import { StudioService } from '../../main/core/studio/studio-service.js';
-import { chromiumLaunchOptions } from './chromium.js';
+import { chromiumLaunchOptions, SHARED_BROWSER_ENV } from './chromium.js';
 import { startRendererServer, type RendererServer } from './renderer-server.js';
 
 /** The repository root (this file is test/e2e/bridge.ts). */
@@ -207,7 +207,10 @@ export class StudioHarness {
       });
 
     this.server = await startRendererServer(builtRendererDirectory);
-    this.browser = await chromium.launch(chromiumLaunchOptions);
+    // The test run's shared Chromium when there is one (test/e2e/shared-browser.ts); closing a
+    // connected browser closes this harness's context and disconnects.
+    const shared = process.env[SHARED_BROWSER_ENV];
+    this.browser = shared ? await chromium.connect(shared) : await chromium.launch(chromiumLaunchOptions);
     this.context = await this.browser.newContext({
       viewport: this.options.viewport ?? { width: 1280, height: 800 },
       colorScheme: 'dark',

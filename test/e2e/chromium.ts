@@ -12,3 +12,10 @@ export const chromiumLaunchOptions: LaunchOptions = {
     '--disable-sync',
   ],
 };
+
+/**
+ * The WebSocket endpoint of a Chromium that test/e2e/shared-browser.ts started for the whole test
+ * run. A harness connects to it and opens a context of its own (as isolated as a new browser: its
+ * own storage, cookies and pages) instead of starting Chromium for every test file.
+ */
+export const SHARED_BROWSER_ENV = 'PROMPTFORGE_E2E_BROWSER';

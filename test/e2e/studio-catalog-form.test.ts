@@ -34,7 +34,12 @@ describe('studio: the catalog form edits every field, adds, duplicates and remov
     const problems = ids.find((id) => id.endsWith('-problems'))!;
     return (await studio.page.locator(`[id="${problems}"]`).textContent()) ?? '';
   };
-  const waitValid = (file: string) => editor(file).getByRole('status').filter({ hasText: 'Valid' }).waitFor();
+  /** No errors (warnings, such as an untrusted tool's, may remain). */
+  const waitValid = (file: string) =>
+    editor(file)
+      .locator('.validation-status')
+      .filter({ hasText: /^(Valid|\d+ warning)/ })
+      .waitFor();
   const save = async (file: string): Promise<string> => {
     await studio.page.getByRole('button', { name: `Save ${file}` }).click();
     await editor(file).getByText('Saved', { exact: true }).waitFor();
@@ -48,8 +53,10 @@ describe('studio: the catalog form edits every field, adds, duplicates and remov
     expect(await weather.getByLabel('weather kind').inputValue()).toBe('command');
     expect(await weather.getByLabel('weather approval', { exact: true }).inputValue()).toBe('auto');
     expect(await weather.getByLabel('weather trust', { exact: true }).inputValue()).toBe('');
-    expect(await weather.getByLabel('weather command (argv) item 1').inputValue()).toBe('node');
-    expect(await weather.getByLabel('weather command (argv) item 2').inputValue()).toBe('tools/weather.mjs');
+    expect(await weather.getByLabel('weather command (argv) item 1', { exact: true }).inputValue()).toBe('node');
+    expect(await weather.getByLabel('weather command (argv) item 2', { exact: true }).inputValue()).toBe(
+      'tools/weather.mjs',
+    );
     expect(JSON.parse(await weather.getByLabel('weather parameters (json schema)').inputValue())).toMatchObject({
       required: ['city'],
     });
@@ -69,13 +76,15 @@ describe('studio: the catalog form edits every field, adds, duplicates and remov
     await entry.getByLabel('fetch_status url', { exact: true }).fill('http://127.0.0.1:9/status');
     await entry.getByLabel('fetch_status description', { exact: true }).fill('Reads the status page');
     await entry.getByRole('button', { name: 'Add fetch_status headers header' }).click();
-    expect(await entry.getByLabel('fetch_status headers header 1 name').inputValue()).toBe('Authorization');
-    expect(await entry.getByLabel('fetch_status headers header 1 source').inputValue()).toBe('secret');
-    await entry.getByLabel('fetch_status headers header 1 keychain entry name').fill('STATUS_TOKEN');
+    expect(await entry.getByLabel('fetch_status headers header 1 name', { exact: true }).inputValue()).toBe(
+      'Authorization',
+    );
+    expect(await entry.getByLabel('fetch_status headers header 1 source', { exact: true }).inputValue()).toBe('secret');
+    await entry.getByLabel('fetch_status headers header 1 keychain entry name', { exact: true }).fill('STATUS_TOKEN');
     await entry.getByRole('button', { name: 'Add fetch_status headers header' }).click();
-    await entry.getByLabel('fetch_status headers header 2 name').fill('Accept');
-    await entry.getByLabel('fetch_status headers header 2 source').selectOption('literal');
-    await entry.getByLabel('fetch_status headers header 2 value').fill('application/json');
+    await entry.getByLabel('fetch_status headers header 2 name', { exact: true }).fill('Accept');
+    await entry.getByLabel('fetch_status headers header 2 source', { exact: true }).selectOption('literal');
+    await entry.getByLabel('fetch_status headers header 2 value', { exact: true }).fill('application/json');
     await entry.getByLabel('fetch_status timeout (ms)').fill('5000');
     await entry.getByLabel('fetch_status approval', { exact: true }).selectOption('ask');
     await entry.getByLabel('fetch_status trust', { exact: true }).selectOption('untrusted');
@@ -91,12 +100,12 @@ describe('studio: the catalog form edits every field, adds, duplicates and remov
     await form.getByRole('button', { name: 'Add tool' }).click();
     const entry = card('tools.yaml', 'tool', 'lint');
     await expect.poll(() => problemsOf('tools.yaml', 'tool', 'lint', 'command (argv)')).toMatch(/command/);
-    await entry.getByRole('button', { name: 'Add lint command (argv) item' }).click();
-    await entry.getByLabel('lint command (argv) item 1').fill('node');
-    await entry.getByRole('button', { name: 'Add lint command (argv) item' }).click();
-    await entry.getByLabel('lint command (argv) item 2').fill('tools/lint.mjs');
-    await entry.getByRole('button', { name: 'Add lint environment allow-list name' }).click();
-    await entry.getByLabel('lint environment allow-list name 1').fill('HOME');
+    await entry.getByRole('button', { name: 'Add item to lint command (argv)' }).click();
+    await entry.getByLabel('lint command (argv) item 1', { exact: true }).fill('node');
+    await entry.getByRole('button', { name: 'Add item to lint command (argv)' }).click();
+    await entry.getByLabel('lint command (argv) item 2', { exact: true }).fill('tools/lint.mjs');
+    await entry.getByRole('button', { name: 'Add name to lint environment allow-list' }).click();
+    await entry.getByLabel('lint environment allow-list name 1', { exact: true }).fill('HOME');
     await entry.getByLabel('lint working directory').fill('tools');
     await entry.getByLabel('lint max output (bytes)').fill('2048');
     await entry.getByLabel('lint timeout (ms)').fill('0');
@@ -196,7 +205,7 @@ describe('studio: the catalog form edits every field, adds, duplicates and remov
     }
     const saved = await save('models.yaml');
     const models = parse(saved) as Entries;
-    expect(Object.keys(models)).toEqual(['fast', 'local', 'lan', 'local-copy']);
+    expect(Object.keys(models)).toEqual(['fast', 'local', 'local-copy', 'lan']);
     expect(models['lan']).toEqual({
       provider: 'openai-compatible',
       model: 'qwen2.5-7b',

@@ -49,8 +49,13 @@ function ApprovalCard({
   onFocusLost: () => void;
 }) {
   const [mode, setMode] = useState<Mode>({ kind: 'idle' });
-  const [busy, setBusy] = useState(false);
-  const [armed, setArmed] = useState(false);
+  // Both belong to one asking of the call (\`askedAt\`): when the call is asked anew (an edit the
+  // core refused comes back as the same card with \`rejectedEdit\`), the card is disarmed and idle
+  // again in the same render, with no window in which an old \`armed\` could take a key.
+  const [busyFor, setBusyFor] = useState<string | null>(null);
+  const [armedFor, setArmedFor] = useState<string | null>(null);
+  const busy = busyFor === approval.askedAt;
+  const armed = armedFor === approval.askedAt;
   const [error, setError] = useState<string | null>(null);
   const denyInput = useRef<HTMLInputElement>(null);
   const card = useRef<HTMLElement>(null);
@@ -69,9 +74,8 @@ function ApprovalCard({
   // Armed a moment after the card arrives, and again after the call is asked anew (an edit the
   // core refused comes back as the same card with \`rejectedEdit\`).
   useEffect(() => {
-    setArmed(false);
-    setBusy(false);
-    const timer = window.setTimeout(() => setArmed(true), armDelayMs);
+    const askedAt = approval.askedAt;
+    const timer = window.setTimeout(() => setArmedFor(askedAt), armDelayMs);
     return () => window.clearTimeout(timer);
   }, [approval.askedAt]);
   useLayoutEffect(() => {
@@ -82,14 +86,14 @@ function ApprovalCard({
   }, []);
 
   const decide = async (decision: StudioDecision, announcement: string): Promise<void> => {
-    setBusy(true);
+    setBusyFor(approval.askedAt);
     setError(null);
     try {
       await call('approval:decide', { runId: approval.runId, callId: approval.callId, decision });
       onDecided(announcement);
     } catch (failure) {
       setError(describeError(failure));
-      setBusy(false);
+      setBusyFor(null);
     }
   };
 

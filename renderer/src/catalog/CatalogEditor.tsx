@@ -29,15 +29,16 @@ export function CatalogEditor({
   const [text, setText] = useState('');
   const [savedText, setSavedText] = useState('');
   const [problems, setProblems] = useState<CatalogProblemInfo[]>([]);
-  const [checking, setChecking] = useState(false);
+  // The text the shown problems belong to: the check is running while it differs from the text.
+  const [checkedText, setCheckedText] = useState<string | null>(null);
+  const checking = loaded !== null && checkedText !== text;
   const [saveState, setSaveState] = useState<SaveState>({ kind: 'clean' });
   const editor = useRef<CodeEditorHandle>(null);
   const checkSequence = useRef(0);
 
   useEffect(() => {
+    // One editor per file (App keys it by file), so nothing from another file needs clearing here.
     let current = true;
-    setLoaded(null);
-    setLoadError(null);
     call('file:read', { path: file }).then(
       ({ text: fileText }) => {
         if (!current) return;
@@ -86,20 +87,19 @@ export function CatalogEditor({
   useEffect(() => {
     if (loaded === null) return;
     const sequence = ++checkSequence.current;
-    setChecking(true);
     const timer = window.setTimeout(() => {
       call('catalog:check', { file, text }).then(
         (result) => {
           if (sequence !== checkSequence.current) return;
           setProblems(result.problems);
-          setChecking(false);
+          setCheckedText(text);
         },
         (error: unknown) => {
           if (sequence !== checkSequence.current) return;
           setProblems([
             { severity: 'error', file, pointer: '', line: 1, column: 1, message: describeError(error), fix: '' },
           ]);
-          setChecking(false);
+          setCheckedText(text);
         },
       );
     }, 300);

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import type { Document } from 'yaml';
 import { escapePointerSegment, toPointer } from '../../../common/json-pointer.js';
 import type { CatalogFile, CatalogProblemInfo } from '../../../common/studio-schemas.js';
@@ -373,7 +373,12 @@ function AliasInput({
   onRename: (alias: string) => void;
 }) {
   const [draft, setDraft] = useState(alias);
-  useEffect(() => setDraft(alias), [alias]);
+  // A rename (here or in the raw text) resets the draft, adjusted while rendering.
+  const [seen, setSeen] = useState(alias);
+  if (alias !== seen) {
+    setSeen(alias);
+    setDraft(alias);
+  }
   const trimmed = draft.trim();
   const problem =
     trimmed === ''

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 
 /**
  * The controls of the catalog form. Each one shows a value read from the YAML document and
@@ -47,10 +47,12 @@ export function NumberControl(props: ControlProps<unknown>) {
   // The text is kept while it is being typed ("0." is not yet a number).
   const shown = props.value === undefined || props.value === null ? '' : String(props.value);
   const [draft, setDraft] = useState(shown);
-  useEffect(() => {
+  // Only an outside change of the value resets the draft (adjusted while rendering, not in an effect).
+  const [seen, setSeen] = useState(shown);
+  if (shown !== seen) {
+    setSeen(shown);
     if (String(parseNumberText(draft) ?? '') !== shown) setDraft(shown);
-    // Only an outside change of the value resets the draft.
-  }, [shown]);
+  }
   return (
     <input
       className="text-input number-input"
@@ -240,7 +242,10 @@ export function JsonControl(props: ControlProps<unknown>) {
   const shown = props.value === undefined ? '' : JSON.stringify(props.value, null, 2);
   const [draft, setDraft] = useState(shown);
   const [parseError, setParseError] = useState<string | null>(null);
-  useEffect(() => {
+  // Only an outside change of the value resets the draft (adjusted while rendering, not in an effect).
+  const [seen, setSeen] = useState(shown);
+  if (shown !== seen) {
+    setSeen(shown);
     let same = false;
     try {
       same = draft.trim() !== '' && JSON.stringify(JSON.parse(draft)) === JSON.stringify(props.value);
@@ -251,8 +256,7 @@ export function JsonControl(props: ControlProps<unknown>) {
       setDraft(shown);
       setParseError(null);
     }
-    // Only an outside change of the value resets the draft.
-  }, [shown]);
+  }
   return (
     <div className="json-control">
       <textarea

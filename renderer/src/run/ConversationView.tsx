@@ -286,6 +286,8 @@ function ItemView({
 
 /** Items from the end at which the next page of a run read from its transcript is asked for. */
 const LOAD_AHEAD_ITEMS = 30;
+/** The items of no run: one array, so effects that depend on the items do not rerun for nothing. */
+const NO_ITEMS: readonly ConversationItem[] = [];
 
 /** Where reading a run's transcript stands: a note, and a button when the next page waits for the person. */
 function PagingFooter({ paging, onLoadMore }: { paging: PagingState; onLoadMore: (explicit: boolean) => void }) {
@@ -330,7 +332,7 @@ export function ConversationView({
   onFork?: OnFork | undefined;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
-  const items = snapshot?.items ?? [];
+  const items = snapshot?.items ?? NO_ITEMS;
   const live = snapshot !== undefined && snapshot.ended === undefined;
   const virtualizer = useVirtualizer({
     count: items.length,

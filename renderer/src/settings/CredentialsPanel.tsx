@@ -140,6 +140,8 @@ export function CredentialsPanel() {
   }, []);
 
   useEffect(() => {
+    // refresh() sets state only once the keychain has answered (after an await), never synchronously.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
     void refresh();
   }, [refresh]);
 

@@ -433,7 +433,7 @@ export function App() {
                 </AgentTabs>
               ) : null}
               {view.kind === 'catalog' ? (
-                <CatalogEditor file={view.file} theme={theme} onDirtyChange={setCatalogDirty} />
+                <CatalogEditor key={view.file} file={view.file} theme={theme} onDirtyChange={setCatalogDirty} />
               ) : null}
               {view.kind === 'tool' ? (
                 <ToolTrialView alias={view.alias} tools={workspace.tools} onShowApprovals={showApprovals} />

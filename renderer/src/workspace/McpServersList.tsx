@@ -11,18 +11,28 @@ const STDERR_SHOWN = 8000;
  * starts the servers that are not running. Everything a server sent is shown as plain text.
  */
 export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
-  const [info, setInfo] = useState<McpServersInfo | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // What the servers' list says, for the workspace it was read for: another workspace shows
+  // "loading" (null) until its own list arrives, without an effect clearing the old one.
+  const [state, setState] = useState<{ root: string; info: McpServersInfo | null; error: string | null }>({
+    root: workspaceRoot,
+    info: null,
+    error: null,
+  });
+  const current = state.root === workspaceRoot ? state : { root: workspaceRoot, info: null, error: null };
+  const { info, error } = current;
+  const setInfo = (value: McpServersInfo) => setState({ root: workspaceRoot, info: value, error: null });
+  const setError = (value: string) =>
+    setState((old) =>
+      old.root === workspaceRoot ? { ...old, error: value } : { root: workspaceRoot, info: null, error: value },
+    );
   const [openTool, setOpenTool] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
-    setInfo(null);
-    setError(null);
     call('mcp:list', {}).then(
-      (value) => live && setInfo(value),
-      (failure: unknown) => live && setError(describeError(failure)),
+      (value) => live && setState({ root: workspaceRoot, info: value, error: null }),
+      (failure: unknown) => live && setState({ root: workspaceRoot, info: null, error: describeError(failure) }),
     );
     return () => {
       live = false;
