@@ -1,5 +1,14 @@
 import path from 'node:path';
-import { type Document, isMap, isNode, isPair, isSeq, parseDocument, type Pair, type YAMLMap } from 'yaml';
+import { type Document, isMap, isSeq, parseDocument } from 'yaml';
+import {
+  addYamlEntry,
+  keyText,
+  parseYamlDocument,
+  removeYamlEntry,
+  renameYamlEntry,
+  setYamlValue,
+  yamlEntries,
+} from '../../../common/yaml-edit.js';
 import type { CatalogFileName, ModelEntryYaml, ToolEntryYaml } from './catalog-file-schemas.js';
 import { toPointer } from '../../../common/json-pointer.js';
 import type { CatalogProblem } from './catalog-problem.js';
@@ -103,7 +112,7 @@ function editEntry(
       const problems = await problemsFor(root, file, original);
       return { ok: false, problems: problems.filter((problem) => problem.pointer === '') };
     }
-    const found = applyEdit(document, file, alias, fields, previousAlias ?? alias);
+    const found = editEntryText(original, document, file, alias, fields, previousAlias ?? alias);
     if (!found.ok) {
       return {
         ok: false,
@@ -120,7 +129,7 @@ function editEntry(
         ],
       };
     }
-    const text = document.toString();
+    const text = found.text;
     const problems = await problemsFor(root, file, text);
     const entryPointer = found.pointer;
     const mine = problems.filter(
@@ -133,88 +142,52 @@ function editEntry(
   });
 }
 
-type EditOutcome = { ok: true; pointer: string } | { ok: false; message: string; fix: string };
+type EditOutcome = { ok: true; text: string; pointer: string } | { ok: false; message: string; fix: string };
 
-function applyEdit(
+/**
+ * The text of `file` with entry `lookupAlias` deleted (`fields` undefined), added, or replaced and
+ * renamed to `alias`. The edits go through common/yaml-edit.ts, the same text-splicing edits as the
+ * studio's catalog form: only what changes is rewritten, so comments, order and formatting of
+ * everything else (unchanged fields of the entry included) stay as written.
+ */
+function editEntryText(
+  text: string,
   document: Document,
   file: string,
   alias: string,
   fields: Record<string, unknown> | undefined,
   lookupAlias: string,
 ): EditOutcome {
-  if (document.contents === null || (!isMap(document.contents) && !isSeq(document.contents))) {
-    if (fields === undefined) return { ok: false, message: `"${alias}" is not in ${file}`, fix: 'Nothing to delete.' };
-    document.contents = document.createNode({}) as unknown as typeof document.contents;
-  }
   const contents = document.contents;
-  if (isSeq(contents)) {
-    const index = contents.items.findIndex((item) => isMap(item) && item.get('alias') === lookupAlias);
-    if (fields === undefined) {
-      if (index < 0) return { ok: false, message: `"${alias}" is not in ${file}`, fix: 'Nothing to delete.' };
-      contents.items.splice(index, 1);
-      return { ok: true, pointer: toPointer([index]) };
-    }
-    if (index < 0) {
-      contents.items.push(document.createNode({ alias, ...fields }));
-      return { ok: true, pointer: toPointer([contents.items.length - 1]) };
-    }
-    const item = contents.items[index] as YAMLMap;
-    updateMap(document, item, { alias, ...fields });
-    return { ok: true, pointer: toPointer([index]) };
-  }
-  const map = contents as YAMLMap;
-  const pairIndex = map.items.findIndex((pair) => isPair(pair) && keyText(pair) === lookupAlias);
+  const entries = yamlEntries(document);
+  const entry = entries.find((candidate) => candidate.alias === lookupAlias);
   if (fields === undefined) {
-    if (pairIndex < 0) return { ok: false, message: `"${alias}" is not in ${file}`, fix: 'Nothing to delete.' };
-    map.items.splice(pairIndex, 1);
-    return { ok: true, pointer: toPointer([alias]) };
+    if (!entry) return { ok: false, message: `"${alias}" is not in ${file}`, fix: 'Nothing to delete.' };
+    return { ok: true, text: removeYamlEntry(text, entry), pointer: toPointer(entry.path) };
   }
-  if (lookupAlias !== alias && map.items.some((pair) => keyText(pair) === alias)) {
+  if (lookupAlias !== alias && entries.some((candidate) => candidate.alias === alias)) {
     return {
       ok: false,
       message: `"${alias}" already exists in ${file}`,
       fix: 'Pick another name or delete the other entry first.',
     };
   }
-  if (pairIndex < 0) {
-    map.add(document.createPair(alias, fields));
-    return { ok: true, pointer: toPointer([alias]) };
+  if (!entry) {
+    // A file that holds no collection (empty, or a lone scalar) starts over as a mapping.
+    const collection = isMap(contents) || isSeq(contents);
+    const path = isSeq(contents) ? [contents.items.length] : [alias];
+    return { ok: true, text: addYamlEntry(collection ? text : '', alias, fields), pointer: toPointer(path) };
   }
-  const pair = map.items[pairIndex] as Pair;
-  if (lookupAlias !== alias) {
-    const newKey = document.createNode(alias);
-    if (isNode(pair.key)) {
-      newKey.commentBefore = pair.key.commentBefore;
-      newKey.spaceBefore = pair.key.spaceBefore;
-    }
-    pair.key = newKey;
-  }
-  if (isMap(pair.value)) updateMap(document, pair.value, fields);
-  else pair.value = document.createNode(fields);
-  return { ok: true, pointer: toPointer([alias]) };
-}
-
-/** Sets changed fields, removes dropped ones and leaves equal ones (and their comments) alone. */
-function updateMap(document: Document, map: YAMLMap, fields: Record<string, unknown>): void {
-  for (const pair of [...map.items]) {
+  let next = lookupAlias === alias ? text : renameYamlEntry(text, entry, alias);
+  const path = typeof entry.path[0] === 'number' ? entry.path : [alias];
+  const current = parseYamlDocument(next).getIn(path, true);
+  if (!isMap(current)) return { ok: true, text: setYamlValue(next, path, fields), pointer: toPointer(path) };
+  // Fields the new entry drops go; the list form keeps its `alias` field.
+  for (const pair of current.items) {
     const key = keyText(pair);
-    if (key !== undefined && !(key in fields)) map.delete(key);
+    if (key !== undefined && !(key in fields) && !(typeof path[0] === 'number' && key === 'alias'))
+      next = setYamlValue(next, [...path, key], undefined);
   }
-  for (const [key, value] of Object.entries(fields)) {
-    if (value === undefined) {
-      map.delete(key);
-      continue;
-    }
-    const existing = map.get(key, true);
-    const current: unknown = isNode(existing) ? existing.toJSON() : existing;
-    if (existing !== undefined && JSON.stringify(current) === JSON.stringify(value)) continue;
-    map.set(key, document.createNode(value));
-  }
-}
-
-function keyText(pair: unknown): string | undefined {
-  if (!isPair(pair)) return undefined;
-  const key = pair.key;
-  if (isNode(key) && 'value' in key) return String((key as { value: unknown }).value);
-  return typeof key === 'string' ? key : undefined;
+  for (const [key, value] of Object.entries(fields)) next = setYamlValue(next, [...path, key], value);
+  return { ok: true, text: next, pointer: toPointer(path) };
 }

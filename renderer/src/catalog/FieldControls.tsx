@@ -22,6 +22,21 @@ const a11y = (props: ControlProps<unknown>) => ({
   'aria-invalid': props.invalid || undefined,
 });
 
+/** The ✕ that removes one row of a list editor; `label` names the row for assistive technology. */
+function RemoveRowButton({ label, onClick }: { label: string; onClick: () => void }) {
+  return (
+    <button
+      type="button"
+      className="button button-small button-quiet"
+      aria-label={label}
+      title="Remove"
+      onClick={onClick}
+    >
+      <span aria-hidden="true">✕</span>
+    </button>
+  );
+}
+
 /** A number as a person types it: a number when it reads as one, else the text (the core says what is wrong). */
 export function parseNumberText(text: string): number | string | undefined {
   const trimmed = text.trim();
@@ -124,15 +139,10 @@ export function ListControl(props: ControlProps<unknown> & { keepEmpty?: boolean
             spellCheck={false}
             onChange={(event) => set(items.map((old, at) => (at === index ? event.target.value : old)))}
           />
-          <button
-            type="button"
-            className="button button-small button-quiet"
-            aria-label={`Remove ${props.label} ${props.itemName} ${index + 1}`}
-            title="Remove"
+          <RemoveRowButton
+            label={`Remove ${props.label} ${props.itemName} ${index + 1}`}
             onClick={() => set(items.filter((_, at) => at !== index))}
-          >
-            <span aria-hidden="true">✕</span>
-          </button>
+          />
         </div>
       ))}
       <button
@@ -205,15 +215,10 @@ export function HeadersControl(props: ControlProps<unknown>) {
             spellCheck={false}
             onChange={(event) => update(index, { value: event.target.value })}
           />
-          <button
-            type="button"
-            className="button button-small button-quiet"
-            aria-label={`Remove ${props.label} header ${index + 1}`}
-            title="Remove"
+          <RemoveRowButton
+            label={`Remove ${props.label} header ${index + 1}`}
             onClick={() => set(rows.filter((_, at) => at !== index))}
-          >
-            <span aria-hidden="true">✕</span>
-          </button>
+          />
         </div>
       ))}
       <button

@@ -59,6 +59,32 @@ function Label({ htmlFor, name, required }: { htmlFor?: string; name: string; re
   );
 }
 
+/** The head of an object's or array's fieldset: its name, required mark, help and problems. */
+function FieldsetHead(props: {
+  id: string;
+  name: string;
+  required: boolean;
+  schema: FormSchema;
+  problems: readonly ArgumentProblem[];
+}) {
+  const { id, name, required, schema, problems } = props;
+  return (
+    <>
+      <legend>
+        <code>{name}</code>
+        {required ? (
+          <span className="required-mark" title="required">
+            {' '}
+            * <span className="visually-hidden">required</span>
+          </span>
+        ) : null}
+      </legend>
+      <Help id={`${id}-help`} schema={schema} />
+      <FieldProblems id={`${id}-problems`} problems={problems} />
+    </>
+  );
+}
+
 /** One field generated from a schema node; objects and arrays recurse. */
 function SchemaField(props: FieldProps) {
   const id = useId();
@@ -73,17 +99,7 @@ function SchemaField(props: FieldProps) {
     const needed = requiredNames(schema);
     return (
       <fieldset className="trial-object" aria-describedby={describedBy}>
-        <legend>
-          <code>{name}</code>
-          {required ? (
-            <span className="required-mark" title="required">
-              {' '}
-              * <span className="visually-hidden">required</span>
-            </span>
-          ) : null}
-        </legend>
-        <Help id={`${id}-help`} schema={schema} />
-        <FieldProblems id={`${id}-problems`} problems={mine} />
+        <FieldsetHead id={id} name={name} required={required} schema={schema} problems={mine} />
         <ObjectFields
           schema={schema}
           value={current}
@@ -102,17 +118,7 @@ function SchemaField(props: FieldProps) {
     const set = (next: Value[]) => onChange(next.length === 0 && !required ? undefined : next);
     return (
       <fieldset className="trial-array" aria-describedby={describedBy}>
-        <legend>
-          <code>{name}</code>
-          {required ? (
-            <span className="required-mark" title="required">
-              {' '}
-              * <span className="visually-hidden">required</span>
-            </span>
-          ) : null}
-        </legend>
-        <Help id={`${id}-help`} schema={schema} />
-        <FieldProblems id={`${id}-problems`} problems={mine} />
+        <FieldsetHead id={id} name={name} required={required} schema={schema} problems={mine} />
         {items.length === 0 ? <p className="muted small">No items.</p> : null}
         {items.map((item, index) => (
           <div key={index} className="trial-array-item">
