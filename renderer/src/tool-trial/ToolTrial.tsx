@@ -9,6 +9,7 @@ import { call, describeError } from '../shell/studio-api';
 import { initialArguments, unsupportedPart, type FormSchema } from './schema-form';
 import { SchemaForm } from './SchemaForm';
 import './tool-trial.css';
+import { ARGUMENTS_CHECK_DEBOUNCE_MS, parseArgumentsText } from '../approvals/use-arguments-check';
 
 type Args = Record<string, unknown>;
 type Dispatch = Extract<ConversationItem, { kind: 'dispatch' }>;
@@ -133,7 +134,7 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
           if (current === sequence.current) setCheckError(describeError(error));
         },
       );
-    }, 150);
+    }, ARGUMENTS_CHECK_DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
   }, [args, tool.alias, tool.parameters]);
 
@@ -146,19 +147,15 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
   const fromRaw = (text: string): void => {
     setRaw(text);
     setRunError(null);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      setRawError(`Not JSON yet: ${error instanceof Error ? error.message : String(error)}`);
-      return;
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      setRawError('The arguments must be a JSON object ({ … }).');
+    const parsed = parseArgumentsText(text);
+    if (!parsed.ok) {
+      // "Not JSON yet: …" while the person is still typing; "The arguments must be a JSON object" else.
+      const problem = parsed.problem.replace(/^not JSON/, 'Not JSON yet');
+      setRawError(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
       return;
     }
     setRawError(null);
-    setArgs(parsed as Args);
+    setArgs(parsed.value as Args);
   };
 
   const problems = verdict?.problems ?? [];
