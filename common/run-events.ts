@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRUST_LEVELS } from './tool-policy.js';
 
 /**
  * The events of one run, in order. They stream to the studio (`run-event`), to the CLI's `--json`
@@ -179,7 +180,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     type: z.literal('tool-output'),
     callId: z.string(),
     alias: z.string(),
-    trust: z.enum(['trusted', 'untrusted']),
+    trust: z.enum(TRUST_LEVELS),
     /** The tool's raw output text, before any envelope. */
     output: z.string(),
     structured: z.boolean(),
@@ -201,7 +202,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
      * `untrusted` when the message carries text the tool produced (an HTTP error body, a stderr
      * tail) from an untrusted or tainted call: that part is inside the run's envelope.
      */
-    trust: z.enum(['trusted', 'untrusted']).optional(),
+    trust: z.enum(TRUST_LEVELS).optional(),
     /** As in tool-output: the outputs whose text the call's arguments carried. */
     taintedBy: z.array(z.string()).optional(),
   }),

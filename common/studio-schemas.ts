@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { ForkEditSchema, RunEventSchema } from './run-events.js';
+import { APPROVAL_POLICIES, TOOL_KINDS, TRUST_LEVELS } from './tool-policy.js';
 
 const json = z.json();
 
@@ -74,9 +75,9 @@ export const CatalogProblemSchema = z.object({
 export const ToolSummarySchema = z.object({
   alias: z.string(),
   description: z.string(),
-  kind: z.enum(['builtin', 'command', 'http', 'mcp']),
-  trust: z.enum(['trusted', 'untrusted']),
-  approval: z.enum(['ask', 'auto', 'deny']),
+  kind: z.enum(TOOL_KINDS),
+  trust: z.enum(TRUST_LEVELS),
+  approval: z.enum(APPROVAL_POLICIES),
   taintCheck: z.boolean(),
   parameters: json,
   structured: z.boolean(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { JsonSchema } from '../../../common/json.js';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS } from './mcp-spec.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/builtin-tools.js';
-import { APPROVAL_POLICIES, TRUST_LEVELS } from '../tools/tool-spec.js';
+import { APPROVAL_POLICIES, TOOL_KINDS, TRUST_LEVELS } from '../../../common/tool-policy.js';
 import { MODEL_PROVIDERS } from './model-catalog.js';
 
 /**
@@ -77,7 +77,7 @@ const argv = z.array(z.string().min(1)).min(1);
 /** Fields every entry may carry, whatever its kind. */
 const commonToolFields = {
   alias: toolAlias.optional().meta({ description: 'Only in the list form; in the mapping form the key is the alias.' }),
-  kind: z.enum(['builtin', 'command', 'http', 'mcp']).meta({
+  kind: z.enum(TOOL_KINDS).meta({
     description:
       "builtin: one of the host's own tools. command: a local executable (argv, no shell). http: POST the arguments as JSON to a URL. mcp: an MCP server (stdio or Streamable HTTP) whose tools become aliases `<prefix><tool>`; the entry's key is the server name.",
   }),

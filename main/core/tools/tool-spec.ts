@@ -1,13 +1,8 @@
 import type { JsonObject, JsonSchema } from '../../../common/json.js';
 import type { ArgumentProblem } from '../../../common/studio-schemas.js';
+import type { ApprovalPolicy, Trust } from '../../../common/tool-policy.js';
 
-/** Whether a tool's output may pass to the script and the next model turn verbatim. */
-export const TRUST_LEVELS = ['trusted', 'untrusted'] as const;
-export type Trust = (typeof TRUST_LEVELS)[number];
-
-/** What happens when a script dispatches the tool: ask a person, run, or refuse. */
-export const APPROVAL_POLICIES = ['ask', 'auto', 'deny'] as const;
-export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+export type { ApprovalPolicy, Trust };
 
 /** Settings per tool kind. `mcp` tools come from a server listed by main/core/mcp. */
 export type ToolKindSettings =
