@@ -62,6 +62,15 @@ export function Explorer({
     onClick: () => onSelect(candidate),
   });
 
+  // The heading of a catalog section: opens the file's editor, with its problem count.
+  const catalogHeading = (title: string, file: 'tools.yaml' | 'models.yaml') => (
+    <h2>
+      <button type="button" {...item({ kind: 'catalog', file }, 'section-link')} title={`Edit ${file}`}>
+        {title} <span className="muted">{file}</span>
+      </button>
+      <ProblemBadge count={problemsIn(file)} label={`problems in ${file}`} />
+    </h2>
+  );
   return (
     <nav className="explorer" aria-label="Workspace explorer">
       <div className="workspace-name" title={workspace.root}>
@@ -99,16 +108,7 @@ export function Explorer({
         </ul>
       </section>
       <section className="explorer-section" aria-label="Tools">
-        <h2>
-          <button
-            type="button"
-            {...item({ kind: 'catalog', file: 'tools.yaml' }, 'section-link')}
-            title="Edit tools.yaml"
-          >
-            Tools <span className="muted">tools.yaml</span>
-          </button>
-          <ProblemBadge count={problemsIn('tools.yaml')} label="problems in tools.yaml" />
-        </h2>
+        {catalogHeading('Tools', 'tools.yaml')}
         <ul className="explorer-list">
           {workspace.tools.map((tool) => (
             <li key={tool.alias} className="explorer-entry">
@@ -130,16 +130,7 @@ export function Explorer({
         <McpServersList workspaceRoot={workspace.root} />
       </section>
       <section className="explorer-section" aria-label="Models">
-        <h2>
-          <button
-            type="button"
-            {...item({ kind: 'catalog', file: 'models.yaml' }, 'section-link')}
-            title="Edit models.yaml"
-          >
-            Models <span className="muted">models.yaml</span>
-          </button>
-          <ProblemBadge count={problemsIn('models.yaml')} label="problems in models.yaml" />
-        </h2>
+        {catalogHeading('Models', 'models.yaml')}
         <ul className="explorer-list">
           {workspace.models.map((model) => (
             <li key={model.alias} className="explorer-entry" title={`${model.provider} ${model.model}`}>
