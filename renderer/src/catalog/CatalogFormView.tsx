@@ -1,4 +1,5 @@
 import { useId, useState, type ReactNode } from 'react';
+import { errorMessage } from '../../../common/error-message.js';
 import type { Document } from 'yaml';
 import { escapePointerSegment, toPointer } from '../../../common/json-pointer.js';
 import type { CatalogFile, CatalogProblemInfo } from '../../../common/studio-schemas.js';
@@ -100,8 +101,7 @@ export function CatalogForm({
   } catch (error) {
     return (
       <p className="panel-empty muted">
-        The form needs YAML that parses. Fix the raw text first (
-        {error instanceof Error ? error.message : String(error)}
+        The form needs YAML that parses. Fix the raw text first ({errorMessage(error)}
         ).
       </p>
     );
@@ -118,7 +118,7 @@ export function CatalogForm({
       onChange(change(text));
       setEditError(null);
     } catch (error) {
-      setEditError(error instanceof Error ? error.message : String(error));
+      setEditError(errorMessage(error));
     }
   };
   const entryPointers = entries.map((entry) => toPointer(entry.path));

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { errorMessage } from '../../../common/error-message.js';
 
 /**
  * The controls of the catalog form. Each one shows a value read from the YAML document and
@@ -284,7 +285,7 @@ export function JsonControl(props: ControlProps<unknown>) {
             setParseError(null);
             props.onChange(parsed);
           } catch (error) {
-            setParseError(error instanceof Error ? error.message : String(error));
+            setParseError(errorMessage(error));
           }
         }}
       />
