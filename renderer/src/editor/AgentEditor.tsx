@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import type { WorkspaceState } from '../../../common/studio-schemas.js';
-import { CodeEditor } from './CodeEditor';
+import { CodeEditor, type EditorStateKeeper } from './CodeEditor';
+import { openFilesStore } from './open-files-store';
 import { stopShortcutLabel } from '../shell/keyboard';
 import { luaCompletion, luaDiagnostics, luaLanguage } from './lua-language';
 import type { Theme } from '../shell/theme';
@@ -57,6 +58,15 @@ export function AgentEditor({
   // luaCompletion keeps the getter and calls it when completing, never during render.
   // eslint-disable-next-line react-hooks/refs
   const completion = useMemo(() => luaCompletion(() => catalog.current), []);
+  // Each open file keeps its own editor state (undo history, selection) in the open-files store,
+  // so switching tabs and back continues where the file was left.
+  const stateKeeper = useMemo<EditorStateKeeper>(
+    () => ({
+      load: () => openFilesStore.editorState(path),
+      keep: (kept) => openFilesStore.keepEditorState(path, revision, kept),
+    }),
+    [path, revision],
+  );
   const extraKeys = useMemo(
     () => [
       {
@@ -139,6 +149,7 @@ export function AgentEditor({
           lint={luaDiagnostics}
           completion={completion}
           extraKeys={extraKeys}
+          stateKeeper={stateKeeper}
           onChange={onChange}
         />
       </div>

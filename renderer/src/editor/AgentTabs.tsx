@@ -154,6 +154,10 @@ export function AgentTabs({
   const tabId = (index: number): string => `${baseId}-tab-${index}`;
   const panelId = `${baseId}-panel`;
   const [closing, setClosing] = useState<OpenFile | null>(null);
+  /** Where focus was when the unsaved-edits question opened (a tab, the File menu, ...). */
+  const closeOpener = useRef<HTMLElement | null>(null);
+  /** What gets focus once the question is gone after Cancel (or Esc). */
+  const refocus = useRef<HTMLElement | null>(null);
   const tabs = useRef(new Map<string, HTMLButtonElement>());
   /** The tab to focus once rendered: the one that took a closed tab's place. */
   const focusPath = useRef<string | null>(null);
@@ -162,16 +166,34 @@ export function AgentTabs({
     tabs.current.get(focusPath.current)?.focus();
     focusPath.current = null;
   }, [files]);
+  // The dialog is removed before its close() runs, so the browser does not give focus back: a
+  // keyboard user would be left on the page's body. Focus goes back once the dialog is gone.
+  useEffect(() => {
+    if (closing !== null || refocus.current === null) return;
+    refocus.current.focus();
+    refocus.current = null;
+  }, [closing]);
   const activeIndex = Math.max(
     0,
     files.findIndex((file) => file.path === active),
   );
 
   const close = (file: OpenFile): void => {
-    if (isDirty(file)) setClosing(file);
-    else finishClose(file.path);
+    if (isDirty(file)) {
+      closeOpener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      setClosing(file);
+    } else finishClose(file.path);
+  };
+  /** The tab stays open: focus goes back where it was, or to the tab when that is gone (a closed menu). */
+  const cancelClose = (path: string): void => {
+    const opener = closeOpener.current;
+    closeOpener.current = null;
+    refocus.current =
+      opener !== null && opener.isConnected && opener.checkVisibility() ? opener : (tabs.current.get(path) ?? null);
+    setClosing(null);
   };
   const finishClose = (path: string): void => {
+    closeOpener.current = null;
     setClosing(null);
     const next = openFilesStore.close(path);
     if (next !== null) {
@@ -241,7 +263,7 @@ export function AgentTabs({
                 <span
                   className="agent-tab-close"
                   aria-hidden="true"
-                  title={`Close ${agentName(file.path)}`}
+                  title={`Close ${agentName(file.path)} (Delete)`}
                   onClick={(event) => {
                     event.stopPropagation();
                     close(file);
@@ -291,7 +313,11 @@ export function AgentTabs({
         {children}
       </div>
       {closing ? (
-        <CloseDirtyDialog file={closing} onDone={() => finishClose(closing.path)} onCancel={() => setClosing(null)} />
+        <CloseDirtyDialog
+          file={closing}
+          onDone={() => finishClose(closing.path)}
+          onCancel={() => cancelClose(closing.path)}
+        />
       ) : null}
     </div>
   );

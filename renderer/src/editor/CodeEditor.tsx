@@ -5,10 +5,10 @@ import {
   completionKeymap,
   type CompletionSource,
 } from '@codemirror/autocomplete';
-import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { defaultKeymap, history, historyField, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { bracketMatching, indentOnInput } from '@codemirror/language';
 import { lintGutter, linter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
-import { Compartment, EditorState, type Extension } from '@codemirror/state';
+import { Compartment, EditorState, type Extension, type StateEffect } from '@codemirror/state';
 import {
   drawSelection,
   EditorView,
@@ -36,6 +36,17 @@ export interface CodeEditorHandle {
   ): void;
 }
 
+/**
+ * Keeps an editor's state while its document is not shown, so that showing it again restores the
+ * undo history, the selection and the scroll position. Bound to one `documentKey`.
+ */
+export interface EditorStateKeeper {
+  /** The state kept for this document, if any. */
+  load(): { state: EditorState; scroll?: StateEffect<unknown> } | undefined;
+  /** Called after every transaction, and with the scroll position when the editor goes away. */
+  keep(kept: { state: EditorState; scroll?: StateEffect<unknown> }): void;
+}
+
 export interface CodeEditorProps {
   /** The document; a change of `documentKey` replaces the text (switching files). */
   initialText: string;
@@ -49,6 +60,8 @@ export interface CodeEditorProps {
   problemGutter?: boolean;
   extraKeys?: readonly KeyBinding[];
   onChange?: (text: string) => void;
+  /** Keeps the state of the document of `documentKey`; read when the editor is (re)built. */
+  stateKeeper?: EditorStateKeeper;
   className?: string;
 }
 
@@ -109,7 +122,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
     const mount = document.createElement('div');
     mount.style.height = '100%';
     shadow.replaceChildren(mount);
-    const { language, lint, completion, extraKeys, ariaLabel } = latest.current;
+    const { language, lint, completion, extraKeys, ariaLabel, stateKeeper, initialText } = latest.current;
     const extensions: Extension[] = [
       lineNumbers(),
       highlightActiveLineGutter(),
@@ -135,6 +148,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       tabExit(hintId),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) latest.current.onChange?.(update.state.doc.toString());
+        if (update.transactions.length > 0) stateKeeper?.keep({ state: update.state });
       }),
     ];
     if (language) extensions.push(language);
@@ -145,13 +159,22 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       );
     if (latest.current.problemGutter && !lint) extensions.push(lintGutter());
     if (completion) extensions.push(autocompletion({ override: [completion], activateOnTyping: true }));
+    // A kept state is restored only if it holds the text the editor is given (it always should).
+    // Its document, selection and history go through their JSON form into a state built with this
+    // editor's extensions (the kept state's extensions belong to the editor that made it).
+    const kept = stateKeeper?.load();
+    const restored = kept !== undefined && kept.state.doc.toString() === initialText;
     const editor = new EditorView({
       root: shadow,
       parent: mount,
-      state: EditorState.create({ doc: latest.current.initialText, extensions }),
+      state: restored
+        ? EditorState.fromJSON(kept.state.toJSON({ history: historyField }), { extensions }, { history: historyField })
+        : EditorState.create({ doc: initialText, extensions }),
+      ...(restored && kept.scroll ? { scrollTo: kept.scroll } : {}),
     });
     view.current = editor;
     return () => {
+      stateKeeper?.keep({ state: editor.state, scroll: editor.scrollSnapshot() });
       editor.destroy();
       view.current = null;
     };

@@ -7,7 +7,12 @@
  * Nothing here ever drops unsaved edits on its own: a change on disk replaces a clean buffer, but
  * a dirty one only records what the disk now holds (`diskText`, or `goneFromDisk`) for the person
  * to decide. Closing a dirty tab is the caller's decision (the tab strip asks first).
+ *
+ * The store also keeps each open file's last editor state (its undo history, selection and scroll
+ * position), so a tab that is shown again continues where it was left. That state is not part of
+ * the snapshot components render from: only the editor reads and writes it.
  */
+import type { EditorState, StateEffect } from '@codemirror/state';
 import { useSyncExternalStore } from 'react';
 
 /** One open agent. */
@@ -36,6 +41,14 @@ export interface OpenFilesState {
   active: string | null;
 }
 
+/** An editor's state kept while its file's tab is not shown. */
+export interface KeptEditorState {
+  /** The state as the editor left it: its document, selection and undo history. */
+  state: EditorState;
+  /** Where the editor was scrolled (`EditorView.scrollSnapshot`), when it was closed. */
+  scroll?: StateEffect<unknown>;
+}
+
 /** Whether a file has unsaved edits. */
 export function isDirty(file: OpenFile): boolean {
   return file.text !== file.savedText || file.goneFromDisk === true;
@@ -54,6 +67,11 @@ export class OpenFilesStore {
   private readonly listeners = new Set<() => void>();
   /** Paths a file operation of this window is changing right now: disk changes there are ours. */
   private readonly busy = new Set<string>();
+  /**
+   * The last editor state of each open file, with the file's revision it belongs to: a state of an
+   * older revision (the text was replaced from outside the editor since) is never handed out.
+   */
+  private readonly editorStates = new Map<string, { revision: number; kept: KeptEditorState }>();
 
   subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
@@ -64,6 +82,22 @@ export class OpenFilesStore {
 
   file(path: string): OpenFile | undefined {
     return this.state.files.find((file) => file.path === path);
+  }
+
+  /** The editor state kept for the open file `path` at its current revision, if any. */
+  editorState(path: string): KeptEditorState | undefined {
+    const entry = this.editorStates.get(path);
+    return entry && entry.revision === this.file(path)?.revision ? entry.kept : undefined;
+  }
+
+  /**
+   * Keeps the editor state of `path` at `revision`. Ignored when that file is no longer open at
+   * that revision (its tab was closed, it was renamed, or its text was replaced meanwhile): an
+   * editor that is going away must not bring back a history that was dropped.
+   */
+  keepEditorState(path: string, revision: number, kept: KeptEditorState): void {
+    if (this.file(path)?.revision !== revision) return;
+    this.editorStates.set(path, { revision, kept });
   }
 
   /** The open files with unsaved edits. */
@@ -104,6 +138,7 @@ export class OpenFilesStore {
     const index = this.state.files.findIndex((file) => file.path === path);
     if (index < 0) return this.state.active;
     const files = this.state.files.filter((file) => file.path !== path);
+    this.editorStates.delete(path);
     const active =
       this.state.active === path ? (files[Math.min(index, files.length - 1)]?.path ?? null) : this.state.active;
     this.set({ files, active });
@@ -112,12 +147,18 @@ export class OpenFilesStore {
 
   /** Closes every tab (another workspace was opened). */
   reset(): void {
+    this.editorStates.clear();
     this.set({ files: [], active: null });
   }
 
   /** The file was renamed on disk by this window: the tab follows, its unsaved edits with it. */
   renamed(from: string, to: string): void {
-    if (!this.file(from)) return;
+    const file = this.file(from);
+    if (!file) return;
+    // The editor state (undo history included) moves with the tab, to the bumped revision.
+    const entry = this.editorStates.get(from);
+    this.editorStates.delete(from);
+    if (entry?.revision === file.revision) this.editorStates.set(to, { revision: file.revision + 1, kept: entry.kept });
     this.set({
       files: this.state.files.map((file) =>
         file.path === from ? { ...file, path: to, revision: file.revision + 1 } : file,
@@ -191,6 +232,8 @@ export class OpenFilesStore {
       if (file.path !== path) return file;
       const next = change(file);
       if (next !== file) changed = true;
+      // The text was replaced from outside the editor: the kept editor state no longer applies.
+      if (next.revision !== file.revision) this.editorStates.delete(path);
       return next;
     });
     if (changed) this.set({ ...this.state, files });
