@@ -97,8 +97,17 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     workspace: z.string().optional(),
     /** Content hashes of the catalog files in force (file -> sha256). */
     catalogs: z.record(z.string(), z.string()),
+    /**
+     * The model the script uses by default. Absent when none is set, and always absent in a tool
+     * trial (`toolTrial`), which calls no model.
+     */
     model: z.object({ alias: z.string(), provider: z.string(), modelId: z.string() }).optional(),
     limits: RunLimitsSchema,
+    /**
+     * Set when this run is a tool trial from the studio: one `tools.call` of `alias`. A trial uses
+     * no model: none is resolved, `model` is absent, and `models.chat` would fail.
+     */
+    toolTrial: z.object({ alias: z.string() }).optional(),
     /** Set when this run replays a transcript. */
     replayOf: z.string().optional(),
     /** Set when this run is a fork of an earlier run: answered from its recording up to the step. */

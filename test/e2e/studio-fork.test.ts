@@ -1,7 +1,36 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTranscript } from '../../main/core/transcript/transcript-reader.js';
+import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../fixtures/scripted-openai-server.js';
+import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
+
+type Theme = 'dark' | 'light';
+
+/**
+ * Audits what `show` puts on screen in the light theme, then in the dark one (the default, which
+ * the tests after it see), switching as studio-a11y.test.ts does: `show` runs after the theme
+ * changed, `hide` after the audit (a dialog covers the theme button, so it is opened and closed
+ * around each switch).
+ */
+async function auditBothThemes(
+  studio: StudioHarness,
+  view: string,
+  show: () => Promise<void> = async () => undefined,
+  hide: () => Promise<void> = async () => undefined,
+): Promise<void> {
+  for (const theme of ['light', 'dark'] as Theme[]) {
+    const other = theme === 'dark' ? 'light' : 'dark';
+    const toggle = studio.page.getByRole('button', { name: `Switch to ${theme} theme` });
+    if (await toggle.isVisible()) await toggle.click();
+    await studio.page.getByRole('button', { name: `Switch to ${other} theme` }).waitFor();
+    expect(await studio.page.locator('html').getAttribute('data-theme')).toBe(theme);
+    await show();
+    await expectNoSeriousAxeViolations(studio.page, `${view} (${theme})`);
+    await hide();
+  }
+}
 
 describe('studio: fork a run from any step', () => {
   const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
@@ -26,6 +55,54 @@ describe('studio: fork a run from any step', () => {
     // Three model rounds and two tool outputs: five steps.
     await expect.poll(() => conversation.getByRole('button', { name: /^Fork from here: step \d+/ }).count()).toBe(5);
     await conversation.getByRole('button', { name: /^Fork from here: step \d+ \(echo call-1\)$/ }).waitFor();
+  });
+
+  it('the fork dialog, with its edit fields open, has no serious axe violations in either theme', async () => {
+    const conversation = studio.page.getByRole('log', { name: 'Conversation' });
+    const dialog = studio.page.getByRole('dialog', { name: /^Fork from step \d+$/ });
+    const close = async () => {
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+    };
+    await auditBothThemes(
+      studio,
+      'the fork dialog editing a tool output',
+      async () => {
+        await conversation.getByRole('button', { name: /^Fork from here: step \d+ \(echo call-1\)$/ }).click();
+        await dialog.getByLabel('Edit the output at this step').check();
+        await dialog.getByLabel('Tool output').fill('HELLO');
+      },
+      close,
+    );
+    await auditBothThemes(
+      studio,
+      'the fork dialog editing a reply and its calls',
+      async () => {
+        await conversation.getByRole('button', { name: /^Fork from here: step \d+ \(model round 1\)$/ }).click();
+        await dialog.getByLabel('Edit the reply at this step').check();
+        await dialog.getByLabel('Reply text').fill('Edited.');
+        await dialog.getByLabel(/^Requested calls instead/).fill('[{"name": "echo", "arguments": {"text": "hi"}}]');
+        await dialog.getByLabel('Then go on with').selectOption({ index: 1 });
+      },
+      close,
+    );
+    // Calls that are not JSON: the dialog says so in an alert, and nothing is forked.
+    await auditBothThemes(
+      studio,
+      'the fork dialog with an error',
+      async () => {
+        await conversation.getByRole('button', { name: /^Fork from here: step \d+ \(model round 1\)$/ }).click();
+        await dialog.getByLabel('Edit the reply at this step').check();
+        await dialog.getByLabel(/^Requested calls instead/).fill('[not json');
+        await dialog.getByRole('button', { name: 'Fork', exact: true }).click();
+        await dialog
+          .getByRole('alert')
+          .getByText(/^The calls are not JSON/)
+          .waitFor();
+      },
+      close,
+    );
+    expect(studio.service.state()!.runs.filter((run) => run.forkOf)).toEqual([]);
   });
 
   it('forks the last model round with an edited reply: a new run, answered from the recording', async () => {
@@ -97,6 +174,122 @@ describe('studio: fork a run from any step', () => {
     await dialog.getByRole('button', { name: 'Fork anyway' }).click();
     await dialog.waitFor({ state: 'detached' });
     await expect.poll(() => studio.service.state()!.runs.length).toBe(before + 1);
+  });
+
+  it('the "script changed" warning and an opened fork\'s run header have no serious axe violations', async () => {
+    const conversation = studio.page.getByRole('log', { name: 'Conversation' });
+    const dialog = studio.page.getByRole('dialog', { name: /^Fork from step \d+$/ });
+    await studio.page.getByRole('button', { name: /Runs\s*history/ }).click();
+    const table = studio.page.getByRole('table', { name: 'Runs' });
+    await table.getByRole('button', { name: `Open ${parent}` }).click();
+    await auditBothThemes(
+      studio,
+      'the fork dialog warning that the script changed',
+      async () => {
+        await conversation.getByRole('button', { name: /^Fork from here: step \d+ \(model round 3\)$/ }).click();
+        await dialog.getByRole('button', { name: 'Fork', exact: true }).click();
+        await dialog.getByRole('button', { name: 'Fork anyway' }).waitFor();
+      },
+      async () => {
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await dialog.waitFor({ state: 'detached' });
+      },
+    );
+    await studio.page.getByRole('button', { name: /Runs\s*history/ }).click();
+    await table.getByRole('button', { name: `Open ${fork}` }).click();
+    const header = studio.page.getByRole('region', { name: 'Run panel' }).getByLabel('Run details');
+    await header.getByText(/^step \d+ of/).waitFor();
+    await auditBothThemes(studio, "an opened fork's run header");
+  });
+
+  it('ran without console errors or CSP violations', () => {
+    expect(studio.pageErrors).toEqual([]);
+  });
+});
+
+describe('studio: fork a run that is still waiting for an approval', () => {
+  const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
+  let server: ScriptedServer;
+
+  beforeAll(async () => {
+    server = await startScriptedServer(
+      byAssistantCount([
+        { toolCalls: [{ id: 'call_page', name: 'read_page', arguments: '{"name":"release-notes"}' }] },
+        { content: 'Two bullets.' },
+      ]),
+    );
+    await studio.open();
+    studio.page.setDefaultTimeout(10_000);
+    await studio.openExampleWorkspace();
+    appendFileSync(
+      path.join(studio.service.workspaceRoot!, 'models.yaml'),
+      `\nscripted:\n  provider: openai-compatible\n  model: gpt-live\n  baseUrl: ${server.url}\n`,
+    );
+    await studio.openAgent('summarize-page');
+    // The workspace watcher reports the new model to the editor's model picker.
+    await studio.page
+      .getByLabel('Model for live runs')
+      .locator('option[value="scripted"]')
+      .waitFor({ state: 'attached' });
+  });
+  afterAll(async () => {
+    await studio.close();
+    await server.close();
+  });
+
+  it('"Fork from here" on the live run\'s model round forks at once; the parent keeps waiting', async () => {
+    await studio.page.getByLabel('Model for live runs').selectOption('scripted');
+    await studio.page.getByRole('button', { name: '▶ Run' }).click();
+    const panel = studio.page.getByRole('region', { name: 'Run panel' });
+    await panel.locator('.run-status .status-pill', { hasText: 'waiting for approval' }).waitFor();
+    const [pending] = studio.service.listApprovals();
+    const parent = pending!.runId;
+
+    const conversation = studio.page.getByRole('log', { name: 'Conversation' });
+    const forkButton = conversation.getByRole('button', { name: /^Fork from here: step \d+ \(model round 1\)$/ });
+    const step = Number(/step (\d+)/.exec((await forkButton.getAttribute('aria-label')) ?? '')![1]);
+    await forkButton.click();
+    const dialog = studio.page.getByRole('dialog', { name: `Fork from step ${step}` });
+    await dialog.getByLabel('Edit the reply at this step').check();
+    await dialog.getByLabel('Reply text').fill('No page needed.');
+    await dialog.getByLabel(/^Requested calls instead/).fill('[]');
+    await dialog.getByRole('button', { name: 'Fork', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await conversation.getByText('model: No page needed.').waitFor();
+    expect(await studio.waitForRunEnd()).toBe('ok');
+    await studio.screenshot('fork-live-run');
+
+    // The fork records its parent and step; the parent still waits on its call, unaffected.
+    const child = studio.service.state()!.runs.find((run) => run.forkOf?.runId === parent);
+    expect(child).toMatchObject({ agent: 'summarize-page', status: 'ok', forkOf: { step, edited: true } });
+    expect(readTranscript(path.join(studio.service.workspaceRoot!, 'runs', `${child!.runId}.jsonl`))[0]).toMatchObject({
+      forkOf: { runId: parent, step, kind: 'model', then: 'replay' },
+    });
+    expect(studio.service.listApprovals()).toEqual([pending]);
+    expect(studio.service.state()!.runs.find((run) => run.runId === parent)?.status).toBe('running');
+    expect(await panel.getByLabel('Run details').textContent()).toContain(`step ${step} of`);
+
+    // Unedited, the fork replays on past its step to the call the parent still waits on, whose
+    // outcome is not recorded yet: it stops there, saying so, and the parent still waits.
+    await studio.page.getByRole('button', { name: /Runs\s*history/ }).click();
+    const table = studio.page.getByRole('table', { name: 'Runs' });
+    await table.getByRole('button', { name: `Open ${parent}` }).click();
+    await forkButton.click();
+    await dialog.getByRole('button', { name: 'Fork', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await studio.waitForRunEnd()).toBe('error');
+    const second = studio.service.state()!.runs.find((run) => run.forkOf?.runId === parent && run.status === 'error');
+    const end = readTranscript(path.join(studio.service.workspaceRoot!, 'runs', `${second!.runId}.jsonl`)).at(-1);
+    expect(end).toMatchObject({
+      type: 'run-end',
+      error: { message: expect.stringMatching(/^replay reached tool call 1 .* but the recording holds no outcome/) },
+    });
+    expect(studio.service.listApprovals()).toEqual([pending]);
+
+    // Approved, the parent goes on and ends as it would have.
+    studio.service.decide(parent, pending!.callId, { kind: 'approve' });
+    await studio.page.getByRole('button', { name: /Runs\s*history/ }).click();
+    await table.locator(`tr[data-run-id="${parent}"]`).locator('.status-pill', { hasText: 'ok' }).waitFor();
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -75,6 +75,17 @@ describe('studio: history that says what it shows', () => {
     await studio.screenshot('history-compare-header');
   });
 
+  it("a tool trial's header says it used no model", async () => {
+    // weather is `approval: auto`: the trial runs to its end with no card to answer.
+    const { runId } = await studio.service.tryTool('weather', { city: 'Oslo' });
+    expect((await studio.waitForTranscriptEvent(runId, 'run-end')).at(-1)).toMatchObject({ status: 'ok' });
+    const table = studio.page.getByRole('table', { name: 'Runs' });
+    await table.getByRole('button', { name: `Open ${runId}` }).click();
+    const header = studio.page.getByRole('region', { name: 'Run panel' }).getByLabel('Run details');
+    await header.getByText('no model (tool trial)').waitFor();
+    expect(await header.textContent()).not.toContain('fast');
+  });
+
   it('ran without console errors or CSP violations', () => {
     expect(studio.pageErrors).toEqual([]);
   });

@@ -1,8 +1,17 @@
-import { appendFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
+import type { SecretStore } from '../../main/core/credentials/secret-store.js';
+
+/** A keychain that holds no key: the workspace's default model (openai) has none. */
+const noKeys: SecretStore = {
+  get: async () => undefined,
+  set: async () => undefined,
+  delete: async () => false,
+  has: async () => false,
+};
 
 /** A command tool that answers with the arguments it got: the form's output is visible as is. */
 const echoArgs = `let input = '';
@@ -48,7 +57,7 @@ either:
 `;
 
 describe('studio: "Try a tool" calls any catalog tool from a generated form', () => {
-  const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
+  const studio = new StudioHarness({ viewport: { width: 1440, height: 900 }, secrets: noKeys });
   let root = '';
 
   beforeAll(async () => {
@@ -73,6 +82,7 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
   const rawValue = async (alias: string): Promise<unknown> => JSON.parse(await raw(alias).inputValue());
   const result = (alias: string) => trial(alias).getByRole('region', { name: 'Trial result' });
   const runIds = async (): Promise<string[]> => (await studio.service.state())!.runs.map((run) => run.runId);
+  const callsOf = (method: string): number => studio.calls.filter((entry) => entry.method === method).length;
 
   it('tries a builtin: the form fills the JSON, Run shows the trusted output, History records it', async () => {
     await tools()
@@ -195,6 +205,91 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
     expect(await runIds()).toEqual(before);
     // The core refuses such a call too, whoever sends it.
     await expect(studio.service.tryTool('weather', {})).rejects.toThrow(/city/);
+  });
+
+  it('Run reuses the live check of unchanged arguments: no second args:check', async () => {
+    const view = trial('weather');
+    // The last test left city empty (1 problem); filling it is checked live once.
+    const checksBefore = callsOf('args:check');
+    await view.getByLabel('city', { exact: true }).fill('Lisbon');
+    await view.getByRole('status').filter({ hasText: 'Arguments valid' }).waitFor();
+    expect(callsOf('args:check')).toBe(checksBefore + 1);
+    const trialsBefore = callsOf('tool:trial');
+    await view.getByRole('button', { name: 'Run weather' }).click();
+    await result('weather').locator('.status-pill', { hasText: 'ok' }).waitFor();
+    expect(callsOf('tool:trial')).toBe(trialsBefore + 1);
+    // The verdict shown was for exactly these arguments: Run asked nothing again.
+    expect(callsOf('args:check')).toBe(checksBefore + 1);
+  });
+
+  it('places each problem by its pointer: a nested missing field on that field, an unknown field under the form', async () => {
+    await tools()
+      .getByRole('button', { name: /^shape\b/ })
+      .click();
+    const view = trial('shape');
+    await raw('shape').fill(JSON.stringify({ label: 'dot', size: 1, origin: {}, extra: true }));
+    await view.getByRole('status').filter({ hasText: '2 problems' }).waitFor();
+    // origin.x is required: the core points at /origin/x, the field x, whatever its wording.
+    const x = view.getByLabel('x', { exact: true });
+    expect(await x.getAttribute('aria-invalid')).toBe('true');
+    const problemsOf = async (field: typeof x) => {
+      const id = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').find((i) => i.endsWith('-problems'));
+      return (await studio.page.locator(`[id="${id}"]`).textContent()) ?? '';
+    };
+    expect(await problemsOf(x)).toBe('missing required field "origin/x" Fix: add "x"');
+    expect(await view.getByLabel('y', { exact: true }).getAttribute('aria-invalid')).toBeNull();
+    // /extra has no field in the form: it is listed under the form, not dropped.
+    await view.locator('.trial-form > .trial-field-problems', { hasText: 'unknown field "extra"' }).waitFor();
+    await raw('shape').fill(JSON.stringify({ label: 'dot', size: 1 }));
+    await view.getByRole('status').filter({ hasText: 'Arguments valid' }).waitFor();
+    expect(await view.locator('.trial-form > .trial-field-problems').count()).toBe(0);
+  });
+
+  it('calls no model: runs with a keyless default model and with a broken models.yaml, and says so', async () => {
+    // The example's default model `fast` is an openai model, and this keychain holds no key.
+    expect((await studio.service.state())!.defaultModel).toBe('fast');
+    const run = async (): Promise<string> => {
+      const before = await runIds();
+      await tools()
+        .getByRole('button', { name: /^echo\b/ })
+        .click();
+      const view = trial('echo');
+      await view.getByLabel('text', { exact: true }).fill(`no model ${before.length}`);
+      await view.getByRole('status').filter({ hasText: 'Arguments valid' }).waitFor();
+      await view.getByRole('button', { name: 'Run echo' }).click();
+      await expect.poll(async () => (await runIds()).filter((id) => !before.includes(id)).length).toBe(1);
+      const runId = (await runIds()).find((id) => !before.includes(id))!;
+      await result('echo').locator('code', { hasText: runId }).waitFor();
+      await result('echo').locator('.status-pill', { hasText: 'ok' }).waitFor();
+      expect(await result('echo').locator('.tool-output .inert-text').first().textContent()).toBe(
+        `no model ${before.length}`,
+      );
+      return runId;
+    };
+    const keyless = await run();
+    // History's conversation says the trial used no model, not the workspace's default.
+    await studio.page.getByRole('button', { name: /^Runs history/ }).click();
+    await studio.page
+      .getByRole('table', { name: 'Runs' })
+      .getByRole('button', { name: `Open ${keyless}` })
+      .click();
+    const meta = studio.page.getByRole('log', { name: 'Conversation' }).locator('.conversation-meta').first();
+    await meta.getByText('(trial of echo)').waitFor();
+    expect(await meta.textContent()).toBe('Run of (trial of echo) with no model (tool trial)');
+    const header = studio.page.getByRole('region', { name: 'Run panel' }).getByLabel('Run details');
+    expect(await header.textContent()).not.toContain('fast');
+
+    // A models.yaml that does not parse leaves no usable model at all: a trial still runs.
+    const models = path.join(root, 'models.yaml');
+    const text = await readFile(models, 'utf8');
+    await writeFile(models, 'fast: [provider: openai\n  model: {\n');
+    await expect.poll(async () => (await studio.service.state())!.defaultModel ?? null).toBeNull();
+    try {
+      await run();
+    } finally {
+      await writeFile(models, text);
+    }
+    await expect.poll(async () => (await studio.service.state())!.defaultModel).toBe('fast');
   });
 
   it('tries an `ask` tool: the call waits for an approval card, then shows its output', async () => {

@@ -15,7 +15,7 @@ import { collectToolSecrets, recordingSecretSource } from '../tools/tool-secrets
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { McpAwareCatalog, replayedMcpTools } from '../mcp/mcp-catalog.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
-import { McpServerManager } from '../mcp/mcp-manager.js';
+import type { McpServerManager } from '../mcp/mcp-manager.js';
 import { mcpSecretNames } from '../catalog/mcp-spec.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import type { ModelResolver, ResolvedModel } from './model-driver.js';
@@ -28,6 +28,8 @@ import type { WorkerPool } from './worker-pool.js';
 const MAX_SCRIPT_BYTES = 16 << 20;
 
 export { ForkError } from './run-errors.js';
+// The CLI tells a bad transcript (a usage error) from an internal one without loading the reader itself.
+export { TranscriptError } from '../transcript/transcript-reader.js';
 
 /** A run could not be set up (bad model alias, unreadable script...): a usage or catalog error. */
 export class RunSetupError extends Error {
@@ -58,6 +60,13 @@ export interface PrepareRunOptions {
   endpoint?: { baseUrl: string; modelId: string };
   /** A value the script receives as `...` (a tool trial's call); see `RunOptions.input`. */
   input?: JsonValue;
+  /**
+   * A tool trial of `alias` (the studio's "Try a tool"): the run calls no model, so none is
+   * resolved, not even the workspace's default (which may be broken or have no key); its run-start
+   * says `toolTrial` and names no model, and a `models.chat` fails. Not combined with `model`,
+   * `endpoint`, `replayPath` or `fork`.
+   */
+  toolTrial?: { alias: string };
   /** `--replay`: answer models.chat and tools.call from this transcript. */
   replayPath?: string;
   /**
@@ -111,7 +120,15 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     }
   }
 
-  const replay = options.replayPath ? ReplayRecording.fromFile(options.replayPath) : undefined;
+  if (
+    options.toolTrial &&
+    (options.model !== undefined || options.endpoint || options.replayPath !== undefined || options.fork)
+  )
+    throw new RunSetupError('a tool trial calls no model and replays nothing: it takes no model, endpoint or replay');
+  // A fork may start from a run still in progress: it reads the parent's events recorded so far.
+  const replay = options.replayPath
+    ? ReplayRecording.fromFile(options.replayPath, { soFar: options.fork !== undefined })
+    : undefined;
   // A fork with a model goes on live past its step: it needs keys, tool secrets and MCP servers.
   const live = options.fork !== undefined && (options.model !== undefined || options.endpoint !== undefined);
   if (options.fork) {
@@ -121,16 +138,22 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const offline = replay !== undefined && !live;
   let mcpManager: McpServerManager | undefined;
   const secretValues: string[] = [];
-  const models = offline
-    ? replayResolver(replay)
-    : replay
-      ? forkResolver(replay, workspaceResolver(options, displayPath, secretValues))
-      : workspaceResolver(options, displayPath, secretValues);
+  const models = options.toolTrial
+    ? noModelResolver()
+    : offline
+      ? replayResolver(replay)
+      : replay
+        ? forkResolver(replay, workspaceResolver(options, displayPath, secretValues))
+        : workspaceResolver(options, displayPath, secretValues);
   // Tool secrets are redacted too: the http tools' keychain header values and secret-looking
   // command variables, read now, and any header value read later as calls run.
   const toolSecretSource = recordingSecretSource(options.secrets ?? { get: async () => undefined }, secretValues);
   if (!offline) await collectToolSecrets(workspace.tools.list(), toolSecretSource, secretValues);
-  const defaultModel = offline ? replay.start.model : await describeDefault(options, displayPath);
+  const defaultModel = options.toolTrial
+    ? undefined
+    : offline
+      ? replay.start.model
+      : await describeDefault(options, displayPath);
 
   // MCP servers: started (or reused) and listed now, so their tools are in the run's catalog.
   let catalog: ToolCatalog = workspace.tools;
@@ -143,9 +166,10 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   }
   if (!offline && mcpServers.length > 0) {
     for (const name of mcpSecretNames(mcpServers)) await toolSecretSource.get(name).catch(() => undefined);
+    // The MCP client (the SDK) loads only for a workspace that has MCP servers.
     const manager =
       options.mcp ??
-      new McpServerManager({
+      new (await import('../mcp/mcp-manager.js')).McpServerManager({
         workspaceRoot: workspace.root,
         servers: mcpServers,
         secrets: toolSecretSource,
@@ -200,6 +224,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     workspace: workspace.root,
     catalogHashes: workspace.catalogVersions,
     ...(defaultModel && { defaultModel }),
+    ...(options.toolTrial && { toolTrial: options.toolTrial }),
     ...(options.onEvent && { onEvent: options.onEvent }),
   });
   target.run = run;
@@ -268,6 +293,15 @@ function forkRecording(
 function forkResolver(recording: ReplayRecording, live: ModelResolver): ModelResolver {
   const replayed = replayResolver(recording);
   return { resolve: (alias) => (recording.answersNextRound() ? replayed : live).resolve(alias) };
+}
+
+/** A tool trial's models: none. Never reached by the trial's own script, which calls no model. */
+function noModelResolver(): ModelResolver {
+  return {
+    resolve: async () => {
+      throw new Error('a tool trial calls no model');
+    },
+  };
 }
 
 function replayResolver(recording: ReplayRecording): ModelResolver {

@@ -224,6 +224,9 @@ export class ReplayRecording {
         'fork-past-end',
         `fork point ${step} is past the end of ${name}: its last step is ${last.seq} (${last.label})` +
           (lastEvent > last.seq ? `; the events after it (up to ${lastEvent}) are not steps` : '') +
+          (this.typeBySeq.get(lastEvent) === 'run-end'
+            ? ''
+            : '; the run has not ended (it is still running, or it was cut off), so a later step may not be recorded yet') +
           `. Steps: ${this.listSteps()}`,
       );
     }
@@ -348,9 +351,13 @@ export class ReplayRecording {
     return [...names];
   }
 
-  /** Reads and checks a transcript file; throws a TranscriptError naming the line on bad input. */
-  static fromFile(path: string): ReplayRecording {
-    return new ReplayRecording(path, readTranscript(path));
+  /**
+   * Reads and checks a transcript file; throws a TranscriptError naming the line on bad input.
+   * With `soFar` (a fork), the transcript may belong to a run still in progress: it is read up to
+   * its last complete line.
+   */
+  static fromFile(path: string, options: { soFar?: boolean } = {}): ReplayRecording {
+    return new ReplayRecording(path, readTranscript(path, options));
   }
 
   /** The recorded model round answering `request`, or a divergence error saying where. */
@@ -401,6 +408,12 @@ export class ReplayRecording {
     if (recorded.alias !== alias || canonical(recorded.arguments) !== canonical(args))
       throw new FatalRunError(
         `replay diverged at tool call ${index + 1} (${this.path}:${recorded.line})${fork}: the script called ${describeCall(alias, args)}, the recording has ${describeCall(recorded.alias, recorded.arguments)}`,
+      );
+    // A fork of a run in progress: its parent may still be waiting on this call (for a person's
+    // approval, say). What the call will return is not known, so the replay cannot answer it.
+    if (this.fork && recorded.outcomeSeq === undefined)
+      throw new FatalRunError(
+        `replay reached tool call ${index + 1} (${this.path}:${recorded.line}), ${describeCall(alias, args)}, but the recording holds no outcome for it: the run it records had not finished the call (still waiting on it, or cut off)${fork}`,
       );
     const edited = this.fork?.output;
     if (edited && index === this.fork!.dispatches - 1) {

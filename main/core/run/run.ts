@@ -84,6 +84,8 @@ export interface RunOptions {
   catalogHashes?: Record<string, string>;
   /** The model used by default, for the run-start event. */
   defaultModel?: { alias: string; provider: string; modelId: string };
+  /** Set for a tool trial (a run that calls one tool and no model), for the run-start event. */
+  toolTrial?: { alias: string };
   runId?: string;
   /** Receives every event as it happens (the studio, the CLI's --json). */
   onEvent?: (event: RunEvent) => void;
@@ -206,6 +208,7 @@ export class Run {
       catalogs: options.catalogHashes ?? {},
       ...(options.defaultModel && { model: options.defaultModel }),
       limits: this.limits,
+      ...(options.toolTrial && { toolTrial: options.toolTrial }),
       ...(options.replay &&
         (options.replay.forkOrigin ? { forkOf: options.replay.forkOrigin } : { replayOf: options.replay.path })),
     });

@@ -314,6 +314,7 @@ export class StudioService {
       scriptFile: path.join(ws.root, trialScriptName(alias)),
       scriptText: TOOL_TRIAL_SCRIPT,
       input: { alias, arguments: args },
+      toolTrial: { alias },
     });
     return this.launch(run);
   }

@@ -11,6 +11,8 @@ import { ContractError } from './contract-error.js';
  * gate as every value the host sends (`encodeForLua`), and makes exactly one `tools.call`. So a
  * trial goes through the run's dispatcher, approval gate, taint tracking and envelope, and is
  * recorded in `runs/` like any run. The alias and arguments are never written into Lua source.
+ * A trial calls no model: none is resolved (a broken or keyless default model does not matter),
+ * and its run-start names none and says `toolTrial` instead.
  *
  * @module
  */

@@ -147,10 +147,14 @@ function describeJson(value: unknown): string {
  * Reads a JSONL transcript strictly: every line must be a valid run event, the first a
  * `run-start`, all of one run, with `seq` counting up from 1. A truncated or corrupt file is a
  * {@link TranscriptError} naming the file and line. Never blocks on a FIFO or a device.
+ *
+ * With `soFar`, the transcript may still be being written (a run in progress): a last line with no
+ * newline is the event being written, and is left out instead of being an error.
  */
-export function readTranscript(path: string): LocatedEvent[] {
+export function readTranscript(path: string, options: { soFar?: boolean } = {}): LocatedEvent[] {
   const events: LocatedEvent[] = [];
   for (const { line, bytes, terminated } of transcriptLines(readTranscriptBytes(path))) {
+    if (!terminated && options.soFar) break;
     if (!terminated)
       throw new TranscriptError(
         `${path}:${line}: the last line is incomplete (no newline); the transcript was cut off while it was being written`,

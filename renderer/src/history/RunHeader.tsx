@@ -39,6 +39,8 @@ export function RunHeader({ snapshot, summary }: { snapshot: ConversationSnapsho
             <>
               <code>{model.alias}</code> <span className="muted">({model.provider})</span>
             </>
+          ) : start?.toolTrial ? (
+            <span className="muted">no model (tool trial)</span>
           ) : (
             '—'
           )}

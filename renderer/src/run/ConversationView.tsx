@@ -176,6 +176,8 @@ function ItemView({
               {' '}
               with <code>{item.event.model.alias}</code> ({item.event.model.provider} {item.event.model.modelId})
             </>
+          ) : item.event.toolTrial ? (
+            <> with no model (tool trial)</>
           ) : null}
           {item.event.replayOf ? <span className="tag">replay</span> : null}
         </div>

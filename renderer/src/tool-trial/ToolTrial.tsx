@@ -6,7 +6,7 @@ import type { ConversationItem } from '../run/conversation-builder';
 import { runStore, useRun } from '../run/run-hooks';
 import { InertText } from '../shell/InertText';
 import { call, describeError } from '../shell/studio-api';
-import { initialArguments, unsupportedPart, type FormSchema } from './schema-form';
+import { fieldPointers, initialArguments, unsupportedPart, type FormSchema } from './schema-form';
 import { SchemaForm } from './SchemaForm';
 import './tool-trial.css';
 import { ARGUMENTS_CHECK_DEBOUNCE_MS, parseArgumentsText } from '../approvals/use-arguments-check';
@@ -119,12 +119,31 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
   const [runId, setRunId] = useState<string | null>(null);
   const sequence = useRef(0);
   const formRef = useRef<HTMLDivElement>(null);
+  const liveTimer = useRef<number | undefined>(undefined);
+  // The last `args:check` asked (answered or still in flight), with what it checked.
+  const lastCheck = useRef<{ key: string; answer: Promise<ArgumentsVerdict> } | null>(null);
+
+  /**
+   * The core's verdict on `value`: the last check's when it was for these very arguments (and
+   * this schema), else a new `args:check`. A failed call is not kept, so the next one asks again.
+   */
+  const check = (value: Args): Promise<ArgumentsVerdict> => {
+    const key = JSON.stringify([tool.alias, tool.parameters, value]);
+    if (lastCheck.current?.key === key) return lastCheck.current.answer;
+    const answer = call('args:check', { alias: tool.alias, arguments: value as JsonValue });
+    lastCheck.current = { key, answer };
+    answer.catch(() => {
+      if (lastCheck.current?.answer === answer) lastCheck.current = null;
+    });
+    return answer;
+  };
 
   // Live validation by the core's ajv; answers of older checks are dropped.
   useEffect(() => {
     const current = ++sequence.current;
-    const timer = window.setTimeout(() => {
-      call('args:check', { alias: tool.alias, arguments: args as JsonValue }).then(
+    liveTimer.current = window.setTimeout(() => {
+      liveTimer.current = undefined;
+      check(args).then(
         (answer) => {
           if (current !== sequence.current) return;
           setVerdict(answer);
@@ -135,7 +154,9 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
         },
       );
     }, ARGUMENTS_CHECK_DEBOUNCE_MS);
-    return () => window.clearTimeout(timer);
+    return () => window.clearTimeout(liveTimer.current);
+    // `check` reads only tool.alias and tool.parameters, listed here.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [args, tool.alias, tool.parameters]);
 
   const fromForm = (next: Args): void => {
@@ -159,6 +180,9 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
   };
 
   const problems = verdict?.problems ?? [];
+  // Problems placed by pointer alone: at their field when the form shows it, else under the form.
+  const fields = unsupported ? new Set<string>() : fieldPointers(schema, args);
+  const unplaced = problems.filter((problem) => !fields.has(problem.pointer));
   const run = async (): Promise<void> => {
     setRunError(null);
     if (rawError) {
@@ -167,9 +191,12 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
     }
     setStarting(true);
     try {
-      // The verdict of exactly these arguments, whatever the live check last said.
-      const answer = await call('args:check', { alias: tool.alias, arguments: args as JsonValue });
+      // The verdict of exactly these arguments: the live check's when it checked them (answered
+      // or in flight), else asked now, in place of the live check still waiting to ask.
+      window.clearTimeout(liveTimer.current);
+      const answer = await check(args);
       setVerdict(answer);
+      setCheckError(null);
       if (!answer.valid) {
         setRunError(
           `Not run: ${answer.problems.length} problem${answer.problems.length === 1 ? '' : 's'} with the arguments. Fix the marked fields.`,
@@ -236,15 +263,13 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
             ) : (
               <SchemaForm schema={schema} value={args} problems={problems} onChange={fromForm} />
             )}
-            {problems.some((problem) => problem.pointer === '') ? (
+            {unplaced.length > 0 ? (
               <div className="trial-field-problems">
-                {problems
-                  .filter((problem) => problem.pointer === '')
-                  .map((problem, index) => (
-                    <p key={index} className="field-problem">
-                      {problem.message} <span className="problem-fix">Fix: {problem.fix}</span>
-                    </p>
-                  ))}
+                {unplaced.map((problem, index) => (
+                  <p key={index} className="field-problem">
+                    {problem.message} <span className="problem-fix">Fix: {problem.fix}</span>
+                  </p>
+                ))}
               </div>
             ) : null}
           </div>

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { escapePointerSegment } from '../../../common/json-pointer.js';
+
 /** A JSON Schema node as the form reads it. */
 export interface FormSchema {
   type?: unknown;
@@ -136,4 +138,26 @@ export function initialArguments(schema: unknown): Record<string, unknown> {
   for (const [name, child] of Object.entries(schema.properties ?? {}))
     if (isSchema(child) && 'default' in child) result[name] = child.default;
   return result;
+}
+
+/**
+ * The JSON pointers of the fields the form shows for `value` under `schema` (as SchemaForm lays
+ * them out: every property of an object, every item an array holds), so that each of the core's
+ * problems is placed by its pointer alone. The arguments themselves (``) are not a field.
+ */
+export function fieldPointers(schema: unknown, value: unknown, pointer = ''): Set<string> {
+  const pointers = new Set<string>();
+  const visit = (node: unknown, at: unknown, where: string): void => {
+    if (where !== '') pointers.add(where);
+    const kind = fieldKind(node);
+    if (kind === 'object') {
+      const values = at !== null && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>) : {};
+      for (const [name, child] of Object.entries((node as FormSchema).properties ?? {}))
+        visit(child, values[name], `${where}/${escapePointerSegment(name)}`);
+    } else if (kind === 'array' && Array.isArray(at)) {
+      at.forEach((item, index) => visit((node as FormSchema).items, item, `${where}/${index}`));
+    }
+  };
+  visit(schema, value, pointer);
+  return pointers;
 }

@@ -174,3 +174,85 @@ describe('run:fork with a model goes on live past the step', () => {
     });
   });
 });
+
+describe('run:fork of a live run (one still waiting for an approval)', () => {
+  let server: ScriptedServer;
+  beforeAll(async () => {
+    server = await startScriptedServer(
+      byAssistantCount([
+        { toolCalls: [{ id: 'call_page', name: 'read_page', arguments: '{"name":"release-notes"}' }] },
+        { content: 'Two bullets.' },
+      ]),
+    );
+  });
+  afterAll(() => server.close());
+
+  /** Runs summarize-page live until it waits for a person to approve its read_page call. */
+  async function waitingParent(studio: ContractStudio) {
+    const { root } = await studio.call('workspace:open-example', {});
+    appendFileSync(
+      path.join(root, 'models.yaml'),
+      `\nscripted:\n  provider: openai-compatible\n  model: gpt-live\n  baseUrl: ${server.url}\n`,
+    );
+    await studio.next('workspace-changed', (state) => state.models.some((m) => m.alias === 'scripted'));
+    const { runId } = await studio.call('run:start', { script: 'agents/summarize-page.lua', model: 'scripted' });
+    const pending = await studio.next('approval-pending', (p) => p.runId === runId);
+    const step = studio.runEvents(runId).find((e) => e.type === 'round-response')!.seq;
+    return { root, runId, pending, step, transcript: path.join(root, 'runs', `${runId}.jsonl`) };
+  }
+
+  it('forks an already recorded step at once, reads past a half-written last line, and leaves the parent waiting', async () => {
+    const studio = contractStudio();
+    const parent = await waitingParent(studio);
+    // Another process reading the transcript may catch a line half-written: append one.
+    const written = readFileSync(parent.transcript);
+    appendFileSync(parent.transcript, '{"type":"log","runId":"');
+    const { runId: child } = await studio.call('run:fork', {
+      runId: parent.runId,
+      step: parent.step,
+      edit: { reply: 'No page needed.', calls: [] },
+    });
+    writeFileSync(parent.transcript, written);
+    const end = await studio.ended(child);
+    expect(end.status, JSON.stringify(end.error)).toBe('ok');
+    expect(logs(studio.runEvents(child))).toContain('model: No page needed.');
+    expect(studio.runEvents(child)[0]).toMatchObject({
+      type: 'run-start',
+      forkOf: { runId: parent.runId, step: parent.step, kind: 'model', then: 'replay' },
+    });
+
+    // The parent still waits on its call, unaffected; approved, it ends as it would have.
+    expect((await studio.call('approval:list', {})).map((p) => p.callId)).toEqual([parent.pending.callId]);
+    expect(studio.runEvents(parent.runId).some((e) => e.type === 'run-end')).toBe(false);
+    expect(await summaryOf(studio, parent.runId)).toMatchObject({ status: 'running' });
+    await studio.call('approval:decide', {
+      runId: parent.runId,
+      callId: parent.pending.callId,
+      decision: { kind: 'approve' },
+    });
+    expect((await studio.ended(parent.runId)).status).toBe('ok');
+    expect(logs(readTranscript(parent.transcript))).toContain('model: Two bullets.');
+  });
+
+  it('a step not recorded yet is past the end; replay past the step stops at the call still waiting', async () => {
+    const studio = contractStudio();
+    const parent = await waitingParent(studio);
+    const last = studio.runEvents(parent.runId).at(-1)!.seq;
+    const error = await studio.fail('run:fork', { runId: parent.runId, step: last + 1 });
+    expect(error.code).toBe('fork-past-end');
+    expect(error.message).toContain(
+      `fork point ${last + 1} is past the end of runs/${parent.runId}.jsonl: its last step is ${parent.step} (model round 1)`,
+    );
+    expect(error.message).toContain('the run has not ended');
+
+    const { runId: child } = await studio.call('run:fork', { runId: parent.runId, step: parent.step });
+    const end = await studio.ended(child);
+    expect(end.status).toBe('error');
+    expect(end.error?.message).toMatch(
+      /^replay reached tool call 1 \(.*:\d+\), tools\.call\('read_page', \{"name":"release-notes"\}\), but the recording holds no outcome for it/,
+    );
+    expect((await studio.call('approval:list', {})).map((p) => p.runId)).toEqual([parent.runId]);
+    await studio.call('run:stop', { runId: parent.runId });
+    expect((await studio.ended(parent.runId)).status).toBe('stopped');
+  });
+});

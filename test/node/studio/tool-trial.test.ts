@@ -149,6 +149,41 @@ describe('tool:trial: one call of a catalog tool, recorded like a run', () => {
     expect(JSON.parse(output!.output)).toMatchObject({ city: 'Oslo' });
   });
 
+  it('resolves no model: run-start says it is a tool trial with no model, whatever the workspace default', async () => {
+    const { s } = await openExample();
+    // The example's default model (openai) has no key in tests: a trial does not care.
+    const { runId } = await s.call('tool:trial', { alias: 'echo', arguments: { text: 'hi' } });
+    expect((await s.ended(runId)).status).toBe('ok');
+    const [start] = ofType(s.runEvents(runId), 'run-start');
+    expect(start).not.toHaveProperty('model');
+    expect(start?.toolTrial).toEqual({ alias: 'echo' });
+    const listed = await s.next('workspace-changed', (state) =>
+      state.runs.some((run) => run.runId === runId && run.status !== 'running'),
+    );
+    expect(listed.runs.find((run) => run.runId === runId)).not.toHaveProperty('model');
+  });
+
+  it.each([
+    ['names an unknown model', 'defaultModel: ghost\n', 'fast:\n  provider: openai\n  model: gpt-4o-mini\n'],
+    ['names a model of an unknown provider', 'defaultModel: odd\n', 'odd:\n  provider: nowhere\n  model: m\n'],
+    ['is in a models.yaml that does not parse', 'defaultModel: fast\n', 'fast: [provider: openai\n  model: {\n'],
+  ])('runs the tool when the default model %s', async (_case, settings, models) => {
+    const s = contractStudio();
+    const root = mkdtempSync(path.join(tmpdir(), 'pf-trial-model-'));
+    mkdirSync(path.join(root, 'agents'));
+    writeFileSync(path.join(root, 'promptforge.yaml'), settings);
+    writeFileSync(path.join(root, 'models.yaml'), models);
+    await s.call('workspace:open', { path: root });
+    const { runId } = await s.call('tool:trial', { alias: 'echo', arguments: { text: 'still runs' } });
+    const end = await s.ended(runId);
+    expect(end.status, JSON.stringify(end.error)).toBe('ok');
+    const events = s.runEvents(runId);
+    const [start] = ofType(events, 'run-start');
+    expect(start).not.toHaveProperty('model');
+    expect(start?.toolTrial).toEqual({ alias: 'echo' });
+    expect(ofType(events, 'tool-output')).toMatchObject([{ alias: 'echo', output: 'still runs' }]);
+  });
+
   it('runs an MCP tool, starting its server first if the explorer has not listed it yet', async () => {
     const s = contractStudio();
     const root = mkdtempSync(path.join(tmpdir(), 'pf-trial-mcp-'));
