@@ -1,5 +1,7 @@
+import os from 'node:os';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/slow-first-sequencer.js';
 
 // One runner for every suite so CI prints one summary line. Suites live in test/, mirroring the
 // source folders: node/ (core, plain Node), e2e/ (Playwright driving Debian's Chromium).
@@ -16,9 +18,19 @@ export default defineConfig({
     // worker-reuse.test.ts still starts the source worker once, so that path stays tested.
     env: { PROMPTFORGE_LUA_WORKER: path.join(import.meta.dirname, 'out/cli/lua-worker.js') },
     testTimeout: 30_000,
+    // expect.poll waits for a state, never for a time: its default of one second fails on busy cores
+    // (a server restart under load takes longer), so it gets the same patience as a locator's wait.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
-    // Two cores: run files in parallel, but not so many that Lua workers starve each other.
-    maxWorkers: 2,
+    // Two test files per core: most of a file's time is spent waiting (for Chromium, a child
+    // process, a Lua worker), so two per core keeps the cores busy without starving the workers.
+    maxWorkers: Math.max(2, os.availableParallelism() * 2),
+    // Test files share their worker's module cache instead of re-importing (and re-transforming)
+    // the core for each file, which cost a third of the suite's CPU time. No test relies on fresh
+    // module state: each builds its own services, pools and temporary folders.
+    isolate: false,
+    // The longest files start first (see the sequencer), so the suite does not end on one of them.
+    sequence: { sequencer: SlowFirstSequencer },
     // The default reporter's table, then one plain `N passed, N failed, N skipped` line for CI logs.
     reporters: ['default', './test/plain-summary-reporter.ts'],
   },

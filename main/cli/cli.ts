@@ -2,11 +2,13 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ForkEditSchema, type ForkEdit, type RunEvent } from '../../common/run-events.js';
+import type { ForkEdit, RunEvent } from '../../common/run-events.js';
 import type { Approver } from '../core/approval/approver.js';
 import { PolicyApprover } from '../core/approval/policy-approver.js';
-import { formatProblem } from '../core/catalog/catalog-problem.js';
-import { findWorkspaceRoot, loadWorkspace, type Workspace } from '../core/catalog/workspace.js';
+import type * as CatalogProblemModule from '../core/catalog/catalog-problem.js';
+import type * as WorkspaceModule from '../core/catalog/workspace.js';
+import type { Workspace } from '../core/catalog/workspace.js';
+import { findWorkspaceRoot } from '../core/catalog/workspace-root.js';
 import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
 import type { ProviderKeySource } from '../core/credentials/resolve-provider-key.js';
 import type { SecretStore } from '../core/credentials/secret-store.js';
@@ -15,7 +17,6 @@ import { SecretStoreUnavailableError } from '../core/credentials/secret-store.js
 import { PROVIDER_PRESETS, providerPreset } from '../core/providers/presets.js';
 import type * as PrepareRunModule from '../core/run/prepare-run.js';
 import type { WorkerPool } from '../core/run/worker-pool.js';
-import { TranscriptError } from '../core/transcript/transcript-reader.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { helpFor, wantsHelp } from './help.js';
 import { TerminalApprover } from './terminal-approver.js';
@@ -98,6 +99,26 @@ async function loadPrepareRun(): Promise<typeof PrepareRunModule> {
   return prepareRunModule;
 }
 
+/**
+ * The catalog machinery (YAML, the catalog schemas, ajv) is imported only by the commands that read
+ * a workspace, so `keys status` outside a workspace starts without it.
+ */
+interface CatalogModules {
+  loadWorkspace: typeof WorkspaceModule.loadWorkspace;
+  formatProblem: typeof CatalogProblemModule.formatProblem;
+}
+let catalogModules: CatalogModules | undefined;
+async function loadCatalogModules(): Promise<CatalogModules> {
+  if (catalogModules === undefined) {
+    const [{ loadWorkspace }, { formatProblem }] = await Promise.all([
+      import('../core/catalog/workspace.js'),
+      import('../core/catalog/catalog-problem.js'),
+    ]);
+    catalogModules = { loadWorkspace, formatProblem };
+  }
+  return catalogModules;
+}
+
 function packageVersion(): string {
   const file = new URL('../../package.json', import.meta.url);
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
@@ -152,8 +173,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     }
     if (
       (prepareRunModule !== undefined &&
-        (error instanceof prepareRunModule.RunSetupError || error instanceof prepareRunModule.ForkError)) ||
-      error instanceof TranscriptError ||
+        (error instanceof prepareRunModule.RunSetupError ||
+          error instanceof prepareRunModule.ForkError ||
+          error instanceof prepareRunModule.TranscriptError)) ||
       error instanceof SecretStoreUnavailableError
     ) {
       print.say(error.message);
@@ -292,8 +314,11 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
   // The Lua worker boots (wasmoon's compile) on its own thread while the catalogs load.
   const ownPool = io.pool ? undefined : startWorkerPool();
   let workspace: Workspace;
+  let formatProblem: CatalogModules['formatProblem'];
   try {
-    workspace = await loadWorkspace(root);
+    const catalog = await loadCatalogModules();
+    formatProblem = catalog.formatProblem;
+    workspace = await catalog.loadWorkspace(root);
   } catch (error) {
     void ownPool?.then((pool) => pool.close());
     throw error;
@@ -429,6 +454,7 @@ async function forkOptions(
     } catch (error) {
       throw new UsageError(`--edit-calls must be JSON (${errorMessage(error)})`);
     }
+    const { ForkEditSchema } = await import('../../common/run-events.js');
     const calls = ForkEditSchema.shape.calls.safeParse(parsed);
     if (!calls.success || calls.data === undefined)
       throw new UsageError(
@@ -486,10 +512,10 @@ async function keyNames(io: CliIo, workspaceFlag: string | undefined): Promise<K
     const root = path.resolve(io.cwd, workspaceFlag);
     if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
       throw new UsageError(`--workspace ${workspaceFlag}: no such folder`);
-    workspace = await loadWorkspace(root);
+    workspace = await (await loadCatalogModules()).loadWorkspace(root);
   } else {
     const root = await findWorkspaceRoot(io.cwd);
-    if (root) workspace = await loadWorkspace(root);
+    if (root) workspace = await (await loadCatalogModules()).loadWorkspace(root);
   }
   const secrets = new Map<string, string[]>();
   for (const server of workspace?.mcpServers ?? []) {
@@ -548,6 +574,7 @@ async function mcpCommand(args: string[], io: CliIo, print: Printer, interrupt: 
     if (!statSync(root, { throwIfNoEntry: false })?.isDirectory())
       throw new UsageError(`--workspace ${values.workspace}: no such folder`);
   } else root = (await findWorkspaceRoot(io.cwd)) ?? io.cwd;
+  const { loadWorkspace, formatProblem } = await loadCatalogModules();
   const workspace = await loadWorkspace(root);
   for (const problem of workspace.problems) print.err(formatProblem(problem));
   const servers = workspace.mcpServers ?? [];

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CATALOG_FILES, catalogJsonSchemaText, catalogSchemaPath } from '../core/catalog/catalog-file-schemas.js';
+import { catalogJsonSchemaText, catalogSchemaPath } from '../core/catalog/catalog-file-schemas.js';
+import { CATALOG_FILES } from '../core/catalog/catalog-files.js';
 import { transcriptJsonSchemaText } from '../core/transcript/transcript-schema.js';
 
 // `npm run schemas`: regenerates the published JSON Schemas from their definitions:

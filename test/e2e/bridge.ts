@@ -214,6 +214,8 @@ export class StudioHarness {
     this.context = await this.browser.newContext({
       viewport: this.options.viewport ?? { width: 1280, height: 800 },
       colorScheme: 'dark',
+      // Nothing spins: an endless animation makes Chromium draw every frame for as long as it shows.
+      reducedMotion: 'reduce',
     });
     const page = await this.context.newPage();
     this.currentPage = page;

@@ -8,12 +8,58 @@ import { describeArgumentProblem } from '../../common/studio-schemas.js';
 import { ARGS_CHECK_CORPUS, argsCheckToolsYaml } from '../fixtures/args-check-corpus.js';
 import { StudioHarness } from './bridge.js';
 
-/** What the card's edit box shows: the verdict, or `checking` while it waits for the core. */
-async function shownVerdict(card: Locator): Promise<{ valid: true } | { problems: string[] } | 'checking'> {
-  if ((await card.locator('.edit-arguments .ok-text').count()) > 0) return { valid: true };
-  const problems = card.getByRole('list', { name: 'Argument problems' });
-  if ((await problems.count()) > 0) return { problems: await problems.locator('li').allTextContents() };
-  return 'checking';
+type Verdict = { valid: true } | { problems: string[] } | 'checking';
+type Wanted = Verdict | 'not JSON';
+
+/**
+ * Runs in the page. Without `wanted`: the verdict `element`'s edit box shows (`checking` while it
+ * waits for the core). With it: whether that verdict is the one wanted.
+ */
+function verdictIn({ element, wanted }: { element: unknown; wanted?: Wanted }): Verdict | boolean {
+  // The Node-side tsconfig has no DOM types, so the little used here is spelled out.
+  type Node = {
+    textContent: string | null;
+    querySelector(s: string): Node | null;
+    querySelectorAll(s: string): Iterable<Node>;
+  };
+  const card = element as Node;
+  const problems = card.querySelector('ul[aria-label="Argument problems"]');
+  const shown: Verdict = card.querySelector('.edit-arguments .ok-text')
+    ? { valid: true }
+    : problems
+      ? { problems: [...problems.querySelectorAll('li')].map((item) => item.textContent ?? '') }
+      : 'checking';
+  if (wanted === undefined) return shown;
+  if (wanted === 'not JSON')
+    return typeof shown === 'object' && 'problems' in shown && /^not JSON/.test(shown.problems[0] ?? '');
+  return JSON.stringify(shown) === JSON.stringify(wanted);
+}
+
+/** What the card's edit box shows. */
+async function shownVerdict(card: Locator): Promise<Verdict> {
+  const element = await card.elementHandle();
+  try {
+    return (await card.page().evaluate(verdictIn, { element })) as Verdict;
+  } finally {
+    await element?.dispose();
+  }
+}
+
+/**
+ * Waits in the page (one round trip, instead of a poll from Node per try) until `card` shows the
+ * verdict wanted; when it does not in time, fails with what the card shows.
+ */
+async function waitForVerdict(card: Locator, wanted: Wanted, what: string): Promise<void> {
+  const element = await card.elementHandle();
+  try {
+    await card.page().waitForFunction(verdictIn, { element, wanted }, { timeout: 8000 });
+  } catch {
+    const shown = await shownVerdict(card);
+    if (wanted === 'not JSON') expect(shown, what).toMatchObject({ problems: [expect.stringMatching(/^not JSON/)] });
+    else expect(shown, what).toEqual(wanted);
+  } finally {
+    await element?.dispose();
+  }
 }
 
 describe("studio: the approval card's edit box shows exactly the core's verdict", () => {
@@ -38,45 +84,52 @@ describe("studio: the approval card's edit box shows exactly the core's verdict"
   });
 
   it('for every schema and arguments of the shared corpus', async () => {
-    for (const tool of ARGS_CHECK_CORPUS) {
-      // A trial of the tool (through the page's own bridge) asks for approval like a script's call.
-      const runId = await studio.page.evaluate(
-        async ({ alias, argsJson }) => {
-          const api = (globalThis as unknown as { promptforge: Record<string, (r: unknown) => Promise<unknown>> })
-            .promptforge;
-          const result = (await api['tool:trial']!({ alias, arguments: JSON.parse(argsJson) })) as {
-            ok: boolean;
-            value: { runId: string };
-          };
-          if (!result.ok) throw new Error(JSON.stringify(result));
-          return result.value.runId;
-        },
-        { alias: tool.alias, argsJson: JSON.stringify(tool.valid[0]) },
-      );
-      const card = studio.page.locator(`.approval-card[data-call-id="call-1"]`, { hasText: tool.alias });
+    // One trial per tool, all started at once so their cards arm together; each trial (through the
+    // page's own bridge) asks for approval like a script's call.
+    const runIds = await studio.page.evaluate(
+      async (trials) => {
+        const api = (globalThis as unknown as { promptforge: Record<string, (r: unknown) => Promise<unknown>> })
+          .promptforge;
+        return Promise.all(
+          trials.map(async ({ alias, argsJson }) => {
+            const result = (await api['tool:trial']!({ alias, arguments: JSON.parse(argsJson) })) as {
+              ok: boolean;
+              value: { runId: string };
+            };
+            if (!result.ok) throw new Error(JSON.stringify(result));
+            return result.value.runId;
+          }),
+        );
+      },
+      ARGS_CHECK_CORPUS.map((tool) => ({ alias: tool.alias, argsJson: JSON.stringify(tool.valid[0]) })),
+    );
+    for (const [index, tool] of ARGS_CHECK_CORPUS.entries()) {
+      const runId = runIds[index]!;
+      const cardSelector = `.approval-card[data-run-id="${runId}"][data-call-id="call-1"]`;
+      const card = studio.page.locator(cardSelector);
+      await card.filter({ hasText: tool.alias }).waitFor();
       await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
       await card.getByRole('button', { name: 'E Edit then approve' }).click();
-      const editor = `.approval-card[data-call-id="call-1"] .cm-content`;
+      const editor = `${cardSelector} .cm-content`;
 
       const cases: JsonObject[] = [...tool.valid, ...tool.invalid.map((entry) => entry.args)];
       for (const args of cases) {
         const what = `${tool.alias} ${JSON.stringify(args)}`;
         // Text that is not JSON first, so the verdict read next can only be the new text's.
         await studio.replaceEditorText(editor, '{');
-        await expect
-          .poll(() => shownVerdict(card), { message: what })
-          .toMatchObject({ problems: [expect.stringMatching(/^not JSON/)] });
+        await waitForVerdict(card, 'not JSON', what);
         await studio.replaceEditorText(editor, JSON.stringify(args));
         const core = await studio.service.checkToolArguments(tool.alias, args, runId);
-        const expected = core.valid ? { valid: true } : { problems: core.problems.map(describeArgumentProblem) };
-        await expect.poll(() => shownVerdict(card), { message: what }).toEqual(expected);
+        const expected: Verdict = core.valid
+          ? { valid: true }
+          : { problems: core.problems.map(describeArgumentProblem) };
+        await waitForVerdict(card, expected, what);
         expect(await card.getByRole('button', { name: 'Approve edited' }).isDisabled(), what).toBe(!core.valid);
       }
       if (tool.alias === 'trip') await studio.screenshot('approval-edit-core-verdict');
       studio.service.stopRun(runId);
       await card.waitFor({ state: 'detached' });
     }
-    // About 30 edits, each checked by the core through the page's bridge: a minute or two on busy cores.
   }, 300_000);
 
   it('approves an edit the core accepts, and the call runs with it', async () => {

@@ -9,7 +9,8 @@ import {
   setYamlValue,
   yamlEntries,
 } from '../../../common/yaml-edit.js';
-import type { CatalogFileName, ModelEntryYaml, ToolEntryYaml } from './catalog-file-schemas.js';
+import type { ModelEntryYaml, ToolEntryYaml } from './catalog-file-schemas.js';
+import type { CatalogFileName } from './catalog-files.js';
 import { toPointer } from '../../../common/json-pointer.js';
 import type { CatalogProblem } from './catalog-problem.js';
 import { writeFileAtomic } from './atomic-write.js';

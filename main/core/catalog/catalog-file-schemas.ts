@@ -4,6 +4,7 @@ import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS } from './mcp
 import { BUILTIN_TOOL_NAMES } from '../tools/builtin-tools.js';
 import { APPROVAL_POLICIES, TOOL_KINDS, TRUST_LEVELS } from '../../../common/tool-policy.js';
 import { MODEL_PROVIDERS } from './model-catalog.js';
+import { CATALOG_FILES, type CatalogFileName } from './catalog-files.js';
 
 /**
  * The one definition of the workspace files (promptforge.yaml, tools.yaml, models.yaml). The
@@ -386,13 +387,7 @@ const FILE_SCHEMAS = {
   'promptforge.yaml': { name: 'promptforge', schema: settingsFile },
   'tools.yaml': { name: 'tools', schema: toolsFile },
   'models.yaml': { name: 'models', schema: modelsFile },
-} as const;
-
-/** The workspace files that hold settings and catalogs. */
-export type CatalogFileName = keyof typeof FILE_SCHEMAS;
-
-/** The catalog files, in the order they are loaded. */
-export const CATALOG_FILES = Object.keys(FILE_SCHEMAS) as CatalogFileName[];
+} as const satisfies Record<CatalogFileName, { name: string; schema: z.ZodType }>;
 
 /** Where the published schema of `file` lives, relative to the repository root. */
 export function catalogSchemaPath(file: CatalogFileName): string {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { McpServerSpec } from './mcp-spec.js';
 import { builtinToolSpecs } from '../tools/builtin-tools.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
-import { CATALOG_FILES, type CatalogFileName } from './catalog-file-schemas.js';
+import { CATALOG_FILES, type CatalogFileName } from './catalog-files.js';
 import type { CatalogProblem } from './catalog-problem.js';
 import { UserSchemaCompiler } from './catalog-schemas.js';
 import { parseCatalogYaml } from './catalog-yaml.js';

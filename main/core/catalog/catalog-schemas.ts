@@ -8,7 +8,7 @@ import { linearRegExp } from '../../../common/linear-regexp.js';
 import modelsSchema from '../../../schemas/models.schema.json' with { type: 'json' };
 import promptforgeSchema from '../../../schemas/promptforge.schema.json' with { type: 'json' };
 import toolsSchema from '../../../schemas/tools.schema.json' with { type: 'json' };
-import type { CatalogFileName } from './catalog-file-schemas.js';
+import type { CatalogFileName } from './catalog-files.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object in some
 // toolchains and the function in others.

@@ -1,6 +1,6 @@
 import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { isPlainObject } from '../../../common/json.js';
-import type { CatalogFileName } from './catalog-file-schemas.js';
+import type { CatalogFileName } from './catalog-files.js';
 import { type CatalogProblem, LocatedYaml, scalarKey } from './catalog-problem.js';
 import { errorMessage } from '../../../common/error-message.js';
 

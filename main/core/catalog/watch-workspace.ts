@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
-import { CATALOG_FILES } from './catalog-file-schemas.js';
+import { CATALOG_FILES } from './catalog-files.js';
 import { AGENTS_DIR, loadWorkspace, type Workspace } from './workspace.js';
 
 /** What changed on disk, with the workspace reloaded after the change. */

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { McpServerSpec } from './mcp-spec.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
-import { type CatalogFileName, CATALOG_FILES } from './catalog-file-schemas.js';
+import { type CatalogFileName, CATALOG_FILES } from './catalog-files.js';
 import { type CatalogTexts, checkCatalogs } from './catalog-loader.js';
 import type { WorkspaceSettings } from './settings-entry.js';
 import type { CatalogProblem } from './catalog-problem.js';
@@ -33,27 +33,6 @@ export interface Workspace {
 export const AGENTS_DIR = 'agents';
 /** Folder of run transcripts (`*.jsonl`), relative to the root. Written by the run engine. */
 export const RUNS_DIR = 'runs';
-
-/**
- * The nearest folder at or above `startDir` that holds promptforge.yaml, tools.yaml or models.yaml;
- * undefined when there is none up to the filesystem root.
- */
-export async function findWorkspaceRoot(startDir: string): Promise<string | undefined> {
-  let dir = path.resolve(startDir);
-  for (;;) {
-    for (const file of CATALOG_FILES) {
-      try {
-        const stat = await fs.stat(path.join(dir, file));
-        if (stat.isFile()) return dir;
-      } catch {
-        // Not here; keep looking.
-      }
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
 
 /** The largest catalog file read; a bigger one is a problem, not a hang. */
 export const MAX_CATALOG_FILE_BYTES = 4 << 20;

@@ -134,6 +134,7 @@ function ApprovalCard({
       aria-labelledby={titleId}
       aria-describedby={`${titleId}-keys`}
       data-call-id={approval.callId}
+      data-run-id={approval.runId}
       data-armed={armed ? 'true' : 'false'}
       tabIndex={0}
       onKeyDown={onKeyDown}

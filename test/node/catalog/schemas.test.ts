@@ -6,10 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   ALIAS_PATTERN,
-  type CatalogFileName,
   catalogJsonSchemaText,
   catalogSchemaPath,
 } from '../../../main/core/catalog/catalog-file-schemas.js';
+import type { CatalogFileName } from '../../../main/core/catalog/catalog-files.js';
 import { type CatalogTexts, checkCatalogs } from '../../../main/core/catalog/catalog-loader.js';
 import { MODEL_PROVIDERS } from '../../../main/core/catalog/model-catalog.js';
 import { BUILTIN_TOOL_NAMES } from '../../../main/core/tools/builtin-tools.js';

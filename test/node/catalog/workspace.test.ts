@@ -2,7 +2,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
-import { findWorkspaceRoot, loadWorkspace } from '../../../main/core/catalog/workspace.js';
+import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
+import { findWorkspaceRoot } from '../../../main/core/catalog/workspace-root.js';
 import { formatProblem } from '../../../main/core/catalog/catalog-problem.js';
 import { CATALOG_FIXTURES, copyFixture, makeTempDir, removeTempDir } from './helpers.js';
 

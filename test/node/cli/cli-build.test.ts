@@ -49,6 +49,12 @@ function sourcesIn(loaded: string[]): string[] {
 const RUN_ONLY =
   /wasmoon|lua-worker|main\/core\/run\/(worker-pool|prepare-run|run)\.ts|main\/core\/mcp\/mcp-(manager|connection)\.ts|@modelcontextprotocol/;
 
+/** The MCP client: loaded only by a run in a workspace that has MCP servers (or `mcp list`). */
+const MCP_CLIENT = /main\/core\/mcp\/mcp-(manager|connection)\.ts|@modelcontextprotocol/;
+
+/** The catalog machinery: loaded only by a command that reads a workspace. */
+const CATALOG_MACHINERY = /node_modules\/(zod|yaml|ajv|ajv-formats|re2js)\/|main\/core\/catalog\/workspace\.ts/;
+
 /** The provider adapters: loaded only when a run resolves a model. */
 const ADAPTERS = /main\/core\/providers\/(openai-chat|anthropic|gemini)-provider\.ts|create-provider\.ts/;
 
@@ -64,13 +70,14 @@ describe('the promptforge bin', () => {
     ]);
     expect(loaded.some((line) => line.includes('node_modules/wasmoon/'))).toBe(true);
     expect(sourcesIn(loaded).filter((source) => RUN_ONLY.test(source)).length).toBeGreaterThan(3);
-    // hello.lua calls no model, so no provider adapter is loaded.
+    // hello.lua calls no model, so no provider adapter is loaded; its folder has no MCP servers.
     expect(sourcesIn(loaded).filter((source) => ADAPTERS.test(source))).toEqual([]);
+    expect(sourcesIn(loaded).filter((source) => MCP_CLIENT.test(source))).toEqual([]);
     expect(loaded.filter(typescriptOrLoader)).toEqual([]);
   });
 
   it.each([[['keys', 'status']], [['keys', 'list']], [['--version']], [['--help']], [['run', '--help']]])(
-    '%j loads no Lua VM, worker, run machinery or MCP client',
+    '%j loads no Lua VM, worker, run machinery, MCP client or (outside a workspace) catalog machinery',
     async (args) => {
       const { stderr, loaded } = await traced(args);
       expect(stderr).not.toMatch(/internal error|\n\s+at /);
@@ -78,6 +85,8 @@ describe('the promptforge bin', () => {
       expect(loaded.some((line) => line.includes('/out/cli/cli.js'))).toBe(true);
       expect(loaded.filter((line) => line.startsWith('worker ') || RUN_ONLY.test(line))).toEqual([]);
       expect(sourcesIn(loaded).filter((source) => RUN_ONLY.test(source) || ADAPTERS.test(source))).toEqual([]);
+      // Outside a workspace (the test's folder has no catalog files) nothing reads a catalog.
+      expect(sourcesIn(loaded).filter((source) => CATALOG_MACHINERY.test(source))).toEqual([]);
       expect(loaded.filter(typescriptOrLoader)).toEqual([]);
     },
   );
