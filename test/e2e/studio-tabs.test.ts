@@ -230,6 +230,25 @@ describe('studio: agent tabs keep their undo history and close from the keyboard
     await tab('omega').getByLabel('unsaved changes').waitFor({ state: 'detached' });
   });
 
+  it('closing the last tab by keyboard leaves focus on the empty editor, not on the page', async () => {
+    await tablist().getByRole('tab').first().focus();
+    for (let left = await tablist().getByRole('tab').count(); left > 0; left--) {
+      // Focus is on the first tab (closing one focuses the tab that took its place).
+      const dirty = (await tablist().getByRole('tab').first().getByLabel('unsaved changes').count()) > 0;
+      await page().keyboard.press('Delete');
+      if (dirty) {
+        // A tab with unsaved edits asks first: Tab to "Discard edits and close", then Enter.
+        const question = page().getByRole('dialog', { name: /with unsaved edits\?$/ });
+        await question.waitFor();
+        await page().keyboard.press('Tab');
+        await page().keyboard.press('Enter');
+        await question.waitFor({ state: 'detached' });
+      }
+      await expect.poll(() => tablist().getByRole('tab').count()).toBe(left - 1);
+    }
+    await expect.poll(focusedText).toBe('New agent…');
+  });
+
   it('ran without console errors or CSP violations', () => {
     expect(studio.pageErrors).toEqual([]);
   });

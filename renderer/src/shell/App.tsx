@@ -58,6 +58,15 @@ export function App() {
   const [paletteOpen, setPaletteOpen] = useState(false);
   const [tab, setTab] = useState<RunTab>('conversation');
   const [confirm, setConfirm] = useState<PendingConfirm | null>(null);
+  // Closing the last tab removes the element that had focus. A keyboard user then lands on the
+  // empty editor's "New agent…" button instead of the page's body (and no further Tab press lost).
+  const pickAgentButton = useRef<HTMLButtonElement>(null);
+  const showedAgent = useRef(false);
+  useEffect(() => {
+    const focusLost = document.activeElement === null || document.activeElement === document.body;
+    if (view.kind === 'none' && showedAgent.current && focusLost) pickAgentButton.current?.focus();
+    showedAgent.current = view.kind === 'agent';
+  }, [view.kind]);
   const [banner, setBanner] = useState<string | null>(null);
 
   // Run state lives in the run store (run-store.ts); these hooks re-render on its changes only.
@@ -455,7 +464,7 @@ export function App() {
               {view.kind === 'none' && workspace.agents.length > 0 ? (
                 <div className="panel-empty">
                   <p className="muted">Pick an agent in the explorer to edit and run it, or make a new one.</p>
-                  <button type="button" className="button" onClick={fileActions.newAgent}>
+                  <button type="button" className="button" ref={pickAgentButton} onClick={fileActions.newAgent}>
                     New agent…
                   </button>
                 </div>

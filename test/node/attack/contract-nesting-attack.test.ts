@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { ContractMethodName } from '../../../common/contract.js';
+import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
+import { studio } from '../studio/studio-harness.js';
+
+/**
+ * The contract promises that a call "never throws": every failure is `{ ok: false, error }`. A
+ * deeply nested value in a payload (a person pasting deep JSON into the trial's argument editor,
+ * or a fork's edited calls) overflowed zod's recursive check, and the call rejected instead.
+ */
+
+/** `{ a: { a: ... 1 } }`, `depth` levels deep. */
+function nested(depth: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < depth; i += 1) value = { a: value };
+  return value;
+}
+
+describe('a payload nested 10,000 levels deep', () => {
+  it.each<[ContractMethodName, (deep: unknown) => unknown]>([
+    ['tool:trial', (deep) => ({ alias: 'echo', arguments: { text: deep } })],
+    ['args:check', (deep) => ({ alias: 'echo', arguments: deep })],
+    ['run:fork', (deep) => ({ runId: 'missing', step: 3, edit: { calls: [{ name: 'echo', arguments: deep }] } })],
+  ])('%s resolves to a clear refusal instead of rejecting', async (method, payload) => {
+    const { service } = studio();
+    await service.openExample();
+    const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const result = await dispatchContractCall(handlers, method, payload(nested(10_000)), silent).catch(
+      (error: unknown) => ({ rejected: String(error) }),
+    );
+    expect(result).toMatchObject({ ok: false });
+    expect(JSON.stringify(result)).not.toMatch(/Maximum call stack/);
+  });
+});
