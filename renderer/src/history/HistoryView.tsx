@@ -125,9 +125,15 @@ export function HistoryView({
                 <th scope="col">Agent</th>
                 <th scope="col">Model</th>
                 <th scope="col">Status</th>
-                <th scope="col">Rounds</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Cost</th>
+                <th scope="col" className="usage-column">
+                  Rounds
+                </th>
+                <th scope="col" className="usage-column">
+                  Duration
+                </th>
+                <th scope="col" className="usage-column">
+                  Cost
+                </th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
@@ -174,9 +180,11 @@ export function HistoryView({
                   <td>
                     <span className={`status-pill status-${run.status}`}>{run.status}</span>
                   </td>
-                  <td title={`${run.inputTokens} input / ${run.outputTokens} output tokens`}>{run.rounds}</td>
-                  <td>{formatDuration(run.durationMs)}</td>
-                  <td>{formatCost(run.cost)}</td>
+                  <td className="usage-column" title={`${run.inputTokens} input / ${run.outputTokens} output tokens`}>
+                    {run.rounds}
+                  </td>
+                  <td className="usage-column">{formatDuration(run.durationMs)}</td>
+                  <td className="usage-column">{formatCost(run.cost)}</td>
                   <td className="actions-cell">
                     <button
                       type="button"
