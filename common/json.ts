@@ -16,3 +16,24 @@ export function isPlainObject(value: unknown): value is Record<string, unknown>;
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * How deeply `value` nests objects and arrays (a scalar is 0). Iterative, and it stops counting as
+ * soon as the depth passes `limit`, so any input is safe to measure.
+ */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [item, above] = stack.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    const depth = above + 1;
+    if (depth > deepest) {
+      deepest = depth;
+      if (deepest > limit) return deepest;
+    }
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (child !== null && typeof child === 'object') stack.push([child, depth]);
+  }
+  return deepest;
+}

@@ -22,6 +22,8 @@ import { helpFor, wantsHelp } from './help.js';
 import { TerminalApprover } from './terminal-approver.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { errorMessage } from '../../common/error-message.js';
+import { nestingDepth } from '../../common/json.js';
+import { MAX_LUA_DEPTH } from '../core/run/worker-protocol.js';
 
 export { EXIT } from './exit-codes.js';
 
@@ -454,6 +456,11 @@ async function forkOptions(
     } catch (error) {
       throw new UsageError(`--edit-calls must be JSON (${errorMessage(error)})`);
     }
+    // Checked before the schema, whose recursive check would overflow the stack on a deep value.
+    if (nestingDepth(parsed, MAX_LUA_DEPTH) > MAX_LUA_DEPTH)
+      throw new UsageError(
+        `--edit-calls is nested more than ${MAX_LUA_DEPTH} levels deep, deeper than a script can receive; flatten the arguments`,
+      );
     const { ForkEditSchema } = await import('../../common/run-events.js');
     const calls = ForkEditSchema.shape.calls.safeParse(parsed);
     if (!calls.success || calls.data === undefined)

@@ -278,6 +278,9 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
     expect(await meta.textContent()).toBe('Run of (trial of echo) with no model (tool trial)');
     const header = studio.page.getByRole('region', { name: 'Run panel' }).getByLabel('Run details');
     expect(await header.textContent()).not.toContain('fast');
+    // A trial has no script to fork: its tool call offers no "Fork from here".
+    await studio.page.getByRole('log', { name: 'Conversation' }).locator('.tool-output').first().waitFor();
+    expect(await studio.page.getByRole('button', { name: /^Fork from here/ }).count()).toBe(0);
 
     // A models.yaml that does not parse leaves no usable model at all: a trial still runs.
     const models = path.join(root, 'models.yaml');

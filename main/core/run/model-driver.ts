@@ -12,7 +12,8 @@ import { costOf, type TokenPrice } from '../providers/cost.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import { canonicalJson } from './canonical-json.js';
 import { FatalRunError, ScriptError } from './run-errors.js';
-import { MAX_LUA_DEPTH, nestingDepth } from './worker-protocol.js';
+import { nestingDepth } from '../../../common/json.js';
+import { MAX_LUA_DEPTH } from './worker-protocol.js';
 import { errorMessage } from '../../../common/error-message.js';
 
 /**

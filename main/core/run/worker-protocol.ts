@@ -1,3 +1,4 @@
+import { nestingDepth } from '../../../common/json.js';
 import type { MessagePort } from 'node:worker_threads';
 import { errorMessage } from '../../../common/error-message.js';
 
@@ -87,27 +88,6 @@ export type HostMethod = 'models.chat' | 'tools.call';
  * message (not ok) as JSON text, ready for the prelude's decoder.
  */
 export type HostReply = { ok: boolean; json: string };
-
-/**
- * How deeply `value` nests objects and arrays (a scalar is 0). Iterative, and it stops counting as
- * soon as the depth passes `limit`, so any input is safe to measure.
- */
-export function nestingDepth(value: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, above] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    const depth = above + 1;
-    if (depth > deepest) {
-      deepest = depth;
-      if (deepest > limit) return deepest;
-    }
-    for (const child of Array.isArray(item) ? item : Object.values(item))
-      if (child !== null && typeof child === 'object') stack.push([child, depth]);
-  }
-  return deepest;
-}
 
 /**
  * The one gate for every value the host sends into Lua: its JSON text when it nests at most

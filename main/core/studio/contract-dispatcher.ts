@@ -1,7 +1,12 @@
+import { nestingDepth } from '../../../common/json.js';
+import { MAX_LUA_DEPTH } from '../run/worker-protocol.js';
 import type { z } from 'zod';
 import type { IpcError, IpcResult } from '../../../common/contract.js';
 import { ContractError } from './contract-error.js';
 import type { StudioLogger } from './studio-logger.js';
+
+/** The deepest nesting a contract request may have; deeper ones are refused before any parsing. */
+export const MAX_PAYLOAD_DEPTH = 128;
 
 /** The shape of a method table such as `contractMethods`: method name to request/response schemas. */
 export type ContractMethodTable = Readonly<
@@ -92,6 +97,12 @@ export async function dispatchCall<T extends ContractMethodTable>(
     return failure({ code: 'internal-error', message: `${method}: not implemented` });
   }
 
+  // Checked before the schema, whose recursive check would overflow the stack on a deep value.
+  if (nestingDepth(payload, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) {
+    const message = `${method}: the request is nested more than ${MAX_PAYLOAD_DEPTH} levels deep; flatten the value (a tool's arguments reach a script at most ${MAX_LUA_DEPTH} levels deep)`;
+    logger.warn('refused IPC call: invalid payload', { method, reason: message });
+    return failure({ code: 'invalid-payload', message });
+  }
   const request = entry.request.safeParse(payload);
   if (!request.success) {
     const message = `${method}: ${describeIssues(request.error.issues).join('; ')}`;

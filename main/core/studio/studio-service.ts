@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
@@ -48,6 +48,7 @@ import {
 } from './agent-files.js';
 import { checkArguments, requireValidTrialArguments, TOOL_TRIAL_SCRIPT, trialScriptName } from './tool-trial.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
+import { isInside } from '../tools/workspace-path.js';
 
 /** Largest workspace file the studio opens in an editor. */
 const MAX_WORKSPACE_FILE_BYTES = 16 << 20;
@@ -242,7 +243,13 @@ export class StudioService {
       const first = readTranscriptPage(transcript, 0, 1, shown).events[0];
       if (first?.type !== 'run-start')
         throw new ContractError('transcript-unreadable', `${shown}:1: the transcript does not begin with a run-start`);
+      if (first.toolTrial)
+        throw new ContractError(
+          'run-setup',
+          `run ${request.runId} is a trial of the tool "${first.toolTrial.alias}", which has no script to fork; try the tool again from the explorer, with the arguments you want`,
+        );
       script = first.script.path;
+      if (script === '') throw new ContractError('transcript-unreadable', `${shown}:1: the run-start names no script`);
     } catch (error) {
       throw transcriptContractError(error);
     }
@@ -324,7 +331,17 @@ export class StudioService {
     const ws = this.requireWorkspace();
     const mcp = this.mcp?.manager;
     if (!mcp) return ws.tools;
-    if (!ws.tools.get(alias) && !mcp.currentTools().some((tool) => tool.alias === alias)) await mcp.listTools();
+    if (!ws.tools.get(alias) && !mcp.currentTools().some((tool) => tool.alias === alias)) {
+      await mcp.listTools();
+      // Still missing, and named like a tool of a server that is not ready: say why, not "no such tool".
+      const spec = (ws.mcpServers ?? []).find((server) => server.prefix !== '' && alias.startsWith(server.prefix));
+      const status = spec && mcp.statuses().find((server) => server.name === spec.name);
+      if (status && status.state !== 'ready' && !mcp.currentTools().some((tool) => tool.alias === alias))
+        throw new ContractError(
+          'unknown-tool',
+          `"${alias}" would come from MCP server "${status.name}", which is ${status.state}${status.error ? `: ${status.error}` : ''}. Fix the server's entry in tools.yaml (its stderr is in the explorer), then restart it.`,
+        );
+    }
     return new ToolCatalogImpl([...ws.tools.list(), ...mcp.currentTools()]);
   }
 
@@ -538,12 +555,41 @@ export class StudioService {
       );
   }
 
-  /** A workspace-relative path resolved inside the open workspace (the schema already refused `..`). */
+  /**
+   * A workspace-relative path resolved inside the open workspace (the schema already refused `..`).
+   * A folder or file on the way may be a symbolic link: the part of the path that exists is
+   * followed to its real path, which must stay inside the workspace's real path too, so a link
+   * never lets a read, a write or a run reach outside it. (A link whose target is missing is refused:
+   * writing through it would create its target, wherever that is.)
+   */
   private resolve(relative: string): string {
     const root = this.requireWorkspace().root;
     const file = path.resolve(root, relative);
     if (!file.startsWith(root + path.sep))
       throw new ContractError('outside-workspace', `${relative} is outside the workspace`);
+    let existing = file;
+    for (;;) {
+      try {
+        lstatSync(existing);
+        break;
+      } catch {
+        existing = path.dirname(existing);
+      }
+    }
+    let real: string;
+    try {
+      real = realpathSync(existing);
+    } catch {
+      throw new ContractError(
+        'outside-workspace',
+        `${relative} goes through a symbolic link whose target is missing; remove the link or point it inside the workspace`,
+      );
+    }
+    if (!isInside(realpathSync(root), real))
+      throw new ContractError(
+        'outside-workspace',
+        `${relative} leads outside the workspace through a symbolic link; open the linked folder as its own workspace, or copy the file in`,
+      );
     return file;
   }
 

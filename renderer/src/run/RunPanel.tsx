@@ -198,8 +198,11 @@ export function RunPanel({
             onLoadMore={onLoadMore}
             taintCheckOf={taintCheckOf}
             onShowApprovals={() => onTab('approvals')}
+            // A tool trial has no script to fork: it is tried again from the explorer instead.
             onFork={
-              snapshot && snapshot.started ? (target) => setForking({ ...target, runId: snapshot.runId }) : undefined
+              snapshot && snapshot.started && !snapshot.started.toolTrial
+                ? (target) => setForking({ ...target, runId: snapshot.runId })
+                : undefined
             }
           />
         ) : null}
