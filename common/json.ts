@@ -37,3 +37,20 @@ export function nestingDepth(value: unknown, limit: number): number {
   }
   return deepest;
 }
+
+/**
+ * Whether `value` has an own key `__proto__` at any depth (JSON.parse makes one from `"__proto__"`).
+ * A schema parser copying such a value drops that key, so it is refused before parsing instead of
+ * lost. Iterative; call it on values whose depth is already bounded.
+ */
+export function hasProtoKey(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (item === null || typeof item !== 'object') continue;
+    if (!Array.isArray(item) && Object.hasOwn(item, '__proto__')) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (child !== null && typeof child === 'object') stack.push(child);
+  }
+  return false;
+}

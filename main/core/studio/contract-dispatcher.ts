@@ -1,4 +1,4 @@
-import { nestingDepth } from '../../../common/json.js';
+import { hasProtoKey, nestingDepth } from '../../../common/json.js';
 import { MAX_LUA_DEPTH } from '../run/worker-protocol.js';
 import type { z } from 'zod';
 import type { IpcError, IpcResult } from '../../../common/contract.js';
@@ -100,6 +100,11 @@ export async function dispatchCall<T extends ContractMethodTable>(
   // Checked before the schema, whose recursive check would overflow the stack on a deep value.
   if (nestingDepth(payload, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH) {
     const message = `${method}: the request is nested more than ${MAX_PAYLOAD_DEPTH} levels deep; flatten the value (a tool's arguments reach a script at most ${MAX_LUA_DEPTH} levels deep)`;
+    logger.warn('refused IPC call: invalid payload', { method, reason: message });
+    return failure({ code: 'invalid-payload', message });
+  }
+  if (hasProtoKey(payload)) {
+    const message = `${method}: a key named "__proto__" cannot be sent (parsing would drop it, so the value would not be what you sent); rename the key`;
     logger.warn('refused IPC call: invalid payload', { method, reason: message });
     return failure({ code: 'invalid-payload', message });
   }

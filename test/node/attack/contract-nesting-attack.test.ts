@@ -33,3 +33,18 @@ describe('a payload nested 10,000 levels deep', () => {
     expect(JSON.stringify(result)).not.toMatch(/Maximum call stack/);
   });
 });
+
+describe('a payload with a "__proto__" key', () => {
+  it.each<[ContractMethodName, unknown]>([
+    ['tool:trial', JSON.parse('{"alias":"echo","arguments":{"text":"hi","__proto__":{"x":1}}}')],
+    ['args:check', JSON.parse('{"alias":"echo","arguments":{"text":"hi","nested":[{"__proto__":1}]}}')],
+  ])('%s is refused, naming the key, instead of silently dropping it', async (method, payload) => {
+    const { service } = studio();
+    await service.openExample();
+    const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
+    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const result = await dispatchContractCall(handlers, method, payload, silent);
+    expect(result).toMatchObject({ ok: false, error: { code: 'invalid-payload' } });
+    expect(JSON.stringify(result)).toContain('__proto__');
+  });
+});
