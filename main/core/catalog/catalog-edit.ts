@@ -37,6 +37,16 @@ function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * Runs `work` in the queue of writes to `file` of the workspace at `root`, so that a
+ * read-modify-write of that file made elsewhere (an agent rename moves the agent's settings in
+ * promptforge.yaml) cannot interleave with {@link writeCatalogFile} or the entry edits. `work`
+ * must not call those for the same file: it would wait for itself.
+ */
+export function withCatalogFileQueue<T>(root: string, file: CatalogFileName, work: () => Promise<T>): Promise<T> {
+  return serialized(path.join(path.resolve(root), file), work);
+}
+
+/**
  * Validates `text` as `file` of the workspace at `root` (in the context of the other files on
  * disk) and writes it atomically only when the file has no errors. A refused write returns the
  * problems and leaves the file untouched.

@@ -60,7 +60,67 @@ export function parseCatalogYaml(
       () => 'Check the YAML at this position.',
     );
   }
-  return new LocatedYaml(file, document, lineCounter);
+  const located = new LocatedYaml(file, document, lineCounter);
+  dropDuplicateKeys(located, problems);
+  return located;
+}
+
+/** A node still to visit in {@link dropDuplicateKeys}, with the way to it. */
+interface Visit {
+  node: unknown;
+  parent: Visit | undefined;
+  segment: string | number | undefined;
+}
+
+function segmentsOf(visit: Visit): (string | number)[] {
+  const segments: (string | number)[] = [];
+  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) segments.unshift(at.segment!);
+  return segments;
+}
+
+/**
+ * Reports every key written twice in one mapping (YAML requires the keys of a mapping to differ)
+ * and drops the later ones, so that the first is the one loaded, as with duplicate aliases. The
+ * aliases at the top of tools.yaml and models.yaml are left to {@link firstOfAlias}, which names
+ * them as tools or models. Alias references (`*name`) are not followed.
+ */
+function dropDuplicateKeys(located: LocatedYaml, problems: CatalogProblem[]): void {
+  const pending: Visit[] = [{ node: located.document.contents, parent: undefined, segment: undefined }];
+  while (pending.length > 0) {
+    const visit = pending.pop()!;
+    const { node } = visit;
+    if (isMap(node)) {
+      const aliases = visit.parent === undefined && located.file !== 'promptforge.yaml';
+      const firstAt = new Map<string, number | undefined>();
+      node.items = node.items.filter((pair) => {
+        const key = scalarKey(pair.key);
+        if (key === undefined || aliases) return true;
+        const offset = isNode(pair.key) ? pair.key.range?.[0] : undefined;
+        if (!firstAt.has(key)) {
+          firstAt.set(key, offset);
+          return true;
+        }
+        const first = firstAt.get(key);
+        const parent = segmentsOf(visit);
+        const under = parent.length === 0 ? '' : ` under "${parent.join('.')}"`;
+        const firstLine = first === undefined ? '' : ` (the first is on line ${located.position(first).line})`;
+        problems.push(
+          located.problem(
+            'error',
+            [...parent, key],
+            `the key "${key}" is written more than once${under}`,
+            `Remove or rename this "${key}"${firstLine}; only the first is loaded.`,
+            { preferKey: true, ...(offset !== undefined ? { offset } : {}) },
+          ),
+        );
+        return false;
+      });
+      for (const pair of node.items)
+        pending.push({ node: pair.value, parent: visit, segment: scalarKey(pair.key) ?? '?' });
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => pending.push({ node: item, parent: visit, segment: index }));
+    }
+  }
 }
 
 /** One entry of a catalog file, with where its alias is written. */

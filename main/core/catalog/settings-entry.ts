@@ -61,11 +61,27 @@ export function checkSettings(
   }
   const agents = raw['agents'];
   if (isPlainObject(agents)) {
+    // Two spellings of one path (`agents/x.lua`, `./agents/x.lua`): the first is used.
+    const written = new Map<string, string>();
     for (const [agentPath, agentSettings] of Object.entries(agents)) {
       if (!agentPath.endsWith('.lua') || !isPlainObject(agentSettings)) continue;
       const model = agentSettings['model'];
       if (model !== undefined && typeof model !== 'string') continue;
       const key = normalizeAgentPath(agentPath, undefined);
+      const earlier = written.get(key);
+      if (earlier !== undefined) {
+        problems.push(
+          located.problem(
+            'error',
+            ['agents', agentPath],
+            `the settings of ${key} are written twice, as "${earlier}" and as "${agentPath}"`,
+            `Remove one of the two entries under "agents"; only the first ("${earlier}") is used.`,
+            { preferKey: true },
+          ),
+        );
+        continue;
+      }
+      written.set(key, agentPath);
       if (typeof model === 'string') {
         if (!modelAliases.has(model)) {
           problems.push(unknownModel(located, ['agents', agentPath, 'model'], model, modelAliases));

@@ -2,8 +2,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isMap, isScalar, parseDocument } from 'yaml';
 import { writeFileAtomic } from '../catalog/atomic-write.js';
-import { writeCatalogFile } from '../catalog/catalog-edit.js';
-import { AGENTS_DIR, readCatalogFile } from '../catalog/workspace.js';
+import { withCatalogFileQueue } from '../catalog/catalog-edit.js';
+import { normalizeAgentPath } from '../catalog/model-catalog.js';
+import { AGENTS_DIR, buildWorkspace, readCatalogFile, readCatalogTexts } from '../catalog/workspace.js';
+import { FileReadError } from '../files/regular-file.js';
 import { resolveInsideWorkspace } from '../tools/workspace-path.js';
 import { ContractError } from './contract-error.js';
 import { AGENT_TEMPLATES, type AgentTemplateName } from './agent-templates.js';
@@ -26,7 +28,7 @@ export const RECORDINGS_DIR = 'recordings';
 export const MAX_AGENT_NAME_BYTES = 100;
 
 /** Windows device names: a file called `con` or `con.lua` cannot be opened there. */
-const RESERVED_NAME = /^(con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³])$/i;
+const RESERVED_NAME = /^(con|prn|aux|nul|conin\$|conout\$|com[1-9¹²³]|lpt[1-9¹²³])$/i;
 
 /** Characters Windows refuses in file names (the slashes have their own message). */
 const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
@@ -34,6 +36,15 @@ const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
 // Control characters (C0, DEL and C1) have no place in a file name.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * Characters that show as nothing, or change the direction of the text around them: format
+ * characters (Unicode category Cf: zero-width spaces and joiners, direction marks, embeddings,
+ * overrides and isolates, the byte order mark, the Arabic letter mark...), the line and paragraph
+ * separators, and lone surrogates (no file system can store them). A name with one can look like
+ * another name, or like a harmless one.
+ */
+const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 /** `agents/<name>.lua` for an agent name. */
 export function agentPath(name: string): string {
@@ -57,6 +68,12 @@ export function checkAgentName(typed: string): string {
   };
   if (name.trim() === '') refuse('is empty', 'type a name such as my-agent');
   if (CONTROL.test(name)) refuse('contains a control character', 'use letters, digits, - or _');
+  const invisible = INVISIBLE.exec(name)?.[0];
+  if (invisible !== undefined)
+    refuse(
+      `contains the invisible or direction-changing character ${codePoint(invisible)}`,
+      'remove it (it can make a name look like another one); use letters, digits, - or _',
+    );
   if (/[\\/]/.test(name))
     refuse('contains a slash or backslash', `agents live directly in ${AGENTS_DIR}/: use - or _ instead`);
   if (name === '.' || name === '..' || name.startsWith('.'))
@@ -65,11 +82,19 @@ export function checkAgentName(typed: string): string {
     refuse('begins or ends with a space or ends with a dot', 'remove them (Windows cannot keep such a name)');
   if (WINDOWS_FORBIDDEN.test(name)) refuse('contains one of < > : " | ? *', 'use letters, digits, - or _ instead');
   if (RESERVED_NAME.test(name.split('.')[0]!))
-    refuse('is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)', 'pick another name');
+    refuse(
+      'is a reserved device name on Windows (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM1-9, LPT1-9)',
+      'pick another name',
+    );
   const bytes = Buffer.byteLength(name, 'utf8');
   if (bytes > MAX_AGENT_NAME_BYTES)
     refuse(`is ${bytes} bytes long`, `keep it to ${MAX_AGENT_NAME_BYTES} bytes (UTF-8)`);
   return name;
+}
+
+/** `U+202E` for a character. */
+function codePoint(character: string): string {
+  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /** What the agent operations need: the workspace and which agents are running now. */
@@ -88,29 +113,113 @@ export interface AgentFileResult {
   recording: string | null;
 }
 
+// Agent file operations on one workspace run one at a time, so that a rename, a delete and a save
+// cannot interleave their checks and their changes.
+const operationQueues = new Map<string, Promise<unknown>>();
+
 /**
- * Moves (or, with `to` undefined, removes) an agent's entry under `agents:` in promptforge.yaml,
- * editing the YAML document so comments and everything else survive. Nothing happens when the
- * file or the entry does not exist; an edit the catalog check refuses leaves the file as it was.
+ * Runs `work` after every agent file operation on the workspace at `root` that started before it
+ * (create, save as, rename, delete, and whatever else is passed here, such as saving an agent's
+ * text), and before any that starts later.
  */
-async function moveAgentSettings(root: string, from: string, to: string | undefined): Promise<void> {
+export function inAgentFilesQueue<T>(root: string, work: () => Promise<T>): Promise<T> {
+  const key = path.resolve(root);
+  const next = (operationQueues.get(key) ?? Promise.resolve()).then(work, work);
+  const settled = next.catch(() => undefined);
+  operationQueues.set(key, settled);
+  // The map does not keep a finished queue alive.
+  void settled.then(() => {
+    if (operationQueues.get(key) === settled) operationQueues.delete(key);
+  });
+  return next;
+}
+
+/** A change of promptforge.yaml, checked and ready to write. */
+interface SettingsEdit {
+  file: string;
+  before: string;
+  after: string;
+}
+
+/**
+ * The edit of promptforge.yaml that moves an agent's entry under `agents:` from `from` to `to`,
+ * or removes it when `to` is undefined, editing the YAML document so comments and everything else
+ * survive. Undefined when there is nothing to change: no file, a file that cannot be read (nothing
+ * in it is loaded either), or no entry for the agent. Throws a ContractError, and nothing may
+ * change, when the settings cannot follow the agent: the file does not parse and mentions the
+ * agent, `to` already has an entry (left from an earlier agent of that name), or the edited file
+ * would have an error the file does not have now. Errors that are already there (another entry
+ * naming an unknown model, say) do not stop the edit.
+ */
+async function settingsEdit(root: string, from: string, to: string | undefined): Promise<SettingsEdit | undefined> {
   const file = path.join(root, 'promptforge.yaml');
-  let text: string;
+  let before: string;
   try {
-    text = await readCatalogFile(file, 'promptforge.yaml');
-  } catch {
-    return;
+    before = await readCatalogFile(file, 'promptforge.yaml');
+  } catch (error) {
+    if (error instanceof FileReadError) return undefined;
+    throw error;
   }
-  const document = parseDocument(text);
+  const document = parseDocument(before, { uniqueKeys: false });
+  const action = to === undefined ? `delete ${from}` : `rename ${from}`;
+  if (document.errors.length > 0) {
+    const named = [from, to].find((agent) => agent !== undefined && before.includes(agent));
+    if (named === undefined) return undefined;
+    const error = document.errors[0]!;
+    throw new ContractError(
+      'catalog-invalid',
+      `promptforge.yaml has a YAML error (${error.message.split('\n')[0]}) and names ${named}, so the agent's settings cannot be moved; fix promptforge.yaml first, then ${action} again`,
+    );
+  }
   const agents = document.get('agents', true);
-  if (!isMap(agents)) return;
-  const index = agents.items.findIndex((pair) => (isScalar(pair.key) ? pair.key.value : pair.key) === from);
-  if (index < 0) return;
-  const pair = agents.items[index]!;
-  if (to === undefined) agents.items.splice(index, 1);
-  else if (isScalar(pair.key)) pair.key.value = to;
-  else pair.key = document.createNode(to);
-  await writeCatalogFile(root, 'promptforge.yaml', document.toString());
+  if (!isMap(agents)) return undefined;
+  const keyOf = (key: unknown): string | undefined => {
+    const value = isScalar(key) ? key.value : key;
+    return typeof value === 'string' ? normalizeAgentPath(value, undefined) : undefined;
+  };
+  if (to !== undefined) {
+    const stale = agents.items.find((pair) => keyOf(pair.key) === to);
+    if (stale) {
+      const written = isScalar(stale.key) ? String(stale.key.value) : to;
+      throw new ContractError(
+        'name-taken',
+        `promptforge.yaml still has settings for ${to} (the entry "${written}" under "agents", left from an earlier agent of that name); remove that entry from promptforge.yaml, or pick another name`,
+      );
+    }
+  }
+  const moving = agents.items.filter((pair) => keyOf(pair.key) === from);
+  if (moving.length === 0) return undefined;
+  for (const pair of moving) {
+    if (to === undefined) agents.items.splice(agents.items.indexOf(pair), 1);
+    else if (isScalar(pair.key)) pair.key.value = to;
+    else pair.key = document.createNode(to);
+  }
+  const after = document.toString();
+  const added = await newErrors(root, before, after);
+  if (added.length > 0) {
+    const problem = added[0]!;
+    throw new ContractError(
+      'catalog-invalid',
+      `the settings of ${from} in promptforge.yaml cannot follow it: the edited file would have an error at line ${problem.line} (${problem.message}); ${problem.fix} Then ${action} again`,
+    );
+  }
+  return { file, before, after };
+}
+
+/** The errors promptforge.yaml has with the text `after` and not with `before`. */
+async function newErrors(root: string, before: string, after: string) {
+  const texts = await readCatalogTexts(root);
+  const errors = (text: string) =>
+    buildWorkspace(path.resolve(root), { ...texts, 'promptforge.yaml': text }).problems.filter(
+      (problem) => problem.file === 'promptforge.yaml' && problem.severity === 'error',
+    );
+  const old = errors(before).map((problem) => problem.message);
+  return errors(after).filter((problem) => {
+    const index = old.indexOf(problem.message);
+    if (index < 0) return true;
+    old.splice(index, 1);
+    return false;
+  });
 }
 
 /** Creates `agents/<name>.lua` from a template. */
@@ -121,7 +230,7 @@ export async function createAgent(
 ): Promise<AgentFileResult> {
   const name = checkAgentName(typedName);
   const text = AGENT_TEMPLATES[template].replaceAll('{{name}}', name);
-  return writeNewAgent(context, name, text);
+  return inAgentFilesQueue(context.root, () => writeNewAgent(context, name, text));
 }
 
 /** Writes `text` as a new agent `agents/<name>.lua` (Save as); nothing else changes. */
@@ -130,56 +239,97 @@ export async function saveAgentAs(
   typedName: string,
   text: string,
 ): Promise<AgentFileResult> {
-  return writeNewAgent(context, checkAgentName(typedName), text);
+  const name = checkAgentName(typedName);
+  return inAgentFilesQueue(context.root, () => writeNewAgent(context, name, text));
 }
 
 /**
- * Renames an agent and its recording. Refused while the agent runs, when the new name is taken
- * (by an agent or by an orphan recording), or when the agent does not exist.
+ * Renames an agent, its recording and its settings in promptforge.yaml. Refused while the agent
+ * runs, when the agent does not exist, when the new name is taken (by another agent in any case,
+ * by a recording without its agent, or by a stale entry in promptforge.yaml), or when its settings
+ * cannot follow it. Everything is checked before anything changes, and a change that still fails
+ * half-way is undone, so a refused rename leaves every file as it was.
  */
-export async function renameAgent(
-  context: AgentFilesContext,
-  from: string,
-  typedName: string,
-): Promise<AgentFileResult> {
+export function renameAgent(context: AgentFilesContext, from: string, typedName: string): Promise<AgentFileResult> {
+  return inAgentFilesQueue(context.root, () =>
+    withCatalogFileQueue(context.root, 'promptforge.yaml', () => renameNow(context, from, typedName)),
+  );
+}
+
+async function renameNow(context: AgentFilesContext, from: string, typedName: string): Promise<AgentFileResult> {
+  // Check: every path resolved, every target free.
   const source = await existingAgent(context, from, 'rename');
   const name = checkAgentName(typedName);
   const target = agentPath(name);
-  const caseOnly = target.toLowerCase() === source.relative.toLowerCase();
   if (target === source.relative) return { path: target, recording: await existingRecording(context, target) };
-  if (!caseOnly) await refuseTaken(context, name);
   const agentsDir = await agentsFolder(context, false);
-  const recordingFrom = await existingRecording(context, source.relative);
+  const agentTo = path.join(agentsDir, `${name}.lua`);
+  // A case-only rename on a file system that ignores case finds the agent itself at the target.
+  if (!(await sameFile(source.absolute, agentTo))) await refuseTaken(context, name, source.relative);
+  const recordings = (await recordingsFolder(context)) ?? path.join(context.root, RECORDINGS_DIR);
+  const recordingFrom = recordingPathFor(source.relative);
   const recordingTo = recordingPathFor(target);
-  if (recordingFrom && !caseOnly && (await exists(path.join(context.root, recordingTo))))
+  const recordingFromFile = path.join(recordings, path.posix.basename(recordingFrom));
+  const recordingToFile = path.join(recordings, path.posix.basename(recordingTo));
+  const hasRecording = await exists(recordingFromFile);
+  // Taken, whether or not this agent has a recording: a rename never adopts another's recording.
+  if ((await exists(recordingToFile)) && !(await sameFile(recordingFromFile, recordingToFile)))
     throw new ContractError(
       'name-taken',
       `${recordingTo} already exists (a recording without its agent); pick another name, or delete or move that recording first`,
     );
-  await fs.rename(source.absolute, path.join(agentsDir, `${name}.lua`));
-  if (recordingFrom) {
-    const recordings = await recordingsFolder(context);
-    await fs.rename(
-      path.join(recordings, path.posix.basename(recordingFrom)),
-      path.join(recordings, path.posix.basename(recordingTo)),
-    );
+  const settings = await settingsEdit(context.root, source.relative, target);
+
+  // Act, undoing what was done when a step fails.
+  await fs.rename(source.absolute, agentTo);
+  try {
+    if (hasRecording) await fs.rename(recordingFromFile, recordingToFile);
+    try {
+      if (settings) await writeFileAtomic(settings.file, settings.after);
+    } catch (error) {
+      if (hasRecording) await fs.rename(recordingToFile, recordingFromFile).catch(() => undefined);
+      throw error;
+    }
+  } catch (error) {
+    await fs.rename(agentTo, source.absolute).catch(() => undefined);
+    throw error;
   }
-  await moveAgentSettings(context.root, source.relative, target);
-  return { path: target, recording: recordingFrom ? recordingTo : null };
+  return { path: target, recording: hasRecording ? recordingTo : null };
 }
 
-/** Deletes an agent and its recording (its runs stay in `runs/`). Refused while it runs. */
-export async function deleteAgent(
+/**
+ * Deletes an agent, its recording and its settings in promptforge.yaml (its runs stay in
+ * `runs/`). Refused while it runs; everything is checked before anything is deleted.
+ */
+export function deleteAgent(
+  context: AgentFilesContext,
+  agent: string,
+): Promise<{ deleted: true; recording: string | null }> {
+  return inAgentFilesQueue(context.root, () =>
+    withCatalogFileQueue(context.root, 'promptforge.yaml', () => deleteNow(context, agent)),
+  );
+}
+
+async function deleteNow(
   context: AgentFilesContext,
   agent: string,
 ): Promise<{ deleted: true; recording: string | null }> {
   const source = await existingAgent(context, agent, 'delete');
-  const recording = await existingRecording(context, source.relative);
-  await fs.rm(source.absolute);
-  if (recording)
-    await fs.rm(path.join(await recordingsFolder(context), path.posix.basename(recording)), { force: true });
-  await moveAgentSettings(context.root, source.relative, undefined);
-  return { deleted: true, recording };
+  const recordings = await recordingsFolder(context);
+  const recording = recordingPathFor(source.relative);
+  const recordingFile = recordings && path.join(recordings, path.posix.basename(recording));
+  const hasRecording = recordingFile !== null && (await exists(recordingFile));
+  const settings = await settingsEdit(context.root, source.relative, undefined);
+  // The settings go first: they are the one change that can be undone.
+  if (settings) await writeFileAtomic(settings.file, settings.after);
+  try {
+    await fs.rm(source.absolute);
+  } catch (error) {
+    if (settings) await writeFileAtomic(settings.file, settings.before).catch(() => undefined);
+    throw error;
+  }
+  if (hasRecording) await fs.rm(recordingFile, { force: true });
+  return { deleted: true, recording: hasRecording ? recording : null };
 }
 
 async function writeNewAgent(context: AgentFilesContext, name: string, text: string): Promise<AgentFileResult> {
@@ -190,11 +340,14 @@ async function writeNewAgent(context: AgentFilesContext, name: string, text: str
   return { path: relative, recording: await existingRecording(context, relative) };
 }
 
-/** Refuses a name another agent has, compared without case (macOS and Windows ignore it). */
-async function refuseTaken(context: AgentFilesContext, name: string): Promise<void> {
+/**
+ * Refuses a name another agent has, compared without case (macOS and Windows ignore it), or that
+ * a file in agents/ has. `renaming` is the agent being renamed, which does not count.
+ */
+async function refuseTaken(context: AgentFilesContext, name: string, renaming?: string): Promise<void> {
   const wanted = agentPath(name).toLowerCase();
   const clash =
-    context.agents.find((agent) => agent.toLowerCase() === wanted) ??
+    context.agents.find((agent) => agent !== renaming && agent.toLowerCase() === wanted) ??
     ((await exists(path.join(context.root, agentPath(name)))) ? agentPath(name) : undefined);
   if (clash)
     throw new ContractError('name-taken', `${clash} already exists; pick another name, or open that agent instead`);
@@ -212,11 +365,19 @@ async function agentsFolder(context: AgentFilesContext, create: boolean): Promis
   return real;
 }
 
-/** The real `recordings/` folder, inside the workspace. */
-async function recordingsFolder(context: AgentFilesContext): Promise<string> {
-  return resolveInsideWorkspace(context.root, RECORDINGS_DIR).catch((error: unknown) => {
-    throw new ContractError('outside-workspace', `${RECORDINGS_DIR}/: ${errorMessage(error)}`);
+/**
+ * The real `recordings/` folder, inside the workspace, or null when there is none. Refused when it
+ * leads outside the workspace: the recordings of the agents cannot be checked there.
+ */
+async function recordingsFolder(context: AgentFilesContext): Promise<string | null> {
+  if (!(await exists(path.join(context.root, RECORDINGS_DIR)))) return null;
+  const real = await resolveInsideWorkspace(context.root, RECORDINGS_DIR).catch((error: unknown) => {
+    throw new ContractError(
+      'outside-workspace',
+      `${RECORDINGS_DIR}/: ${errorMessage(error)}; nothing was changed. Make ${RECORDINGS_DIR}/ a folder inside the workspace first`,
+    );
   });
+  return (await fs.stat(real)).isDirectory() ? real : null;
 }
 
 /** An existing agent of the workspace that is not running, as its relative and real paths. */
@@ -238,6 +399,9 @@ async function existingAgent(
     );
   // The link itself, not its target: a symbolic link in agents/ is renamed or deleted as a link.
   const absolute = path.join(await agentsFolder(context, false), path.posix.basename(normalized));
+  // The list may be older than the disk (an operation queued behind this one renamed it).
+  if (!(await fs.lstat(absolute).catch(() => undefined))?.isFile())
+    throw new ContractError('not-found', `${normalized} no longer exists; refresh the explorer`);
   return { relative: normalized, absolute };
 }
 
@@ -249,4 +413,10 @@ async function existingRecording(context: AgentFilesContext, agent: string): Pro
 
 async function exists(file: string): Promise<boolean> {
   return (await fs.lstat(file).catch(() => undefined)) !== undefined;
+}
+
+/** Whether both paths name one file (a link not followed): the same device and inode. */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [first, second] = await Promise.all([fs.lstat(a).catch(() => undefined), fs.lstat(b).catch(() => undefined)]);
+  return first !== undefined && second !== undefined && first.dev === second.dev && first.ino === second.ino;
 }

@@ -40,6 +40,7 @@ import { ContractError } from './contract-error.js';
 import {
   createAgent,
   deleteAgent,
+  inAgentFilesQueue,
   RECORDINGS_DIR,
   renameAgent,
   saveAgentAs,
@@ -156,7 +157,10 @@ export class StudioService {
         'not-a-script',
         `${relative}: only agent scripts (*.lua) are saved here; catalogs go through catalog:write`,
       );
-    await writeFileAtomic(this.resolve(relative), text);
+    const ws = this.requireWorkspace();
+    // In the same queue as create, save as, rename and delete: a save sent while the agent is being
+    // renamed or deleted runs after that, never half-way through it.
+    await inAgentFilesQueue(ws.root, () => writeFileAtomic(this.resolve(relative), text));
     await this.refresh();
     return { saved: true };
   }
