@@ -12,7 +12,7 @@
  * ```
  */
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
@@ -39,14 +39,17 @@ import { startRendererServer, type RendererServer } from './renderer-server.js';
 export const repositoryRoot = path.resolve(import.meta.dirname, '..', '..');
 /** Where `electron-vite build` puts the renderer. */
 export const builtRendererDirectory = path.join(repositoryRoot, 'out', 'renderer');
+/** Where `screenshot(name)` writes: test-results/screenshots (ignored by git). */
+export const screenshotDirectory = path.join(repositoryRoot, 'test-results', 'screenshots');
 /**
- * Where `screenshot(name)` writes: test-results/screenshots (ignored by git), or the folder in
- * PROMPTFORGE_SCREENSHOT_DIR, which `npm run screenshots` sets to docs/screenshots for the README.
+ * `npm run screenshots` (scripts/screenshots.ts) sets PROMPTFORGE_SCREENSHOT_DIR to docs/screenshots
+ * and PROMPTFORGE_SCREENSHOT_NAMES to the names of the pictures README.md shows (comma-separated):
+ * `screenshot(name)` writes those also to that folder, and no others.
  */
-export const screenshotDirectory = path.resolve(
-  repositoryRoot,
-  process.env['PROMPTFORGE_SCREENSHOT_DIR'] || path.join('test-results', 'screenshots'),
-);
+const readmeScreenshotDirectory = process.env['PROMPTFORGE_SCREENSHOT_DIR']
+  ? path.resolve(repositoryRoot, process.env['PROMPTFORGE_SCREENSHOT_DIR'])
+  : undefined;
+const readmeScreenshotNames = new Set((process.env['PROMPTFORGE_SCREENSHOT_NAMES'] ?? '').split(',').filter(Boolean));
 
 const invokeBindingName = '__pfInvoke';
 const deliverEventName = '__pfDeliverEvent';
@@ -270,11 +273,18 @@ export class StudioHarness {
     this.temporaryDirectory = undefined;
   }
 
-  /** Saves a PNG of the window to {@link screenshotDirectory}/NAME.png and returns its path. */
+  /**
+   * Saves a PNG of the window to {@link screenshotDirectory}/NAME.png (and, under `npm run
+   * screenshots`, a copy to docs/screenshots when README.md shows NAME) and returns its path.
+   */
   async screenshot(name: string): Promise<string> {
     await mkdir(screenshotDirectory, { recursive: true });
     const filePath = path.join(screenshotDirectory, `${name}.png`);
     await this.page.screenshot({ path: filePath, animations: 'disabled', caret: 'hide' });
+    if (readmeScreenshotDirectory !== undefined && readmeScreenshotNames.has(name)) {
+      await mkdir(readmeScreenshotDirectory, { recursive: true });
+      await copyFile(filePath, path.join(readmeScreenshotDirectory, `${name}.png`));
+    }
     return filePath;
   }
 

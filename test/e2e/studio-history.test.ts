@@ -66,7 +66,12 @@ describe('studio: run history; open, export and compare two runs', () => {
     expect(await differing.first().textContent()).toContain('answer: - Lumen 2.4');
     expect(await comparison.locator('tr.row-same').count()).toBeGreaterThan(3);
     expect(await comparison.getByRole('heading').textContent()).toMatch(/^1 differing row of \d+$/);
+    // The README's picture shows the differing row, which is below the fold among all rows.
+    const onlyDifferences = comparison.getByRole('checkbox', { name: 'Only differences' });
+    await onlyDifferences.check();
+    await expect.poll(() => comparison.locator('tbody tr').count()).toBe(1);
     await studio.screenshot('history-compare');
+    await onlyDifferences.uncheck();
   });
 
   it('opens a past run from the history in the conversation view', async () => {
