@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -24,6 +24,7 @@ import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { errorMessage } from '../../common/error-message.js';
 import { nestingDepth } from '../../common/json.js';
 import { MAX_LUA_DEPTH } from '../core/run/worker-protocol.js';
+import { FORK_GO_LIVE_ADVICE } from '../core/run/run-errors.js';
 
 export { EXIT } from './exit-codes.js';
 
@@ -157,11 +158,11 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         print.err(helpFor([])!);
         return EXIT.usage;
       default:
-        throw new UsageError(`unknown command "${command}"`);
+        throw new UsageError(unknownWord('command', command, COMMANDS, `commands: ${COMMANDS.join(', ')}`));
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      print.say(`${error.message}\nRun \`promptforge --help\` for usage.`);
+      print.say(`${error.message}\n${USAGE_HINT}`);
       return EXIT.usage;
     }
     if (error instanceof CommandError) {
@@ -173,14 +174,19 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       io.stdin.destroy();
       return EXIT.stopped;
     }
+    // A fork step or edit that does not fit the recording is a bad flag value: a usage error.
+    if (prepareRunModule !== undefined && error instanceof prepareRunModule.ForkError) {
+      print.say(`${error.message}\n${USAGE_HINT}`);
+      return EXIT.usage;
+    }
+    // Setup errors are about files and the machine (a transcript, models.yaml, the keychain), not
+    // the command line: their message says what to fix, and the usage would not help.
     if (
       (prepareRunModule !== undefined &&
-        (error instanceof prepareRunModule.RunSetupError ||
-          error instanceof prepareRunModule.ForkError ||
-          error instanceof prepareRunModule.TranscriptError)) ||
+        (error instanceof prepareRunModule.RunSetupError || error instanceof prepareRunModule.TranscriptError)) ||
       error instanceof SecretStoreUnavailableError
     ) {
-      print.say(error.message);
+      print.say(error instanceof SecretStoreUnavailableError ? forLauncher(error.message, io.env) : error.message);
       return EXIT.usage;
     }
     print.say(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
@@ -210,12 +216,152 @@ function untilInterrupted<T>(promise: Promise<T>, signal: AbortSignal): Promise<
   });
 }
 
-function parse<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+/** The line after every usage error. */
+const USAGE_HINT = 'Run `promptforge --help` for usage.';
+
+const COMMANDS = ['run', 'keys', 'mcp', 'help'];
+
+/** What each flag's value is, for "--flag needs a value (...)". */
+const FLAG_VALUES: Record<string, string> = {
+  workspace: 'a folder',
+  model: 'a model alias from models.yaml',
+  'base-url': 'an endpoint URL',
+  'model-id': 'the model id to send',
+  approve: 'ask, auto or deny',
+  replay: 'a transcript file',
+  transcript: 'the file to write the transcript to',
+  'cpu-limit': 'a number of seconds',
+  'memory-limit': 'a number of MiB',
+  timeout: 'a number of seconds',
+  'fork-at': 'a step number',
+  'edit-output': 'the text, or @FILE',
+  'edit-reply': 'the text, or @FILE',
+  'edit-calls': 'a JSON list of calls, or @FILE',
+};
+
+/** Flags whose value is free text, which may start with "-" when written as --flag=-text. */
+const TEXT_FLAGS = new Set(['edit-output', 'edit-reply', 'edit-calls']);
+
+/**
+ * The number of single-character edits (insert, delete, replace, swap two neighbours) that turn
+ * `a` into `b`, or `limit + 1` once it is known to be more than `limit`.
+ */
+export function editDistance(a: string, b: string, limit = 2): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1);
+      row.push(best);
+    }
+    if (Math.min(...row) > limit) return limit + 1;
+    before = previous;
+    previous = row;
+  }
+  return Math.min(previous[b.length]!, limit + 1);
+}
+
+/** The known word nearest to `word` (at most 2 edits away), if one is. */
+function nearest(word: string, known: readonly string[]): string | undefined {
+  let best: { word: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(word.toLowerCase(), candidate);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { word: candidate, distance };
+  }
+  return best?.word;
+}
+
+/** `unknown command "runn"; did you mean run?`, or `otherwise` when no known word is near. */
+function unknownWord(what: string, word: string, known: readonly string[], otherwise: string): string {
+  const guess = nearest(word, known);
+  return `unknown ${what} "${word}"; ${guess ? `did you mean ${guess}?` : otherwise}`;
+}
+
+/**
+ * Checks `args` against `options` before parseArgs does, so that each mistake gets a one-line
+ * message that names the flag, says what is wrong and how to fix it: an unknown flag (with the
+ * nearest known one), a flag missing its value, a value on a flag that takes none. A negative
+ * number after a flag is taken as its value (`--fork-at -3`), for the flag's own check to refuse.
+ * Returns the arguments for parseArgs.
+ */
+function checkFlags(command: string, args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const names = Object.keys(options);
+  const checked: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      checked.push(...args.slice(i));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      checked.push(arg);
+      continue;
+    }
+    const long = arg.startsWith('--');
+    const equals = arg.indexOf('=');
+    const name = long ? arg.slice(2, equals === -1 ? undefined : equals) : arg.slice(1);
+    const option = long && Object.hasOwn(options, name) ? options[name] : undefined;
+    if (!option) {
+      const guess = nearest(long ? name : `-${name}`, names);
+      throw new UsageError(
+        `${command} has no option ${long ? `--${name}` : arg}; ` +
+          (guess ? `did you mean --${guess}?` : `\`promptforge ${command} --help\` lists its options`),
+      );
+    }
+    if (option.type === 'boolean') {
+      if (equals !== -1) throw new UsageError(`--${name} takes no value; write just --${name}`);
+      checked.push(arg);
+      continue;
+    }
+    if (equals !== -1) {
+      checked.push(arg);
+      continue;
+    }
+    const value = args[i + 1];
+    const needs = `--${name} needs a value (${FLAG_VALUES[name] ?? 'see the help'})`;
+    if (value === undefined) throw new UsageError(`${needs} after it`);
+    if (value.startsWith('-') && value !== '-') {
+      if (/^-\d/.test(value)) {
+        checked.push(`--${name}=${value}`);
+        i++;
+        continue;
+      }
+      const flag = value.startsWith('--') ? value.split('=')[0]! : value;
+      if (TEXT_FLAGS.has(name) && !(value.startsWith('--') && Object.hasOwn(options, flag.slice(2))))
+        throw new UsageError(`${needs}; for a value that starts with "-", write --${name}=${value}`);
+      throw new UsageError(`${needs}, but ${flag} follows it; put the value right after --${name}`);
+    }
+    checked.push(arg, value);
+    i++;
+  }
+  return checked;
+}
+
+function parse<T extends NonNullable<ParseArgsConfig['options']>>(command: string, args: string[], options: T) {
+  const checked = checkFlags(command, args, options);
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
+    return parseArgs({ args: checked, options, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
+}
+
+/**
+ * `text` with each `promptforge ...` command in it written as `npx promptforge ...` when the CLI
+ * was started through npx (or an npm script), where `promptforge` alone may not be on the PATH.
+ */
+function forLauncher(text: string, env: CliIo['env']): string {
+  if (env.npm_command !== 'exec' && !env.npm_lifecycle_event) return text;
+  return text.replace(/(?<![\w./-])promptforge (?=keys |run )/g, 'npx promptforge ');
+}
+
+/** `file` as one shell word: as is when it is plain, else in single quotes. */
+function shellWord(file: string): string {
+  return /^[\w./@%+=:,-]+$/.test(file) ? file : `'${file.replaceAll("'", `'\\''`)}'`;
 }
 
 function positiveNumber(flag: string, value: string | undefined, unit: string): number | undefined {
@@ -256,7 +402,7 @@ function keySourceMessage(
 }
 
 async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: AbortSignal): Promise<number> {
-  const { values, positionals } = parse(args, {
+  const { values, positionals } = parse('run', args, {
     workspace: { type: 'string' },
     model: { type: 'string' },
     'base-url': { type: 'string' },
@@ -278,6 +424,10 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
   const scriptFile = path.resolve(io.cwd, positionals[0]!);
   if (!statSync(scriptFile, { throwIfNoEntry: false })?.isFile())
     throw new UsageError(`${positionals[0]}: no such script file`);
+  if (isTranscript(scriptFile))
+    throw new UsageError(
+      `${positionals[0]} is a transcript, not a Lua script; did you mean: ${forLauncher(`promptforge run SCRIPT --replay ${shellWord(positionals[0]!)}`, io.env)}?`,
+    );
 
   const approve = values.approve ?? (io.stdin.isTTY ? 'ask' : 'deny');
   if (approve !== 'ask' && approve !== 'auto' && approve !== 'deny')
@@ -330,6 +480,7 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
   const json = values.json === true;
   const [{ prepareRun }, pool] = await Promise.all([loadPrepareRun(), io.pool ?? ownPool!]);
   const reported = new Set<string>();
+  const keys = keyWatch(io.secrets());
   const onEvent = (event: RunEvent): void => {
     if (json) io.stdout.write(`${terminalSafeJson(event)}\n`);
     else if (event.type === 'log') print.out(event.text);
@@ -340,7 +491,7 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
       workspace,
       pool,
       approver: approverFor(approve, values.approve !== undefined, io),
-      secrets: io.secrets(),
+      secrets: keys.store,
       allowEnvKeys: true,
       env: io.env,
       ...(values.model !== undefined && { model: values.model }),
@@ -362,6 +513,7 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
       onEvent,
       onMcpProblem: (problem) => print.err(formatProblem(problem)),
       onKeySource: (providerId, source, note) => {
+        keys.found(providerId, source);
         if (reported.has(providerId)) return;
         reported.add(providerId);
         const message = keySourceMessage(providerId, source, note);
@@ -378,10 +530,27 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
       await run.start();
       const result = await run.done;
       if (result.error) {
-        const message = /^[^\s:]+:\d+: /.test(result.error.message)
+        let message = /^[^\s:]+:\d+: /.test(result.error.message)
           ? result.error.message
           : `${run.scriptPath}: ${result.error.message}`;
+        if (fork)
+          message = message.replaceAll(
+            FORK_GO_LIVE_ADVICE,
+            `pass --model ALIAS (or --base-url URL --model-id ID) to go on live ${fork.edit ? 'after the edit' : 'from there'}`,
+          );
+        const keyless = keys.missing();
+        if (keyless) message = forLauncher(message, io.env);
         print.err(message);
+        const recording = keyless && values.replay === undefined ? recordingOf(scriptFile, root) : undefined;
+        if (recording) {
+          const shown = (file: string) => {
+            const relative = path.relative(io.cwd, file);
+            return shellWord(relative.startsWith('..') || path.isAbsolute(relative) ? file : relative);
+          };
+          print.err(
+            `or run it offline from its recording: ${forLauncher(`promptforge run ${shown(scriptFile)} --replay ${shown(recording)}`, io.env)}`,
+          );
+        }
       }
       if (result.transcriptPath && !json) {
         const relative = path.relative(io.cwd, result.transcriptPath);
@@ -393,6 +562,77 @@ async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: 
     }
   } finally {
     if (ownPool) await pool.close();
+  }
+}
+
+/**
+ * The keychain a run reads provider keys from, watched: `missing()` says whether a provider that
+ * needs a key got none (no entry and no variable, or no keychain to ask).
+ */
+function keyWatch(store: SecretStore): {
+  store: SecretStore;
+  found(providerId: string, source: ProviderKeySource): void;
+  missing(): boolean;
+} {
+  const unreachable = new Set<string>();
+  const resolved = new Set<string>();
+  let none = false;
+  return {
+    store: {
+      get: async (name) => {
+        try {
+          return await store.get(name);
+        } catch (error) {
+          if (error instanceof SecretStoreUnavailableError) unreachable.add(name);
+          throw error;
+        }
+      },
+      set: (name, secret) => store.set(name, secret),
+      delete: (name) => store.delete(name),
+      has: (name) => store.has(name),
+    },
+    found(providerId, source) {
+      resolved.add(providerId);
+      if (source === 'none' && providerPreset(providerId)?.needsKey !== false) none = true;
+    },
+    missing: () =>
+      none || [...unreachable].some((name) => Object.hasOwn(PROVIDER_PRESETS, name) && !resolved.has(name)),
+  };
+}
+
+/**
+ * The recording of the agent `script`, `recordings/<name>.jsonl` in the workspace (the studio's
+ * convention, see main/core/studio/agent-files.ts), if there is one.
+ */
+function recordingOf(script: string, root: string): string | undefined {
+  const file = path.join(root, 'recordings', `${path.basename(script, '.lua')}.jsonl`);
+  return statSync(file, { throwIfNoEntry: false })?.isFile() ? file : undefined;
+}
+
+/** Bytes of a script read to tell whether it is a transcript. */
+const TRANSCRIPT_SNIFF_BYTES = 64 << 10;
+
+/** Whether `file` is a transcript: a `.jsonl` file, or one whose first line is a run-start event. */
+function isTranscript(file: string): boolean {
+  if (file.toLowerCase().endsWith('.jsonl')) return true;
+  let head: string;
+  try {
+    const handle = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(TRANSCRIPT_SNIFF_BYTES);
+      head = buffer.subarray(0, readSync(handle, buffer, 0, buffer.length, 0)).toString('utf8');
+    } finally {
+      closeSync(handle);
+    }
+  } catch {
+    return false; // An unreadable script is reported when the run reads it.
+  }
+  if (!head.trimStart().startsWith('{')) return false;
+  try {
+    const first: unknown = JSON.parse(head.split('\n', 1)[0]!);
+    return typeof first === 'object' && first !== null && (first as { type?: unknown }).type === 'run-start';
+  } catch {
+    return false;
   }
 }
 
@@ -443,7 +683,7 @@ async function forkOptions(
     throw new UsageError('--fork-at needs --replay TRANSCRIPT: the recording of the run to fork');
   if (!/^[1-9]\d*$/.test(at))
     throw new UsageError(
-      `--fork-at must be a step: the seq of a model round or tool output in the recording (a whole number from 1), got "${at}"`,
+      `--fork-at must be a step, a positive integer (the seq of a model round or tool output in the recording), got "${at}"`,
     );
   const edit: ForkEdit = {};
   if (values['edit-output'] !== undefined) edit.output = await flagText('--edit-output', values['edit-output'], io);
@@ -570,7 +810,7 @@ function reportingStore(store: SecretStore): SecretStore {
 
 /** `promptforge mcp list`: starts each MCP server of the workspace, prints its status and tools, stops it. */
 async function mcpCommand(args: string[], io: CliIo, print: Printer, interrupt: AbortSignal): Promise<number> {
-  const { values, positionals } = parse(args, { workspace: { type: 'string' } });
+  const { values, positionals } = parse('mcp list', args, { workspace: { type: 'string' } });
   const [action, ...extra] = positionals;
   if (action !== 'list')
     throw new UsageError(action === undefined ? 'mcp needs list' : `unknown mcp command "${action}"; use list`);
@@ -613,13 +853,13 @@ async function mcpCommand(args: string[], io: CliIo, print: Printer, interrupt: 
 }
 
 async function keysCommand(args: string[], io: CliIo, print: Printer): Promise<number> {
-  const { values, positionals } = parse(args, { workspace: { type: 'string' } });
+  const { values, positionals } = parse('keys', args, { workspace: { type: 'string' } });
   const [action, name, ...extra] = positionals;
   if (action === undefined || !KEY_ACTIONS.has(action))
     throw new UsageError(
       action === undefined
         ? 'keys needs set NAME, status or delete NAME'
-        : `unknown keys command "${action}"; use set NAME, status or delete NAME`,
+        : unknownWord('keys command', action, [...KEY_ACTIONS], 'use set NAME, status or delete NAME'),
     );
   if (action === 'status' && name !== undefined) throw new UsageError('keys status takes no NAME');
   const names = await keyNames(io, values.workspace);

@@ -10,7 +10,7 @@ import {
 import { blankNonces } from '../../../common/envelope.js';
 import { readTranscript, TranscriptError, type LocatedEvent } from '../transcript/transcript-reader.js';
 import { canonicalJson } from './canonical-json.js';
-import { FatalRunError, ForkError } from './run-errors.js';
+import { FatalRunError, FORK_GO_LIVE_ADVICE, ForkError } from './run-errors.js';
 import { errorMessage } from '../../../common/error-message.js';
 
 type RoundRequest = Extract<RunEvent, { type: 'round-request' }> & { line: number };
@@ -69,6 +69,31 @@ const LISTED_STEPS = 30;
 // The nonce differs between the recording and the replay; envelopes are compared without it.
 function canonical(value: unknown): string {
   return blankNonces(canonicalJson(value));
+}
+
+/** Longest excerpt of a message a divergence error quotes. */
+const QUOTED_CHARS = 200;
+
+/** A word at the cut shorter than this is dropped whole; a longer one is cut between characters. */
+const LONGEST_WORD_DROPPED = 40;
+
+/**
+ * `text` cut to at most `max` characters, with "…" marking the cut: at the start of the word the
+ * cut falls in (unless that word is long), never inside a character.
+ */
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  let head = chars.slice(0, max).join('');
+  const word = /[\p{L}\p{N}\p{M}_]+$/u.exec(head);
+  if (word && /^[\p{L}\p{N}\p{M}_]/u.test(chars[max]!) && word[0].length < LONGEST_WORD_DROPPED && word.index > 0)
+    head = head.slice(0, word.index);
+  return `${head.trimEnd()}…`;
+}
+
+/** `1 round`, `2 rounds`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function describeCall(alias: string, args: JsonValue): string {
@@ -235,7 +260,7 @@ export class ReplayRecording {
       const type = this.typeBySeq.get(step);
       throw new ForkError(
         'fork-not-a-step',
-        `${type ? `event ${step} of ${name} is a ${type}` : `${name} has no event ${step}`}, not a step; a step is the seq of a model round or a tool output: ${this.listSteps()}`,
+        `${type ? `event ${step} of ${name} is ${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}` : `${name} has no event ${step}`}, not a step; a step is the seq of a model round or a tool output: ${this.listSteps()}`,
       );
     }
     const rounds = this.rounds.filter((round) => round.response.seq <= step).length;
@@ -322,7 +347,7 @@ export class ReplayRecording {
   private pastFork(index: number, answered: number): string {
     const fork = this.fork;
     if (!fork || index < answered) return '';
-    return ` (after the fork's step ${fork.origin.step}: choose a model to go on live from there)`;
+    return ` (after the fork's step ${fork.origin.step}: ${FORK_GO_LIVE_ADVICE})`;
   }
 
   /** The step's reply with the fork's edit applied. */
@@ -368,7 +393,7 @@ export class ReplayRecording {
     if (!recorded)
       throw new ProviderError(
         'replay-divergence',
-        `replay diverged at model round ${index + 1}: the script called models.chat again, but ${this.path} holds only ${this.rounds.length} round(s)${fork}`,
+        `replay diverged at model round ${index + 1}: the script called models.chat again, but ${this.path} holds only ${count(this.rounds.length, 'round')}${fork}`,
       );
     const where = `replay diverged at model round ${index + 1} (${this.path}:${recorded.request.line})${fork}`;
     const tools = request.tools.map((tool) => tool.name);
@@ -382,13 +407,13 @@ export class ReplayRecording {
     if (messages.length !== expected.length)
       throw new ProviderError(
         'replay-divergence',
-        `${where}: the script sent ${messages.length} message(s), the recording ${expected.length}`,
+        `${where}: the script sent ${count(messages.length, 'message')}, the recording ${expected.length}`,
       );
     messages.forEach((message, i) => {
       if (canonical(message) !== canonical(expected[i]))
         throw new ProviderError(
           'replay-divergence',
-          `${where}: message ${i + 1} differs: the script sent ${canonical(message).slice(0, 200)}, the recording has ${canonical(expected[i]).slice(0, 200)}`,
+          `${where}: message ${i + 1} differs: the script sent ${clip(canonical(message), QUOTED_CHARS)}, the recording has ${clip(canonical(expected[i]), QUOTED_CHARS)}`,
         );
     });
     if (this.fork?.origin.kind === 'model' && index === this.fork.rounds - 1)
@@ -403,7 +428,7 @@ export class ReplayRecording {
     const fork = this.pastFork(index, this.fork?.dispatches ?? 0);
     if (!recorded)
       throw new FatalRunError(
-        `replay diverged at tool call ${index + 1}: the script called ${describeCall(alias, args)}, but ${this.path} holds only ${this.dispatches.length} tool call(s)${fork}`,
+        `replay diverged at tool call ${index + 1}: the script called ${describeCall(alias, args)}, but ${this.path} holds only ${count(this.dispatches.length, 'tool call')}${fork}`,
       );
     if (recorded.alias !== alias || canonical(recorded.arguments) !== canonical(args))
       throw new FatalRunError(

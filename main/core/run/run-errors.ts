@@ -31,3 +31,9 @@ export class ForkError extends Error {
     this.name = 'ForkError';
   }
 }
+
+/**
+ * The advice that ends a replay divergence past a fork's step, in the studio's words (a model is
+ * chosen there). The CLI puts its own flags in place of it.
+ */
+export const FORK_GO_LIVE_ADVICE = 'choose a model to go on live from there';

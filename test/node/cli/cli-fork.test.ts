@@ -75,7 +75,7 @@ describe('promptforge run --fork-at: offline forks of a recording', () => {
       /replay diverged at model round 2 \(.*echo-loop\.jsonl:\d+\) \(after the fork's step /,
     );
     expect(result.stderr).toContain(
-      `(after the fork's step ${output1}: choose a model to go on live from there): message 4 differs`,
+      `(after the fork's step ${output1}: pass --model ALIAS (or --base-url URL --model-id ID) to go on live after the edit): message 4 differs`,
     );
   });
 

@@ -240,7 +240,7 @@ describe('promptforge run: exit codes and errors', () => {
     [['run', 'ok.lua', '--memory-limit=-1'], '--memory-limit must be a positive number of MiB, got "-1"'],
     [['run', 'ok.lua', '--base-url', 'http://x'], '--base-url and --model-id go together'],
     [['run', 'ok.lua', '--base-url', 'not a url', '--model-id', 'm'], '--base-url is not a URL: "not a url"'],
-    [['run', 'ok.lua', '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['run', 'ok.lua', '--frobnicate'], 'run has no option --frobnicate; `promptforge run --help` lists its options'],
     [['run', 'ok.lua', '--model', 'nope'], 'unknown model "nope" (from --model); models.yaml defines none'],
     [['run', 'ok.lua', '--workspace', 'nowhere'], '--workspace nowhere: no such folder'],
     [['launch'], 'unknown command "launch"'],

@@ -111,6 +111,18 @@ describe('run:fork in the studio', () => {
     );
   });
 
+  it("an offline fork that diverges past its edited step says to choose a model (the studio's words)", async () => {
+    const studio = contractStudio();
+    const { runId, steps } = await parentRun(studio);
+    const { runId: child } = await studio.call('run:fork', { runId, step: steps[1]!, edit: { output: 'HELLO' } });
+    const end = await studio.ended(child);
+    expect(end.status).toBe('error');
+    expect(end.error?.message).toContain(
+      `(after the fork's step ${steps[1]}: choose a model to go on live from there): message 4 differs`,
+    );
+    expect(end.error?.message).not.toContain('--model');
+  });
+
   it('compare aligns a fork with its parent: the fork side, its step and row, agents and times', async () => {
     const studio = contractStudio();
     const { runId: parent, steps } = await parentRun(studio);
