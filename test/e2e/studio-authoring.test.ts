@@ -271,6 +271,8 @@ describe('studio: authoring agents as a new user (files, tabs, first run)', () =
     const dialog = page().getByRole('dialog', { name: 'Delete the agent?' });
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain('It is running now');
+    // The text says what the button beside it does.
+    expect(await dialog.textContent()).toContain('Stop the run and delete stops the run, then deletes the agent.');
     expect(await dialog.textContent()).toContain('Its unsaved edits are deleted with it.');
     await studio.screenshot('delete-running');
     await auditDialogBothThemes('the Delete dialog of a running agent');

@@ -165,10 +165,10 @@ describe('studio: fork a run from any step', () => {
     await conversation.getByRole('button', { name: /^Fork from here: step \d+ \(model round 3\)$/ }).click();
     const dialog = studio.page.getByRole('dialog', { name: /^Fork from step \d+$/ });
     await dialog.getByRole('button', { name: 'Fork', exact: true }).click();
-    await dialog
-      .getByRole('alert')
-      .getByText(/The script changed since this run: .*agents\/echo-loop\.lua changed since run/)
-      .waitFor();
+    // The studio's own sentence for the refusal: no error code, no CLI flag.
+    const warning = dialog.getByRole('alert');
+    await warning.getByText(/^The script changed since this run was recorded.*Fork anyway replays this run/).waitFor();
+    expect(await warning.textContent()).not.toMatch(/--force|script-changed/);
     await studio.screenshot('fork-script-changed');
     const before = studio.service.state()!.runs.length;
     await dialog.getByRole('button', { name: 'Fork anyway' }).click();
@@ -268,6 +268,13 @@ describe('studio: fork a run that is still waiting for an approval', () => {
     expect(studio.service.listApprovals()).toEqual([pending]);
     expect(studio.service.state()!.runs.find((run) => run.runId === parent)?.status).toBe('running');
     expect(await panel.getByLabel('Run details').textContent()).toContain(`step ${step} of`);
+    // Its badge says fork (at its step, on replay after it), not replayed; the edited round says so.
+    expect(await panel.getByLabel('Run details').locator('.tag').allTextContents()).toEqual([
+      `fork @ ${step} · replay`,
+    ]);
+    expect(
+      await conversation.getByRole('article', { name: 'Assistant, round 1' }).locator('.fork-edited-tag').textContent(),
+    ).toBe('edited in fork');
 
     // Unedited, the fork replays on past its step to the call the parent still waits on, whose
     // outcome is not recorded yet: it stops there, saying so, and the parent still waits.

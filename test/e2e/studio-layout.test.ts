@@ -121,6 +121,23 @@ describe('studio layout: no overflow from 1024 px, resizable and collapsible pan
       await studio.page.locator('.run-status .status-pill', { hasText: 'waiting for approval' }).waitFor();
       expect(await overflowing()).toEqual([]);
       expect(await toolbarRows()).toBe(1);
+      // The run's status pill stays on the tab row, and the header's indicator is whole (compact when narrow).
+      expect(
+        await studio.page.evaluate(`(() => {
+          const tabs = document.querySelector('.run-panel .tabs').getBoundingClientRect();
+          const pill = document.querySelector('.run-status .status-pill').getBoundingClientRect();
+          return pill.top >= tabs.top && pill.bottom <= tabs.bottom;
+        })()`),
+      ).toBe(true);
+      const indicator = studio.page.locator('.pending-indicator .pending-text').filter({ visible: true });
+      expect(await indicator.textContent()).toBe(
+        width < 1200 ? '1 approval waiting' : '1 tool call waiting for your approval',
+      );
+      expect(
+        await studio.page.evaluate(
+          `[...document.querySelectorAll('.pending-indicator .pending-text')].every((e) => e.scrollWidth <= e.clientWidth)`,
+        ),
+      ).toBe(true);
       if (width === 1024) await studio.screenshot('layout-1024');
       await studio.showRunTab('Approvals');
       await studio.waitForApprovalCards(1);
@@ -128,6 +145,7 @@ describe('studio layout: no overflow from 1024 px, resizable and collapsible pan
       await studio.page.getByRole('button', { name: 'Runs history' }).click();
       await studio.page.getByRole('table', { name: 'Runs' }).waitFor();
       expect(await overflowing()).toEqual([]);
+      expect(await studio.page.locator('.history-count').textContent()).toBe('1 run · tick two to compare');
       if (width === 1024) await studio.screenshot('layout-1024-history');
     });
   }

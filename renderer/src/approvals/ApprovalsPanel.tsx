@@ -109,7 +109,7 @@ function ApprovalCard({
     allowForRun: () =>
       void decide(
         { kind: 'allow-for-run' },
-        scopeSentence(allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', 'you')),
+        scopeSentence(allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', 'by you')),
       ),
   };
   useEffect(() => {

@@ -14,6 +14,23 @@ export function decidedBy(source: Decision['source']): string {
   }
 }
 
+/**
+ * Who decided, as the end of "Approved …": `by you`, `by policy`, or, for a decision a replay
+ * took from its recording, `in the recorded run`.
+ */
+export function decidedPhrase(source: Decision['source']): string {
+  return source === 'replay' ? 'in the recorded run' : `by ${decidedBy(source)}`;
+}
+
+/**
+ * A recorded reason in the studio's words: the CLI's `--approve auto|deny` is the run's approval
+ * policy (`approved by --approve auto` → `policy: auto`). Other reasons are shown as recorded.
+ */
+export function studioReason(reason: string): string {
+  const flag = /^(?:approved|denied) by --approve (\w+)$/.exec(reason);
+  return flag ? `policy: ${flag[1]}` : reason;
+}
+
 /** One sentence in parts, so the alias can be shown as code. */
 export interface ScopeText {
   before: string;
@@ -27,7 +44,7 @@ export interface ScopeText {
  * taint check is off never counts as tainted, so every later call of it is allowed.
  */
 export function allowForRunScope(alias: string, taintCheck: boolean, by: string | undefined): ScopeText {
-  const head = by === undefined ? 'Allow for this run covers' : `Allowed for this run by ${by}`;
+  const head = by === undefined ? 'Allow for this run covers' : `Allowed for this run ${by}`;
   return taintCheck
     ? { before: `${head}: untainted calls of `, alias, after: '. Tainted calls will still ask.' }
     : { before: `${head}: every call of `, alias, after: ' (its taint check is off).' };
@@ -43,17 +60,17 @@ export function scopeSentence(text: ScopeText): string {
  * the tool's setting (true when unknown, the safe reading).
  */
 export function describeDecision(decision: Decision, alias: string, taintCheck: boolean): ScopeText {
-  const by = decidedBy(decision.source);
-  const why = decision.reason !== undefined ? ` (${decision.reason})` : '';
+  const by = decidedPhrase(decision.source);
+  const why = decision.reason !== undefined ? ` (${studioReason(decision.reason)})` : '';
   switch (decision.kind) {
     case 'allow-for-run':
       return allowForRunScope(alias, taintCheck, by);
     case 'approve':
-      return { before: `Approved by ${by}${why}`, alias: '', after: '' };
+      return { before: `Approved ${by}${why}`, alias: '', after: '' };
     case 'approve-edited':
-      return { before: `Approved with edited arguments by ${by}`, alias: '', after: '' };
+      return { before: `Approved with edited arguments ${by}`, alias: '', after: '' };
     case 'deny':
-      return { before: `Denied by ${by}${why}`, alias: '', after: '' };
+      return { before: `Denied ${by}${why}`, alias: '', after: '' };
     case 'cancelled':
       return { before: `Cancelled${why}`, alias: '', after: '' };
   }

@@ -173,7 +173,7 @@ export function CatalogEditor({
             : errors > 0
               ? `${errors} error${errors === 1 ? '' : 's'}`
               : problems.length > 0
-                ? `${problems.length} warning(s)`
+                ? `${problems.length} warning${problems.length === 1 ? '' : 's'}`
                 : 'Valid'}
         </span>
         <div className="toolbar-spacer" />

@@ -1,8 +1,9 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import type { ForkEdit } from '../../../common/run-events.js';
 import type { ModelSummary } from '../../../common/studio-schemas.js';
 import { Modal } from '../shell/Dialogs';
-import { call, describeError, StudioCallError } from '../shell/studio-api';
+import { errorMessage } from '../../../common/error-message.js';
+import { call, StudioCallError } from '../shell/studio-api';
 
 /** A row of the conversation a fork may start from: a model round or a tool call's outcome. */
 export interface ForkTarget {
@@ -21,6 +22,10 @@ function errorCode(error: unknown): string | undefined {
   return error instanceof StudioCallError ? error.code : undefined;
 }
 
+/** What the dialog says when the core refuses with `script-changed` (it then offers Fork anyway). */
+export const SCRIPT_CHANGED =
+  'The script changed since this run was recorded, so the recording may not fit it. Fork anyway replays this run against the current script.';
+
 /**
  * "Fork from here": a new run of the same script, answered from the run's recording up to the
  * step, with an optional edit there, then live with a chosen model or on replay.
@@ -36,6 +41,7 @@ export function ForkDialog({
   onClose: () => void;
   onForked: (runId: string) => void;
 }) {
+  const editFieldsId = useId();
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(target.text);
   const [calls, setCalls] = useState('');
@@ -71,8 +77,9 @@ export function ForkDialog({
       });
       onForked(runId);
     } catch (failure) {
+      // The core's message, without its code: the codes and CLI wording are not the studio's.
       const code = errorCode(failure);
-      setError({ ...(code !== undefined && { code }), message: describeError(failure) });
+      setError({ ...(code !== undefined && { code }), message: errorMessage(failure) });
     } finally {
       setBusy(false);
     }
@@ -103,9 +110,49 @@ export function ForkDialog({
         A new run of the same script, answered from this run up to <strong>{target.label}</strong> (step {target.step}),
         offline.
       </p>
+      <div className="fork-option">
+        <label className="fork-field-inline">
+          <input
+            type="checkbox"
+            checked={editing}
+            onChange={(event) => setEditing(event.target.checked)}
+            aria-controls={editing ? editFieldsId : undefined}
+            autoFocus
+          />{' '}
+          Edit the {what} at this step
+        </label>
+        {editing ? (
+          <div className="fork-edit-fields" id={editFieldsId}>
+            <label className="fork-field">
+              <span>{target.kind === 'tool' ? 'Tool output' : 'Reply text'}</span>
+              <textarea
+                className="text-input fork-edit"
+                rows={6}
+                value={text}
+                spellCheck={false}
+                onChange={(event) => setText(event.target.value)}
+              />
+            </label>
+            {target.kind === 'model' ? (
+              <label className="fork-field">
+                <span>
+                  Requested calls instead (optional JSON, e.g. [{'{"name": "echo", "arguments": {"text": "hi"}}'}])
+                </span>
+                <textarea
+                  className="text-input fork-edit"
+                  rows={3}
+                  value={calls}
+                  spellCheck={false}
+                  onChange={(event) => setCalls(event.target.value)}
+                />
+              </label>
+            ) : null}
+          </div>
+        ) : null}
+      </div>
       <label className="fork-field">
         <span>Then go on with</span>
-        <select value={model} onChange={(event) => setModel(event.target.value)} autoFocus>
+        <select className="select" value={model} onChange={(event) => setModel(event.target.value)}>
           <option value="">the recording (replay while the script still matches)</option>
           {models.map((m) => (
             <option key={m.alias} value={m.alias}>
@@ -114,42 +161,9 @@ export function ForkDialog({
           ))}
         </select>
       </label>
-      <label className="fork-field-inline">
-        <input type="checkbox" checked={editing} onChange={(event) => setEditing(event.target.checked)} /> Edit the{' '}
-        {what} at this step
-      </label>
-      {editing ? (
-        <>
-          <label className="fork-field">
-            <span>{target.kind === 'tool' ? 'Tool output' : 'Reply text'}</span>
-            <textarea
-              className="fork-edit"
-              rows={6}
-              value={text}
-              spellCheck={false}
-              onChange={(event) => setText(event.target.value)}
-            />
-          </label>
-          {target.kind === 'model' ? (
-            <label className="fork-field">
-              <span>
-                Requested calls instead (optional JSON, e.g. [{'{"name": "echo", "arguments": {"text": "hi"}}'}])
-              </span>
-              <textarea
-                className="fork-edit"
-                rows={3}
-                value={calls}
-                spellCheck={false}
-                onChange={(event) => setCalls(event.target.value)}
-              />
-            </label>
-          ) : null}
-        </>
-      ) : null}
       {error ? (
         <p className={error.code === 'script-changed' ? 'fork-warning' : 'error-text'} role="alert">
-          {error.code === 'script-changed' ? 'The script changed since this run: ' : ''}
-          {error.message}
+          {error.code === 'script-changed' ? SCRIPT_CHANGED : error.message}
         </p>
       ) : null}
     </Modal>

@@ -92,11 +92,13 @@ export function HistoryView({
         <h2 id="history-title" className="editor-title">
           Run history
         </h2>
-        <span className="muted small">{runs.length} runs · tick two to compare</span>
+        <span className="muted small history-count">
+          {runs.length} run{runs.length === 1 ? '' : 's'} · tick two to compare
+        </span>
         <div className="toolbar-spacer" />
         <button
           type="button"
-          className="button button-primary"
+          className="button button-primary compare-button"
           disabled={selected.length !== 2}
           onClick={() => void compare()}
         >
@@ -245,7 +247,7 @@ export function HistoryView({
               >
                 Later rows
               </button>
-              <label className="small">
+              <label className="small compare-only-differences">
                 <input
                   type="checkbox"
                   checked={onlyDifferences}

@@ -23,7 +23,9 @@ export function RunHeader({ snapshot, summary }: { snapshot: ConversationSnapsho
   const cost = end?.cost ?? summary?.cost;
   const startedAt = summary?.startedAt ?? start?.t;
   const forkOf = start?.forkOf ?? summary?.forkOf;
-  const replayed = summary?.replayed ?? start?.replayOf !== undefined;
+  // A fork is answered from its parent's recording only up to its step: its badge says fork, not replayed.
+  const replayed = forkOf === undefined && (summary?.replayed ?? start?.replayOf !== undefined);
+  const forkThen = start?.forkOf?.then;
   return (
     <dl className="run-header" aria-label="Run details" title={snapshot.runId}>
       <div>
@@ -45,6 +47,21 @@ export function RunHeader({ snapshot, summary }: { snapshot: ConversationSnapsho
             '—'
           )}
           {replayed ? <span className="tag">replayed</span> : null}
+          {forkOf ? (
+            <span
+              className="tag fork-tag"
+              title={
+                forkThen === 'live'
+                  ? `Answered from the parent's recording up to step ${forkOf.step}, live after it`
+                  : forkThen === 'replay'
+                    ? `Answered from the parent's recording up to step ${forkOf.step}, and on replay after it`
+                    : `Answered from the parent's recording up to step ${forkOf.step}`
+              }
+            >
+              fork @ {forkOf.step}
+              {forkThen ? ` · ${forkThen}` : ''}
+            </span>
+          ) : null}
         </dd>
       </div>
       <div>

@@ -1,7 +1,12 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef } from 'react';
-import type { ConversationItem, ConversationSnapshot, DispatchState } from './conversation-builder';
-import { decidedBy, describeDecision } from '../approvals/approval-scope';
+import { useEffect, useMemo, useRef } from 'react';
+import {
+  forkEditedKey,
+  type ConversationItem,
+  type ConversationSnapshot,
+  type DispatchState,
+} from './conversation-builder';
+import { decidedPhrase, describeDecision, studioReason } from '../approvals/approval-scope';
 import { InertText } from '../shell/InertText';
 import type { PagingState } from './run-store';
 import type { ForkTarget } from '../history/ForkDialog';
@@ -53,15 +58,26 @@ function json(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? 'null';
 }
 
+/** The mark on the row a fork edited at its step. */
+function EditedInFork() {
+  return (
+    <span className="tag fork-edited-tag" title="This fork replaced what the parent run recorded at this step">
+      edited in fork
+    </span>
+  );
+}
+
 function DispatchCard({
   item,
   live,
+  edited,
   taintCheck,
   onShowApprovals,
   onFork,
 }: {
   item: Extract<ConversationItem, { kind: 'dispatch' }>;
   live: boolean;
+  edited: boolean;
   taintCheck: boolean;
   onShowApprovals: () => void;
   onFork?: OnFork | undefined;
@@ -89,6 +105,7 @@ function DispatchCard({
           {inFlight || item.state === 'awaiting approval' ? <span className="spinner" aria-hidden="true" /> : null}
           {stateLabels[shown]}
         </span>
+        {edited ? <EditedInFork /> : null}
         {onFork && item.step !== undefined ? (
           <ForkFromHere
             step={item.step}
@@ -130,7 +147,7 @@ function DispatchCard({
       ) : null}
       {item.decision?.kind === 'deny' && item.decision.reason ? (
         <p className="deny-reason">
-          Denied by {decidedBy(item.decision.source)}: {item.decision.reason}
+          Denied {decidedPhrase(item.decision.source)}: {studioReason(item.decision.reason)}
         </p>
       ) : null}
       {item.output ? (
@@ -156,12 +173,15 @@ function DispatchCard({
 function ItemView({
   item,
   live,
+  edited,
   taintCheckOf,
   onShowApprovals,
   onFork,
 }: {
   item: ConversationItem;
   live: boolean;
+  /** This row is the step its fork edited. */
+  edited: boolean;
   taintCheckOf: (alias: string) => boolean;
   onShowApprovals: () => void;
   onFork?: OnFork | undefined;
@@ -208,6 +228,7 @@ function ItemView({
         <article className="conversation-card message role-assistant" aria-label={`Assistant, round ${item.round}`}>
           <header className="card-header">
             <span className="role-label">assistant · round {item.round}</span>
+            {edited ? <EditedInFork /> : null}
             <span className="muted small">
               {item.streaming ? (
                 <>
@@ -258,6 +279,7 @@ function ItemView({
         <DispatchCard
           item={item}
           live={live}
+          edited={edited}
           taintCheck={taintCheckOf(item.alias)}
           onShowApprovals={onShowApprovals}
           onFork={onFork}
@@ -324,6 +346,7 @@ export function ConversationView({
   taintCheckOf,
   onShowApprovals,
   onFork,
+  emptyHint = 'No run selected. Run the agent (Ctrl+Enter) or open a run from the history.',
 }: {
   snapshot: ConversationSnapshot | undefined;
   paging?: PagingState | undefined;
@@ -332,10 +355,14 @@ export function ConversationView({
   onShowApprovals: () => void;
   /** Set when the run has a transcript to fork from: shows "Fork from here" on steps. */
   onFork?: OnFork | undefined;
+  /** What to say when no run is shown. */
+  emptyHint?: string | undefined;
 }) {
   const scroller = useRef<HTMLDivElement>(null);
   const items = snapshot?.items ?? NO_ITEMS;
   const live = snapshot !== undefined && snapshot.ended === undefined;
+  const forkOf = snapshot?.started?.forkOf;
+  const editedKey = useMemo(() => forkEditedKey(items, forkOf), [items, forkOf]);
   const virtualizer = useVirtualizer({
     count: items.length,
     getScrollElement: () => scroller.current,
@@ -360,7 +387,7 @@ export function ConversationView({
   if (snapshot === undefined) {
     return (
       <div className="panel-empty">
-        <p className="muted">No run selected. Run the agent (Ctrl+Enter) or open a run from the history.</p>
+        <p className="muted">{emptyHint}</p>
       </div>
     );
   }
@@ -409,6 +436,7 @@ export function ConversationView({
             <ItemView
               item={items[row.index]!}
               live={live}
+              edited={editedKey !== undefined && items[row.index]!.key === editedKey}
               taintCheckOf={taintCheckOf}
               onShowApprovals={onShowApprovals}
               onFork={onFork}

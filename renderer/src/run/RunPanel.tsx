@@ -115,6 +115,7 @@ export function RunPanel({
   narrow,
   models = [],
   summary,
+  emptyHint,
 }: {
   tab: RunTab;
   onTab: (tab: RunTab) => void;
@@ -133,13 +134,16 @@ export function RunPanel({
   models?: ModelSummary[] | undefined;
   /** The shown run's entry in the history, for its header (the model that answered, a fork's parent). */
   summary?: RunSummary | undefined;
+  /** What the conversation says when no run is shown: true for the view beside it. */
+  emptyHint?: string | undefined;
 }) {
   const [forking, setForking] = useState<ForkTarget | null>(null);
-  const tabs: Array<[RunTab, string]> = [
+  // [id, label, the part of the label a narrow panel leaves out]: the pill keeps to the tab row.
+  const tabs: Array<[RunTab, string, string?]> = [
     ['conversation', 'Conversation'],
     ['approvals', 'Approvals'],
     ['log', 'Log'],
-    ['usage', 'Usage/Timing'],
+    ['usage', 'Usage', '/Timing'],
   ];
   // A run read only in part has no run-end yet, but it is not running: it is being read.
   const status = snapshot?.ended?.status ?? (paging && !paging.complete ? 'partial' : snapshot ? 'running' : undefined);
@@ -159,7 +163,7 @@ export function RunPanel({
             document.getElementById(`tab-${next}`)?.focus();
           }}
         >
-          {tabs.map(([id, label]) => (
+          {tabs.map(([id, label, extra]) => (
             <button
               key={id}
               type="button"
@@ -170,8 +174,10 @@ export function RunPanel({
               aria-controls={`tabpanel-${id}`}
               className="tab"
               onClick={() => onTab(id)}
+              aria-label={extra !== undefined ? `${label}${extra}` : undefined}
             >
               {label}
+              {extra !== undefined ? <span className="narrow-hidden">{extra}</span> : null}
               {id === 'approvals' && approvals.length > 0 ? (
                 <span className="count-badge" aria-label={`${approvals.length} pending`}>
                   {approvals.length}
@@ -184,7 +190,13 @@ export function RunPanel({
           <div className="run-status" title={snapshot.runId}>
             {running && status === 'running' ? <span className="spinner" aria-hidden="true" /> : null}
             <span className={`status-pill status-${status}`} aria-label={`Run status ${status}`}>
-              {snapshot.awaiting > 0 ? 'waiting for approval' : status}
+              {snapshot.awaiting > 0 ? (
+                <>
+                  waiting<span className="narrow-hidden"> for approval</span>
+                </>
+              ) : (
+                status
+              )}
             </span>
           </div>
         ) : null}
@@ -198,6 +210,7 @@ export function RunPanel({
             onLoadMore={onLoadMore}
             taintCheckOf={taintCheckOf}
             onShowApprovals={() => onTab('approvals')}
+            emptyHint={emptyHint}
             // A tool trial has no script to fork: it is tried again from the explorer instead.
             onFork={
               snapshot && snapshot.started && !snapshot.started.toolTrial

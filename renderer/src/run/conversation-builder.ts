@@ -333,3 +333,43 @@ export function splitEnvelopeMarkers(text: string): TextSegment[] {
   if (last < text.length) segments.push({ text: text.slice(last), marker: false });
   return segments;
 }
+
+/**
+ * The key of the item a fork edited at its step, or undefined when the run is no fork with an
+ * edit. The fork's run-start names the parent's step (a seq of the parent, not of the fork), so the
+ * row is found by what the edit put there: the first tool outcome with the edited output, or the
+ * first model round with the edited reply (or, for an edit of the calls alone, the same calls).
+ */
+export function forkEditedKey(
+  items: readonly ConversationItem[],
+  forkOf: EventOf<'run-start'>['forkOf'],
+): string | undefined {
+  const edit = forkOf?.edit;
+  if (!forkOf || !edit) return undefined;
+  if (forkOf.kind === 'tool') {
+    if (edit.output === undefined) return undefined;
+    const output = edit.output;
+    // An untrusted tool's output is recorded inside its envelope: the edited text is then within it.
+    return (
+      items.find((item) => item.kind === 'dispatch' && item.output?.text === output) ??
+      items.find((item) => item.kind === 'dispatch' && output !== '' && item.output?.text.includes(output) === true)
+    )?.key;
+  }
+  const callNames = edit.calls?.map((call) => call.name).join('\n');
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index]!;
+    if (item.kind !== 'assistant' || item.streaming) continue;
+    if (edit.reply !== undefined) {
+      if (item.text === edit.reply) return item.key;
+      continue;
+    }
+    const names: string[] = [];
+    for (let next = index + 1; next < items.length; next++) {
+      const following = items[next]!;
+      if (following.kind !== 'requested-call' || following.round !== item.round) break;
+      names.push(following.call.name);
+    }
+    if (names.join('\n') === callNames) return item.key;
+  }
+  return undefined;
+}

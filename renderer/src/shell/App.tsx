@@ -278,7 +278,10 @@ export function App() {
               title="Show the calls waiting for a decision"
             >
               <span className="pending-dot" aria-hidden="true" />
-              <span className="pending-text">{pendingText}</span>
+              <span className="pending-text pending-text-long">{pendingText}</span>
+              <span className="pending-text pending-text-short">
+                {pendingCount} approval{pendingCount === 1 ? '' : 's'} waiting
+              </span>
             </button>
           ) : null}
           {workspace ? (
@@ -500,6 +503,13 @@ export function App() {
                   running={selectedRunning}
                   models={workspace.models}
                   summary={workspace.runs.find((run) => run.runId === selectedRunId)}
+                  emptyHint={
+                    workspace.agents.length === 0
+                      ? 'No runs yet. Create an agent with + New in the explorer, then run it here.'
+                      : view.kind === 'agent'
+                        ? 'No run selected. Run the agent (Ctrl+Enter) or open a run from the history.'
+                        : 'No run selected. Open an agent to run it, or open a run from the history.'
+                  }
                 />
               </div>
             )}

@@ -158,7 +158,7 @@ export function DeleteAgentDialog({
       {dirty ? <p>Its unsaved edits are deleted with it.</p> : null}
       {running ? (
         <p className="warning-text" role="status">
-          It is running now. A running agent cannot be deleted: stop the run first, then delete it.
+          It is running now. Stop the run and delete stops the run, then deletes the agent.
         </p>
       ) : null}
       {error !== null ? (

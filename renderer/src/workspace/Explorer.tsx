@@ -115,14 +115,19 @@ export function Explorer({
               {/* Opens "Try a tool"; the name is the row's own text, so what is seen is what is read. */}
               <button
                 type="button"
-                {...item({ kind: 'tool', alias: tool.alias })}
+                {...item({ kind: 'tool', alias: tool.alias }, 'explorer-item tool-item')}
                 title={`Try ${tool.alias}: ${tool.description}`}
               >
-                <span className="item-label">{tool.alias}</span>
-                {tool.approval !== 'auto' ? (
-                  <span className={`tag approval-${tool.approval}`}>{tool.approval}</span>
+                {/* The alias is what a script types: never cut; it wraps, and the badges go below it. */}
+                <span className="item-label alias-label">{tool.alias}</span>
+                {tool.approval !== 'auto' || tool.trust === 'untrusted' ? (
+                  <span className="tool-badges">
+                    {tool.approval !== 'auto' ? (
+                      <span className={`tag approval-${tool.approval}`}>{tool.approval}</span>
+                    ) : null}
+                    {tool.trust === 'untrusted' ? <span className="tag trust-untrusted">untrusted</span> : null}
+                  </span>
                 ) : null}
-                {tool.trust === 'untrusted' ? <span className="tag trust-untrusted">untrusted</span> : null}
               </button>
             </li>
           ))}
@@ -139,6 +144,9 @@ export function Explorer({
               {workspace.defaultModel === model.alias ? <span className="tag">default</span> : null}
             </li>
           ))}
+          {workspace.models.length === 0 ? (
+            <li className="muted small explorer-note">No models yet: add one in models.yaml (click Models above).</li>
+          ) : null}
         </ul>
         {problemsIn('promptforge.yaml') > 0 ? (
           <p className="error-text small">promptforge.yaml has {problemsIn('promptforge.yaml')} problem(s)</p>

@@ -1,9 +1,12 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { McpServersInfo } from '../../../common/studio-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
 
 /** How much of a server's stderr the explorer shows (the main process keeps 64 KiB). */
 const STDERR_SHOWN = 8000;
+
+/** About three lines of the explorer column: a longer description gets a "more" toggle. */
+const DESCRIPTION_CLAMP_CHARS = 90;
 
 /**
  * The workspace's MCP servers in the explorer: each with its status (starting, ready, error with
@@ -27,6 +30,9 @@ export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
     );
   const [openTool, setOpenTool] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  // An open tool's description shows about three lines until "more" is pressed.
+  const [descriptionOpen, setDescriptionOpen] = useState(false);
+  const descriptionId = useId();
 
   useEffect(() => {
     let live = true;
@@ -102,16 +108,35 @@ export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
                 <li key={tool.alias}>
                   <button
                     type="button"
-                    className="explorer-item"
-                    title={tool.description}
+                    className="explorer-item tool-item"
+                    title={`${tool.alias}: ${tool.description}`}
                     aria-expanded={openTool === tool.alias}
-                    onClick={() => setOpenTool(openTool === tool.alias ? null : tool.alias)}
+                    onClick={() => {
+                      setOpenTool(openTool === tool.alias ? null : tool.alias);
+                      setDescriptionOpen(false);
+                    }}
                   >
-                    <span className="item-label">{tool.alias}</span>
+                    <span className="item-label alias-label">{tool.alias}</span>
                   </button>
                   {openTool === tool.alias ? (
                     <div className="small">
-                      <p>{tool.description}</p>
+                      <p
+                        id={`${descriptionId}-${tool.alias}`}
+                        className={`mcp-description${descriptionOpen ? '' : ' clamped'}`}
+                      >
+                        {tool.description}
+                      </p>
+                      {tool.description.length > DESCRIPTION_CLAMP_CHARS ? (
+                        <button
+                          type="button"
+                          className="mcp-more small"
+                          aria-expanded={descriptionOpen}
+                          aria-controls={`${descriptionId}-${tool.alias}`}
+                          onClick={() => setDescriptionOpen(!descriptionOpen)}
+                        >
+                          {descriptionOpen ? 'less' : 'more'}
+                        </button>
+                      ) : null}
                       <pre aria-label={`Input schema of ${tool.alias}`}>
                         {JSON.stringify(tool.inputSchema, null, 2)}
                       </pre>
