@@ -26,6 +26,7 @@ import {
   ForkRequestSchema,
   RunComparisonSchema,
   KeyStatusSchema,
+  WorkspaceSecretStatusSchema,
   McpServersSchema,
   PendingApprovalSchema,
   RelativePathSchema,
@@ -36,6 +37,8 @@ import {
 
 /** A path on disk, as the main process sees it (absolute). */
 const absolutePath = z.string().min(1);
+/** A key or secret value on its way to the keychain (renderer → main only). */
+const keyValue = z.string().trim().min(1, 'the key is empty');
 
 /** The request of `app:info`: no fields, and unknown fields are refused. */
 const appInfoRequest = z.strictObject({});
@@ -187,19 +190,34 @@ export const contractMethods = {
     response: z.object({ ok: z.literal(true) }),
   },
 
-  /** Keychain status per provider: `set` or not, never the key. */
+  /**
+   * Keychain status per provider, and per secret the open workspace's tools.yaml names (empty
+   * without a workspace): `set` or not, never the key.
+   */
   'keys:status': {
     request: z.strictObject({}),
-    response: z.object({ available: z.boolean(), error: z.string().nullable(), keys: z.array(KeyStatusSchema) }),
+    response: z.object({
+      available: z.boolean(),
+      error: z.string().nullable(),
+      keys: z.array(KeyStatusSchema),
+      secrets: z.array(WorkspaceSecretStatusSchema),
+    }),
   },
-  /** Stores or replaces a provider key in the OS keychain. The key only travels renderer → main. */
+  /**
+   * Stores or replaces a provider key, or a secret the open workspace's tools.yaml names, in the
+   * OS keychain (the same entry `promptforge keys set NAME` writes). The key only travels
+   * renderer → main. A secret the workspace does not name is refused with `unknown-secret`.
+   */
   'keys:set': {
-    request: z.strictObject({ provider: z.string().min(1), key: z.string().trim().min(1, 'the key is empty') }),
+    request: z.union([
+      z.strictObject({ provider: z.string().min(1), key: keyValue }),
+      z.strictObject({ secret: z.string().min(1), key: keyValue }),
+    ]),
     response: z.object({ replaced: z.boolean() }),
   },
-  /** Deletes a provider key from the OS keychain. */
+  /** Deletes a provider key, or a secret the open workspace's tools.yaml names, from the OS keychain. */
   'keys:delete': {
-    request: z.strictObject({ provider: z.string().min(1) }),
+    request: z.union([z.strictObject({ provider: z.string().min(1) }), z.strictObject({ secret: z.string().min(1) })]),
     response: z.object({ deleted: z.boolean() }),
   },
 

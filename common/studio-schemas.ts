@@ -176,6 +176,16 @@ export const KeyStatusSchema = z.object({
   envVar: z.string().nullable(),
 });
 
+/**
+ * A keychain secret the open workspace's tools.yaml names (`{ secret: NAME }`): where it is used,
+ * and whether it is `set`. Never the value.
+ */
+export const WorkspaceSecretStatusSchema = z.object({
+  name: z.string(),
+  usedBy: z.array(z.string()),
+  set: z.boolean(),
+});
+
 /** One row of a side-by-side comparison of two runs. */
 export const CompareRowSchema = z.object({
   kind: z.enum(['round', 'call', 'log', 'end']),
@@ -292,6 +302,7 @@ export type CatalogFile = z.infer<typeof CatalogFileSchema>;
 export type StudioDecision = z.infer<typeof StudioDecisionSchema>;
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 export type KeyStatus = z.infer<typeof KeyStatusSchema>;
+export type WorkspaceSecretStatus = z.infer<typeof WorkspaceSecretStatusSchema>;
 export type CompareRow = z.infer<typeof CompareRowSchema>;
 export type TranscriptPage = z.infer<typeof TranscriptPageSchema>;
 export type ComparePage = z.infer<typeof ComparePageSchema>;

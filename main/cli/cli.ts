@@ -12,6 +12,7 @@ import { findWorkspaceRoot } from '../core/catalog/workspace-root.js';
 import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
 import type { ProviderKeySource } from '../core/credentials/resolve-provider-key.js';
 import type { SecretStore } from '../core/credentials/secret-store.js';
+import { workspaceSecrets } from '../core/catalog/workspace-secrets.js';
 import { FileReadError, readRegularFileText } from '../core/files/regular-file.js';
 import { SecretStoreUnavailableError } from '../core/credentials/secret-store.js';
 import { PROVIDER_PRESETS, providerPreset } from '../core/providers/presets.js';
@@ -746,10 +747,10 @@ async function readSecret(io: CliIo, name: string): Promise<string> {
 
 const KEY_ACTIONS = new Set(['set', 'status', 'delete']);
 
-/** The keychain entries `keys` manages: provider ids, and the secrets the workspace's http tools name. */
+/** The keychain entries `keys` manages: provider ids, and the secrets the workspace's catalogs name. */
 interface KeyNames {
   providers: string[];
-  /** Secret name -> the tools (and headers) that use it. */
+  /** Secret name -> where it is used (see {@link workspaceSecrets}). */
   secrets: Map<string, string[]>;
 }
 
@@ -764,25 +765,7 @@ async function keyNames(io: CliIo, workspaceFlag: string | undefined): Promise<K
     const root = await findWorkspaceRoot(io.cwd);
     if (root) workspace = await (await loadCatalogModules()).loadWorkspace(root);
   }
-  const secrets = new Map<string, string[]>();
-  for (const server of workspace?.mcpServers ?? []) {
-    const named =
-      server.transport.type === 'http'
-        ? Object.entries(server.transport.headers).map(([header, value]) => [`header ${header}`, value] as const)
-        : Object.entries(server.transport.env).map(([variable, value]) => [`env ${variable}`, value] as const);
-    for (const [where, value] of named) {
-      if (value === null || typeof value === 'string') continue;
-      secrets.set(value.secret, [...(secrets.get(value.secret) ?? []), `MCP server ${server.name} (${where})`]);
-    }
-  }
-  for (const tool of workspace?.tools.list() ?? []) {
-    if (tool.settings.kind !== 'http') continue;
-    for (const [header, value] of Object.entries(tool.settings.headers ?? {})) {
-      if (typeof value === 'string') continue;
-      secrets.set(value.secret, [...(secrets.get(value.secret) ?? []), `${tool.alias} (${header})`]);
-    }
-  }
-  return { providers: Object.keys(PROVIDER_PRESETS), secrets };
+  return { providers: Object.keys(PROVIDER_PRESETS), secrets: workspaceSecrets(workspace) };
 }
 
 /**

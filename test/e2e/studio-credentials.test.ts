@@ -1,4 +1,8 @@
+import { appendFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
+import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
 
 describe('studio: Credentials set and delete a key in the real keychain, write-only', () => {
@@ -55,6 +59,108 @@ describe('studio: Credentials set and delete a key in the real keychain, write-o
     await expect.poll(() => row().getByLabel('OpenAI key status').textContent()).toBe('not set');
     expect(await studio.page.content()).not.toContain(secret);
     expect(JSON.stringify(studio.results)).not.toContain(secret);
+  });
+
+  it('ran without console errors or CSP violations', () => {
+    expect(studio.pageErrors).toEqual([]);
+  });
+});
+
+describe('studio: Credentials sets a secret tools.yaml names, write-only, in the real keychain', () => {
+  const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
+  // Unique per run, so a match can only come from this test.
+  const unique = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  const name = `e2e-search-${unique}`;
+  const value = `sk-e2e-secret-${unique}`;
+
+  beforeAll(async () => {
+    await studio.open();
+    studio.page.setDefaultTimeout(10_000);
+    await studio.openExampleWorkspace();
+  });
+  afterAll(async () => {
+    await studio.service.deleteKey({ secret: name }).catch(() => undefined);
+    await studio.close();
+  });
+
+  const section = () => studio.page.getByRole('region', { name: 'Secrets named in tools.yaml' });
+  const row = () =>
+    studio.page.getByRole('table', { name: 'Secrets named in tools.yaml' }).locator(`tr[data-secret="${name}"]`);
+
+  it('says when tools.yaml names no secrets, and lists one as soon as tools.yaml names it', async () => {
+    await studio.page.getByRole('button', { name: 'Credentials', exact: true }).click();
+    await section().getByText('The open workspace names no secrets.').waitFor();
+
+    await appendFile(
+      path.join(studio.service.workspaceRoot!, 'tools.yaml'),
+      [
+        '',
+        'e2e_search:',
+        '  description: Search through the proxy',
+        '  kind: http',
+        '  url: https://search.example.com/v1/query',
+        '  headers:',
+        `    Authorization: { secret: ${name} }`,
+        '  parameters:',
+        '    type: object',
+        '    properties:',
+        '      query: { type: string }',
+        '',
+      ].join('\n'),
+    );
+    // The view refreshes on the workspace-changed event the file watcher pushes.
+    await row().waitFor();
+    expect(await row().getByLabel(`${name} secret status`).textContent()).toBe('not set');
+    expect(await row().locator('td').first().textContent()).toBe('e2e_search (Authorization)');
+  });
+
+  it('sets the secret: status turns "set", and the value never reaches the page or a response', async () => {
+    const field = row().getByLabel(`Value of the ${name} secret`);
+    expect(await field.getAttribute('type')).toBe('password');
+    await field.fill(value);
+    await row()
+      .getByRole('button', { name: `Set ${name} secret` })
+      .click();
+    await studio.page.getByText(`Stored the ${name} secret in the keychain.`).waitFor();
+    await expect.poll(() => row().getByLabel(`${name} secret status`).textContent()).toBe('set');
+    expect(await field.inputValue()).toBe('');
+    expect((await studio.service.keyStatus()).secrets).toContainEqual({
+      name,
+      usedBy: ['e2e_search (Authorization)'],
+      set: true,
+    });
+    // The entry `promptforge keys set NAME` writes: the name is the account (under the e2e service).
+    expect(await new KeyringSecretStore({ service: 'PromptForge Studio (e2e)' }).get(name)).toBe(value);
+
+    expect(await studio.page.content()).not.toContain(value);
+    expect(JSON.stringify(studio.results)).not.toContain(value);
+    expect(JSON.stringify(studio.calls)).not.toContain(value);
+    await studio.screenshot('credentials-secrets');
+  });
+
+  it('has no serious axe violations with the secrets section, in both themes', async () => {
+    for (const theme of ['dark', 'light'] as const) {
+      const other = theme === 'dark' ? 'light' : 'dark';
+      const toggle = studio.page.getByRole('button', { name: `Switch to ${theme} theme` });
+      if (await toggle.isVisible()) await toggle.click();
+      await studio.page.getByRole('button', { name: `Switch to ${other} theme` }).waitFor();
+      expect(await studio.page.locator('html').getAttribute('data-theme')).toBe(theme);
+      await row().waitFor();
+      await expectNoSeriousAxeViolations(studio.page, `the credentials with a tools.yaml secret (${theme})`);
+    }
+  });
+
+  it('deletes the secret after a confirmation', async () => {
+    await row()
+      .getByRole('button', { name: `Delete ${name} secret` })
+      .click();
+    await row()
+      .getByRole('button', { name: `Confirm delete ${name} secret` })
+      .click();
+    await studio.page.getByText(`Deleted the ${name} secret.`).waitFor();
+    await expect.poll(() => row().getByLabel(`${name} secret status`).textContent()).toBe('not set');
+    expect(await studio.page.content()).not.toContain(value);
+    expect(JSON.stringify(studio.results)).not.toContain(value);
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -72,8 +72,8 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'approval:list': () => service.listApprovals(),
     'approval:decide': ({ runId, callId, decision }) => service.decide(runId, callId, decision),
     'keys:status': () => service.keyStatus(),
-    'keys:set': ({ provider, key }) => service.setKey(provider, key),
-    'keys:delete': ({ provider }) => service.deleteKey(provider),
+    'keys:set': ({ key, ...target }) => service.setKey(target, key),
+    'keys:delete': (target) => service.deleteKey(target),
     'history:export': ({ runId }) => service.exportRun(runId),
     'history:page': ({ runId, from, count }) => service.readPage(runId, from, count),
     'history:compare': ({ left, right, from, count }) =>

@@ -11,6 +11,7 @@ import type {
   ForkRequest,
   RunComparison,
   KeyStatus,
+  WorkspaceSecretStatus,
   McpServersInfo,
   PendingApproval,
   StudioDecision,
@@ -24,6 +25,7 @@ import { writeCatalogFile } from '../catalog/catalog-edit.js';
 import { watchWorkspace } from '../catalog/watch-workspace.js';
 import { buildWorkspace, loadWorkspace, readCatalogTexts, RUNS_DIR, type Workspace } from '../catalog/workspace.js';
 import { SecretStoreUnavailableError, type SecretStore } from '../credentials/secret-store.js';
+import { workspaceSecrets } from '../catalog/workspace-secrets.js';
 import { PROVIDER_PRESETS } from '../providers/presets.js';
 import { ForkError, prepareRun, RunSetupError } from '../run/prepare-run.js';
 import { McpServerManager } from '../mcp/mcp-manager.js';
@@ -53,6 +55,12 @@ import { isInside } from '../tools/workspace-path.js';
 
 /** Largest workspace file the studio opens in an editor. */
 const MAX_WORKSPACE_FILE_BYTES = 16 << 20;
+
+/**
+ * A keychain entry the studio may write: a provider id (bare, or `{ provider }`), or
+ * `{ secret }`, a secret the open workspace's tools.yaml names.
+ */
+export type KeyTarget = string | { provider: string } | { secret: string };
 
 /** What the studio service needs from its host (the Electron glue, or the e2e test bridge). */
 export interface StudioServiceOptions {
@@ -381,8 +389,14 @@ export class StudioService {
     return { ok: true };
   }
 
-  async keyStatus(): Promise<{ available: boolean; error: string | null; keys: KeyStatus[] }> {
+  async keyStatus(): Promise<{
+    available: boolean;
+    error: string | null;
+    keys: KeyStatus[];
+    secrets: WorkspaceSecretStatus[];
+  }> {
     const keys: KeyStatus[] = [];
+    const secrets: WorkspaceSecretStatus[] = [];
     try {
       for (const [provider, preset] of Object.entries(PROVIDER_PRESETS)) {
         keys.push({
@@ -393,23 +407,29 @@ export class StudioService {
           envVar: preset.keyEnvVar ?? null,
         });
       }
-      return { available: true, error: null, keys };
+      for (const [name, usedBy] of workspaceSecrets(this.workspace))
+        secrets.push({ name, usedBy, set: await this.options.secrets.has(name) });
+      return { available: true, error: null, keys, secrets };
     } catch (error) {
-      if (error instanceof SecretStoreUnavailableError) return { available: false, error: error.message, keys: [] };
+      if (error instanceof SecretStoreUnavailableError)
+        return { available: false, error: error.message, keys: [], secrets: [] };
       throw error;
     }
   }
 
-  async setKey(provider: string, key: string): Promise<{ replaced: boolean }> {
-    this.requireProvider(provider);
-    const replaced = await this.options.secrets.has(provider);
-    await this.options.secrets.set(provider, key.trim());
+  /**
+   * Stores a provider key, or a secret the open workspace's tools.yaml names, in the keychain
+   * entry `promptforge keys set NAME` uses. Never returns or logs the value.
+   */
+  async setKey(target: KeyTarget, key: string): Promise<{ replaced: boolean }> {
+    const name = this.keychainName(target);
+    const replaced = await this.options.secrets.has(name);
+    await this.options.secrets.set(name, key.trim());
     return { replaced };
   }
 
-  async deleteKey(provider: string): Promise<{ deleted: boolean }> {
-    this.requireProvider(provider);
-    return { deleted: await this.options.secrets.delete(provider) };
+  async deleteKey(target: KeyTarget): Promise<{ deleted: boolean }> {
+    return { deleted: await this.options.secrets.delete(this.keychainName(target)) };
   }
 
   /**
@@ -551,12 +571,29 @@ export class StudioService {
     return this.workspace;
   }
 
-  private requireProvider(provider: string): void {
-    if (!Object.hasOwn(PROVIDER_PRESETS, provider))
+  /** The keychain account of a provider id or of a secret the workspace names; refuses anything else. */
+  private keychainName(target: KeyTarget): string {
+    if (typeof target === 'string' || 'provider' in target) {
+      const provider = typeof target === 'string' ? target : target.provider;
+      if (!Object.hasOwn(PROVIDER_PRESETS, provider))
+        throw new ContractError(
+          'unknown-provider',
+          `unknown provider "${provider}"; known: ${Object.keys(PROVIDER_PRESETS).join(', ')}`,
+        );
+      return provider;
+    }
+    const named = [...workspaceSecrets(this.workspace).keys()];
+    if (!named.includes(target.secret))
       throw new ContractError(
-        'unknown-provider',
-        `unknown provider "${provider}"; known: ${Object.keys(PROVIDER_PRESETS).join(', ')}`,
+        'unknown-secret',
+        this.workspace === undefined
+          ? `"${target.secret}" is not a secret named in tools.yaml: no workspace is open`
+          : `"${target.secret}" is not a secret named in this workspace's tools.yaml; ` +
+              (named.length > 0
+                ? `it names: ${named.join(', ')}`
+                : 'it names none (use `{ secret: NAME }` in a header or an MCP server env)'),
       );
+    return target.secret;
   }
 
   /**

@@ -236,7 +236,8 @@ export function HeadersControl(props: ControlProps<unknown>) {
         + Add header
       </button>
       <p className="muted small">
-        A keychain secret is read by the studio&apos;s main process when it calls; set it with{' '}
+        A keychain secret is read by the studio&apos;s main process when it calls; set it in Settings → Credentials
+        (under &ldquo;Secrets named in tools.yaml&rdquo;, once the file is saved) or with{' '}
         <code>promptforge keys set NAME</code>.
       </p>
     </div>

@@ -1,33 +1,53 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { KeyStatus } from '../../../common/studio-schemas.js';
-import { call, describeError } from '../shell/studio-api';
-import { useKeyEntry } from './use-key-entry';
+import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-schemas.js';
+import { call, describeError, useStudioEvent } from '../shell/studio-api';
+import { useKeyEntry, type KeyTarget } from './use-key-entry';
 import './settings.css';
 
-type Status = { kind: 'loading' } | { kind: 'ready'; available: boolean; error: string | null; keys: KeyStatus[] };
+type Status =
+  | { kind: 'loading' }
+  | { kind: 'ready'; available: boolean; error: string | null; keys: KeyStatus[]; secrets: WorkspaceSecretStatus[] };
 
-function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message: string) => void }) {
-  const entry = useKeyEntry(status.provider);
+/**
+ * The write-only controls of one keychain entry: a password field with Set / Replace, and Delete
+ * after a confirmation. `noun` names the entry in buttons and messages ("OpenAI key",
+ * "search-proxy secret"); `fieldLabel` labels the field.
+ */
+function KeyControls({
+  target,
+  noun,
+  fieldLabel,
+  inputId,
+  set,
+  onChanged,
+}: {
+  target: KeyTarget;
+  noun: string;
+  fieldLabel: string;
+  inputId: string;
+  set: boolean;
+  onChanged: (message: string) => void;
+}) {
+  const entry = useKeyEntry(target);
   const { key, setKey } = entry;
   const [deleting, setDeleting] = useState(false);
   const busy = entry.busy || deleting;
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleteError, setError] = useState<string | null>(null);
   const error = entry.error ?? deleteError;
-  const inputId = `key-${status.provider}`;
 
   const submit = async (): Promise<void> => {
     setError(null);
     const result = await entry.submit();
-    if (result) onChanged(`${result.replaced ? 'Replaced' : 'Stored'} the ${status.label} key in the keychain.`);
+    if (result) onChanged(`${result.replaced ? 'Replaced' : 'Stored'} the ${noun} in the keychain.`);
   };
 
   const remove = async (): Promise<void> => {
     setDeleting(true);
     setError(null);
     try {
-      const result = await call('keys:delete', { provider: status.provider });
-      onChanged(result.deleted ? `Deleted the ${status.label} key.` : `There was no ${status.label} key to delete.`);
+      const result = await call('keys:delete', target);
+      onChanged(result.deleted ? `Deleted the ${noun}.` : `There was no ${noun} to delete.`);
     } catch (failure) {
       setError(describeError(failure));
     } finally {
@@ -37,6 +57,83 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
   };
 
   return (
+    <>
+      <form
+        className="key-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (key.trim() !== '') void submit();
+        }}
+      >
+        <label htmlFor={inputId} className="visually-hidden">
+          {fieldLabel}
+        </label>
+        <input
+          id={inputId}
+          type="password"
+          className="text-input"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder={set ? 'new key to replace' : 'paste key'}
+          value={key}
+          onChange={(event) => setKey(event.target.value)}
+        />
+        <button
+          type="submit"
+          className="button"
+          disabled={busy || key.trim() === ''}
+          aria-label={`${set ? 'Replace' : 'Set'} ${noun}`}
+        >
+          {set ? 'Replace' : 'Set'}
+        </button>
+        {set && !confirmDelete ? (
+          <button
+            type="button"
+            className="button button-danger"
+            disabled={busy}
+            onClick={() => setConfirmDelete(true)}
+            aria-label={`Delete ${noun}`}
+          >
+            Delete
+          </button>
+        ) : null}
+        {confirmDelete ? (
+          <span className="confirm-inline" role="group" aria-label={`Confirm deleting the ${noun}`}>
+            <span className="small">Delete it?</span>
+            <button
+              type="button"
+              className="button button-danger"
+              onClick={() => void remove()}
+              aria-label={`Confirm delete ${noun}`}
+            >
+              Yes, delete
+            </button>
+            <button type="button" className="button" onClick={() => setConfirmDelete(false)}>
+              Keep
+            </button>
+          </span>
+        ) : null}
+      </form>
+      {error ? (
+        <p className="error-text small" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+/** "set" / "not set", labelled for screen readers. */
+function SetBadge({ set, label }: { set: boolean; label: string }) {
+  return (
+    <span className={`key-status ${set ? 'key-set' : 'key-unset'}`} aria-label={label}>
+      {set ? 'set' : 'not set'}
+    </span>
+  );
+}
+
+function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message: string) => void }) {
+  return (
     <tr data-provider={status.provider}>
       <th scope="row">
         {status.label}
@@ -44,12 +141,7 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
       </th>
       <td>
         {status.needsKey || status.set ? (
-          <span
-            className={`key-status ${status.set ? 'key-set' : 'key-unset'}`}
-            aria-label={`${status.label} key status`}
-          >
-            {status.set ? 'set' : 'not set'}
-          </span>
+          <SetBadge set={status.set} label={`${status.label} key status`} />
         ) : (
           <span className="muted small">{status.envVar ? 'optional' : 'no key needed'}</span>
         )}
@@ -57,74 +149,92 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
       <td>{status.envVar ? <code>{status.envVar}</code> : <span className="muted small">—</span>}</td>
       <td>
         {status.needsKey || status.envVar !== null || status.set ? (
-          <form
-            className="key-form"
-            onSubmit={(event) => {
-              event.preventDefault();
-              if (key.trim() !== '') void submit();
-            }}
-          >
-            <label htmlFor={inputId} className="visually-hidden">
-              {status.label} API key
-            </label>
-            <input
-              id={inputId}
-              type="password"
-              className="text-input"
-              autoComplete="off"
-              spellCheck={false}
-              placeholder={status.set ? 'new key to replace' : 'paste key'}
-              value={key}
-              onChange={(event) => setKey(event.target.value)}
-            />
-            <button
-              type="submit"
-              className="button"
-              disabled={busy || key.trim() === ''}
-              aria-label={`${status.set ? 'Replace' : 'Set'} ${status.label} key`}
-            >
-              {status.set ? 'Replace' : 'Set'}
-            </button>
-            {status.set && !confirmDelete ? (
-              <button
-                type="button"
-                className="button button-danger"
-                disabled={busy}
-                onClick={() => setConfirmDelete(true)}
-                aria-label={`Delete ${status.label} key`}
-              >
-                Delete
-              </button>
-            ) : null}
-            {confirmDelete ? (
-              <span className="confirm-inline" role="group" aria-label={`Confirm deleting the ${status.label} key`}>
-                <span className="small">Delete it?</span>
-                <button
-                  type="button"
-                  className="button button-danger"
-                  onClick={() => void remove()}
-                  aria-label={`Confirm delete ${status.label} key`}
-                >
-                  Yes, delete
-                </button>
-                <button type="button" className="button" onClick={() => setConfirmDelete(false)}>
-                  Keep
-                </button>
-              </span>
-            ) : null}
-          </form>
-        ) : null}
-        {error ? (
-          <p className="error-text small" role="alert">
-            {error}
-          </p>
+          <KeyControls
+            target={{ provider: status.provider }}
+            noun={`${status.label} key`}
+            fieldLabel={`${status.label} API key`}
+            inputId={`key-${status.provider}`}
+            set={status.set}
+            onChanged={onChanged}
+          />
         ) : null}
       </td>
     </tr>
   );
 }
 
-/** Settings → Credentials: keychain status per provider; set, replace and delete keys. Keys are write-only. */
+function SecretRow({ status, onChanged }: { status: WorkspaceSecretStatus; onChanged: (message: string) => void }) {
+  return (
+    <tr data-secret={status.name}>
+      <th scope="row">
+        <code>{status.name}</code>
+      </th>
+      <td>
+        <ul className="secret-uses">
+          {status.usedBy.map((use) => (
+            <li key={use}>{use}</li>
+          ))}
+        </ul>
+      </td>
+      <td>
+        <SetBadge set={status.set} label={`${status.name} secret status`} />
+      </td>
+      <td>
+        <KeyControls
+          target={{ secret: status.name }}
+          noun={`${status.name} secret`}
+          fieldLabel={`Value of the ${status.name} secret`}
+          inputId={`secret-${status.name}`}
+          set={status.set}
+          onChanged={onChanged}
+        />
+      </td>
+    </tr>
+  );
+}
+
+/** The secrets the open workspace's tools.yaml names, or how to name one. */
+function SecretsSection({
+  secrets,
+  onChanged,
+}: {
+  secrets: WorkspaceSecretStatus[];
+  onChanged: (message: string) => void;
+}) {
+  return (
+    <section className="credentials-secrets" aria-labelledby="credentials-secrets-title">
+      <h3 id="credentials-secrets-title">Secrets named in tools.yaml</h3>
+      {secrets.length === 0 ? (
+        <p className="muted">
+          The open workspace names no secrets. To name one, write <code>{'{ secret: NAME }'}</code> as a header value of
+          an http tool or an MCP server, or as an MCP server&apos;s <code>env</code> value in tools.yaml (see the
+          tools.yaml and MCP servers sections of docs/catalogs.md); it then appears here.
+        </p>
+      ) : (
+        <table className="data-table credentials-table" aria-label="Secrets named in tools.yaml">
+          <thead>
+            <tr>
+              <th scope="col">Secret</th>
+              <th scope="col">Used by</th>
+              <th scope="col">Value</th>
+              <th scope="col">Set / replace / delete</th>
+            </tr>
+          </thead>
+          <tbody>
+            {secrets.map((secret) => (
+              <SecretRow key={secret.name} status={secret} onChanged={onChanged} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/**
+ * Settings → Credentials: keychain status per provider and per secret the open workspace's
+ * tools.yaml names; set, replace and delete them. Keys are write-only.
+ */
 export function CredentialsPanel() {
   const [status, setStatus] = useState<Status>({ kind: 'loading' });
   const [message, setMessage] = useState<string | null>(null);
@@ -139,6 +249,14 @@ export function CredentialsPanel() {
     }
   }, []);
 
+  const changed = (text: string): void => {
+    setMessage(text);
+    void refresh();
+  };
+
+  // An edit of tools.yaml can name or drop secrets.
+  useStudioEvent('workspace-changed', () => void refresh());
+
   useEffect(() => {
     // refresh() sets state only once the keychain has answered (after an await), never synchronously.
     // eslint-disable-next-line react-hooks/set-state-in-effect
@@ -149,8 +267,8 @@ export function CredentialsPanel() {
     <section className="settings-view" aria-labelledby="credentials-title">
       <h2 id="credentials-title">Credentials</h2>
       <p className="muted">
-        Provider keys live in the OS keychain. The studio can store, replace and delete a key, but never shows one: this
-        page only learns whether a key is set.
+        Provider keys, and the secrets the workspace&apos;s tools.yaml names, live in the OS keychain. The studio can
+        store, replace and delete a key, but never shows one: this page only learns whether a key is set.
       </p>
       {message ? (
         <p className="ok-text" role="status">
@@ -169,28 +287,24 @@ export function CredentialsPanel() {
         </p>
       ) : null}
       {status.kind === 'ready' && status.available ? (
-        <table className="data-table credentials-table" aria-label="Provider keys">
-          <thead>
-            <tr>
-              <th scope="col">Provider</th>
-              <th scope="col">Key</th>
-              <th scope="col">Environment variable</th>
-              <th scope="col">Set / replace / delete</th>
-            </tr>
-          </thead>
-          <tbody>
-            {status.keys.map((key) => (
-              <KeyRow
-                key={key.provider}
-                status={key}
-                onChanged={(text) => {
-                  setMessage(text);
-                  void refresh();
-                }}
-              />
-            ))}
-          </tbody>
-        </table>
+        <>
+          <table className="data-table credentials-table" aria-label="Provider keys">
+            <thead>
+              <tr>
+                <th scope="col">Provider</th>
+                <th scope="col">Key</th>
+                <th scope="col">Environment variable</th>
+                <th scope="col">Set / replace / delete</th>
+              </tr>
+            </thead>
+            <tbody>
+              {status.keys.map((key) => (
+                <KeyRow key={key.provider} status={key} onChanged={changed} />
+              ))}
+            </tbody>
+          </table>
+          <SecretsSection secrets={status.secrets} onChanged={changed} />
+        </>
       ) : null}
     </section>
   );

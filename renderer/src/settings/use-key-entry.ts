@@ -1,6 +1,12 @@
 import { useState } from 'react';
 import { call, describeError } from '../shell/studio-api';
 
+/**
+ * A keychain entry the page may write: a provider's key, or a secret the open workspace's
+ * tools.yaml names (the entry `promptforge keys set NAME` writes).
+ */
+export type KeyTarget = { provider: string } | { secret: string };
+
 /** A write-only key field: what was typed, whether it is being stored, and why storing failed. */
 export interface KeyEntry {
   key: string;
@@ -8,15 +14,18 @@ export interface KeyEntry {
   busy: boolean;
   error: string | null;
   /**
-   * Stores the typed key for `provider` in the keychain. The key leaves the page state at once;
+   * Stores the typed key for the target in the keychain. The key leaves the page state at once;
    * only the request carries it (renderer → main). Resolves to whether it replaced a key, or
    * `null` when storing failed (then {@link error} says why).
    */
   submit: () => Promise<{ replaced: boolean } | null>;
 }
 
-/** The state of one provider's key field (Credentials, and the no-key offer before a run). */
-export function useKeyEntry(provider: string): KeyEntry {
+/**
+ * The state of one key field (Credentials, and the no-key offer before a run). `target` is a
+ * provider id, or a {@link KeyTarget}.
+ */
+export function useKeyEntry(target: string | KeyTarget): KeyEntry {
   const [key, setKey] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -27,7 +36,8 @@ export function useKeyEntry(provider: string): KeyEntry {
     setBusy(true);
     setError(null);
     try {
-      return await call('keys:set', { provider, key: value });
+      const entry = typeof target === 'string' ? { provider: target } : target;
+      return await call('keys:set', { ...entry, key: value });
     } catch (failure) {
       setError(describeError(failure));
       return null;
