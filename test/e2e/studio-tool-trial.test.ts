@@ -123,7 +123,7 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
     await view.locator('.field-help', { hasText: 'Side length in cells' }).waitFor();
     // Missing required fields: the core's problems show next to those fields.
     await view.getByRole('status').filter({ hasText: '2 problems' }).waitFor();
-    expect(await view.getByLabel('label', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => view.getByLabel('label', { exact: true }).getAttribute('aria-invalid')).toBe('true');
 
     await view.getByLabel('label', { exact: true }).fill('square');
     await view.getByLabel('size', { exact: true }).fill('3');
@@ -189,7 +189,7 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
     // city is required: cleared, it is missing, and the core says so at /city.
     await view.getByRole('status').filter({ hasText: '1 problem' }).waitFor();
     const city = view.getByLabel('city', { exact: true });
-    expect(await city.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => city.getAttribute('aria-invalid')).toBe('true');
     const describedBy = (await city.getAttribute('aria-describedby')) ?? '';
     const problemId = describedBy.split(' ').find((id) => id.endsWith('-problems'))!;
     expect(await studio.page.locator(`[id="${problemId}"]`).textContent()).toMatch(/city/);
@@ -231,7 +231,8 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
     await view.getByRole('status').filter({ hasText: '2 problems' }).waitFor();
     // origin.x is required: the core points at /origin/x, the field x, whatever its wording.
     const x = view.getByLabel('x', { exact: true });
-    expect(await x.getAttribute('aria-invalid')).toBe('true');
+    // The form re-renders from the raw text after the status: wait for the field's state.
+    await expect.poll(() => x.getAttribute('aria-invalid')).toBe('true');
     const problemsOf = async (field: typeof x) => {
       const id = ((await field.getAttribute('aria-describedby')) ?? '').split(' ').find((i) => i.endsWith('-problems'));
       return (await studio.page.locator(`[id="${id}"]`).textContent()) ?? '';
