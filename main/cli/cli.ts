@@ -9,6 +9,7 @@ import type * as CatalogProblemModule from '../core/catalog/catalog-problem.js';
 import type * as WorkspaceModule from '../core/catalog/workspace.js';
 import type { Workspace } from '../core/catalog/workspace.js';
 import { findWorkspaceRoot } from '../core/catalog/workspace-root.js';
+import { recordingPathFor } from '../core/catalog/recording-path.js';
 import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
 import type { ProviderKeySource } from '../core/credentials/resolve-provider-key.js';
 import type { SecretStore } from '../core/credentials/secret-store.js';
@@ -606,7 +607,7 @@ function keyWatch(store: SecretStore): {
  * convention, see main/core/studio/agent-files.ts), if there is one.
  */
 function recordingOf(script: string, root: string): string | undefined {
-  const file = path.join(root, 'recordings', `${path.basename(script, '.lua')}.jsonl`);
+  const file = path.join(root, recordingPathFor(script));
   return statSync(file, { throwIfNoEntry: false })?.isFile() ? file : undefined;
 }
 

@@ -4,6 +4,7 @@ import { isMap, isScalar, parseDocument } from 'yaml';
 import { writeFileAtomic } from '../catalog/atomic-write.js';
 import { withCatalogFileQueue } from '../catalog/catalog-edit.js';
 import { normalizeAgentPath } from '../catalog/model-catalog.js';
+import { RECORDINGS_DIR, recordingPathFor } from '../catalog/recording-path.js';
 import { AGENTS_DIR, buildWorkspace, readCatalogFile, readCatalogTexts } from '../catalog/workspace.js';
 import { FileReadError } from '../files/regular-file.js';
 import { resolveInsideWorkspace } from '../tools/workspace-path.js';
@@ -20,9 +21,6 @@ import { errorMessage } from '../../../common/error-message.js';
  *
  * @module
  */
-
-/** The folder of recordings inside a workspace: `recordings/<agent name>.jsonl`. */
-export const RECORDINGS_DIR = 'recordings';
 
 /** Longest agent name, in UTF-8 bytes (far below every file system's 255, with room for temp names). */
 export const MAX_AGENT_NAME_BYTES = 100;
@@ -49,11 +47,6 @@ const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 /** `agents/<name>.lua` for an agent name. */
 export function agentPath(name: string): string {
   return `${AGENTS_DIR}/${name}.lua`;
-}
-
-/** `recordings/<name>.jsonl` for an agent path `agents/<name>.lua`. */
-export function recordingPathFor(agent: string): string {
-  return `${RECORDINGS_DIR}/${path.posix.basename(agent.replaceAll('\\', '/'), '.lua')}.jsonl`;
 }
 
 /**

@@ -43,7 +43,6 @@ import {
   createAgent,
   deleteAgent,
   inAgentFilesQueue,
-  RECORDINGS_DIR,
   renameAgent,
   saveAgentAs,
   type AgentFileResult,
@@ -52,6 +51,7 @@ import {
 import { checkArguments, requireValidTrialArguments, TOOL_TRIAL_SCRIPT, trialScriptName } from './tool-trial.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import { isInside } from '../tools/workspace-path.js';
+import { RECORDINGS_DIR, recordingPathFor } from '../catalog/recording-path.js';
 
 /** Largest workspace file the studio opens in an editor. */
 const MAX_WORKSPACE_FILE_BYTES = 16 << 20;
@@ -650,8 +650,8 @@ export class StudioService {
     const recordingsDir = path.join(ws.root, RECORDINGS_DIR);
     const available = existsSync(recordingsDir) ? new Set(readdirSync(recordingsDir)) : new Set<string>();
     for (const agent of ws.agents) {
-      const name = `${path.basename(agent, '.lua')}.jsonl`;
-      if (available.has(name)) recordings[agent] = path.join(RECORDINGS_DIR, name);
+      const recording = recordingPathFor(agent);
+      if (available.has(path.posix.basename(recording))) recordings[agent] = path.join(...recording.split('/'));
     }
     return {
       root: ws.root,
