@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_WORKER_HEAP_MB } from '../main/core/run/worker-pool.js';
 import { interleave, now, row, wasmoonPath, type BenchRow } from './bench-kit.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,6 +50,41 @@ async function benchRun(dir: string): Promise<BenchRow> {
   });
 }
 
+/**
+ * The same `promptforge run hello.lua` against the floor of a sandboxed run: node starting one
+ * worker thread (with the run worker's heap cap) that creates a wasmoon engine and runs the same
+ * line, its log crossing to the main thread. This is the least any design that keeps scripts off
+ * the main thread pays; the row says how much the CLI adds on top of it.
+ */
+async function benchRunAgainstWorkerFloor(dir: string): Promise<BenchRow> {
+  const workerSource = `const { parentPort } = require('node:worker_threads');
+    const { LuaFactory } = require(${JSON.stringify(wasmoonPath())});
+    new LuaFactory().createEngine().then(async (engine) => {
+      engine.global.set('log', (text) => parentPort.postMessage(text));
+      await engine.doString("log('hi')");
+      engine.global.close();
+      parentPort.postMessage(null);
+    });`;
+  const floor = [
+    '-e',
+    `const { Worker } = require('node:worker_threads');
+     const worker = new Worker(${JSON.stringify(workerSource)}, {
+       eval: true,
+       resourceLimits: { maxOldGenerationSizeMb: ${DEFAULT_WORKER_HEAP_MB} },
+     });
+     worker.on('message', (text) => (text === null ? worker.terminate() : console.log(text)));`,
+  ];
+  const { measured, baseline: base } = await interleave(
+    () => wall([bin, 'run', 'hello.lua'], dir, 0),
+    () => wall(floor, dir, 0),
+    options,
+  );
+  return row('CLI: `promptforge run hello.lua` against a worker-thread floor', 'ms', measured, {
+    baseline: { name: 'node + one worker thread running wasmoon and the same line', values: base },
+    how: "The run of the row above, alternating with the least a sandboxed run costs: `node -e` starting one worker thread (with the Lua worker's heap cap) that creates a wasmoon engine, runs `log('hi')` and posts the line to the main thread, which prints it. No target: the row shows what the CLI adds (its catalog, run setup and transcript) on top of the thread and engine every sandboxed run needs. 9 samples after 2 untimed.",
+  });
+}
+
 /** `promptforge keys status` against an empty `node -e ''`. */
 async function benchKeysStatus(dir: string): Promise<BenchRow> {
   // With no keychain reachable `keys status` reports that and exits 2; the start-up is the same.
@@ -69,7 +105,7 @@ export default async function run(): Promise<BenchRow[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'pf-bench-cli-'));
   try {
     await writeFile(path.join(dir, 'hello.lua'), "log('hi')\n");
-    return [await benchRun(dir), await benchKeysStatus(dir)];
+    return [await benchRun(dir), await benchRunAgainstWorkerFloor(dir), await benchKeysStatus(dir)];
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

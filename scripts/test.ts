@@ -5,12 +5,19 @@
  *   npm test                                   # everything
  *   npm test -- test/node/credentials          # arguments after -- go to `vitest run`
  */
+import path from 'node:path';
 import { runStep, runWithTestKeychain } from './lib/keychain-session.js';
 import { warnIfNodeTooOld } from './lib/node-version.js';
 import { packageFile, projectRoot } from './lib/project.js';
 
 warnIfNodeTooOld(projectRoot);
 const vitestArgs = process.argv.slice(2);
+// Node's compile cache for every process of the run (vitest's, the CLI's and the MCP servers the
+// tests start): V8 keeps the compiled code of the dependencies and of out/ on disk, so a run after
+// the first parses and compiles none of it again. It lives with the installed packages (a fresh
+// clone starts without it), and a stale entry is refused by V8's own checks, never used.
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off; a NODE_COMPILE_CACHE of your own is kept.
+process.env['NODE_COMPILE_CACHE'] ??= path.join(projectRoot, 'node_modules', '.cache', 'node-compile-cache');
 await runWithTestKeychain(async () => {
   const built = await runStep(process.execPath, [packageFile('electron-vite', 'bin/electron-vite.js'), 'build']);
   if (built !== 0) return built;
