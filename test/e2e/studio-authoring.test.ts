@@ -262,6 +262,47 @@ describe('studio: authoring agents as a new user (files, tabs, first run)', () =
     expect(await readFile(agentFile('renamed-agent'), 'utf8')).toBe("log('first, unsaved again')\n");
   });
 
+  it('a save pressed while the agent is being renamed never writes the old name again', async () => {
+    await studio.replaceEditorText('.agent-editor .cm-content', "log('saved after the rename')");
+    await tab('renamed-agent').getByLabel('unsaved changes').waitFor();
+    // The core holds the rename until the save shortcut has been pressed. The rename dialog is modal
+    // until the rename returns, so the shortcut must do nothing: a save sent now would write the old
+    // name again, leaving a stale copy beside the renamed agent.
+    const service = studio.service;
+    const renameAgent = service.renameAgent.bind(service);
+    let entered!: () => void;
+    const renameReachedCore = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    service.renameAgent = async (...args: Parameters<typeof renameAgent>) => {
+      entered();
+      await released;
+      return renameAgent(...args);
+    };
+    const saves = () => studio.calls.filter((call) => call.method === 'file:write').length;
+    const savesBefore = saves();
+    try {
+      await page().getByRole('button', { name: 'File', exact: true }).click();
+      await page().getByRole('button', { name: 'Rename…' }).click();
+      await submitName('Rename renamed-agent', 'gated-agent', 'Rename');
+      await renameReachedCore;
+      await page().keyboard.press('ControlOrMeta+s');
+      release();
+      await nameDialog('Rename renamed-agent').waitFor({ state: 'detached' });
+    } finally {
+      release();
+      service.renameAgent = renameAgent;
+    }
+    await tab('gated-agent').getByLabel('unsaved changes').waitFor();
+    expect(saves()).toBe(savesBefore);
+    await expect(readFile(agentFile('renamed-agent'), 'utf8')).rejects.toThrow();
+    // The next save writes the new name.
+    await page().keyboard.press('ControlOrMeta+s');
+    await tab('gated-agent').getByLabel('unsaved changes').waitFor({ state: 'detached' });
+    expect(await readFile(agentFile('gated-agent'), 'utf8')).toBe("log('saved after the rename')");
+    await expect(readFile(agentFile('renamed-agent'), 'utf8')).rejects.toThrow();
+  });
+
   it('deleting the agent that is running says so and offers to stop the run first', async () => {
     await studio.replaceEditorText('.agent-editor .cm-content', 'while true do end\n');
     await page().getByRole('button', { name: '▶ Run' }).click();
@@ -279,8 +320,8 @@ describe('studio: authoring agents as a new user (files, tabs, first run)', () =
     await dialog.getByRole('button', { name: 'Stop the run and delete' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(await studio.waitForRunEnd()).toBe('stopped');
-    await expect(readFile(agentFile('renamed-agent'), 'utf8')).rejects.toThrow();
-    await tab('renamed-agent').waitFor({ state: 'detached' });
+    await expect(readFile(agentFile('gated-agent'), 'utf8')).rejects.toThrow();
+    await tab('gated-agent').waitFor({ state: 'detached' });
     expect(await tab('second-agent').getAttribute('aria-selected')).toBe('true');
   });
 
