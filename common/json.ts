@@ -39,6 +39,24 @@ export function nestingDepth(value: unknown, limit: number): number {
 }
 
 /**
+ * How many strings `value` holds, object keys included, counting no further than `limit + 1`.
+ * Iterative; call it on values whose depth is already bounded.
+ */
+export function countStrings(value: unknown, limit: number): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && count <= limit) {
+    const item = stack.pop();
+    if (typeof item === 'string') count += 1;
+    if (item === null || typeof item !== 'object') continue;
+    if (!Array.isArray(item)) count += Object.keys(item).length;
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (typeof child === 'string' || (child !== null && typeof child === 'object')) stack.push(child);
+  }
+  return count;
+}
+
+/**
  * Whether `value` has an own key `__proto__` at any depth (JSON.parse makes one from `"__proto__"`).
  * A schema parser copying such a value drops that key, so it is refused before parsing instead of
  * lost. Iterative; call it on values whose depth is already bounded.

@@ -5,7 +5,7 @@
  *
  * 1. decoding, twice over: percent-escapes (`%69`, multi-byte UTF-8, double `%2569`), HTML
  *    character references (`&lt;`, `&#105;`, `&#x69;`, `&amp;`...) and backslash escapes
- *    (`\u0069`, `\u{69}`, `\x69`, `\/`, `\n`);
+ *    (`\u0069`, `\u{69}`, `\x69`, `\/`, `\n`, Lua's decimal `\105`);
  * 2. folding each character: NFKD compatibility forms (full-width, mathematical, circled
  *    letters), combining marks and invisible format characters (zero-width space, soft hyphen,
  *    bidi controls) dropped, lower case, and common Cyrillic/Greek look-alikes mapped to Latin;
@@ -243,7 +243,11 @@ function referenceValue(name: string): number | undefined {
   return value <= 0x10ffff ? value : undefined;
 }
 
-/** Backslash escapes as JSON, JavaScript and Lua write them. */
+/**
+ * Backslash escapes as JSON, JavaScript and Lua write them. A backslash before digits is read as
+ * Lua's decimal escape (`\101` is "e"), not as JavaScript's legacy octal one: Lua is what the
+ * agents are written in, and strict JavaScript has no octal escapes.
+ */
 function decodeBackslashes(units: Units): Units {
   if (!units.has(92)) return units;
   const out = new Units(units.length);
@@ -270,7 +274,19 @@ function decodeBackslashes(units: Units): Units {
     } else if (next === 'x') {
       cp = hexAt(units, i + 2, 2);
       width = 4;
-    } else if ('nrtbfv0'.includes(next)) {
+    } else if (next >= '0' && next <= '9') {
+      // Lua's decimal escape, up to three digits (`string.format('%q')` writes a tab as `\9` and a
+      // carriage return as `\13`): the byte it names, a control character counting as a space.
+      let digits = 1;
+      while (digits < 3 && (units.cps[i + 1 + digits] ?? 0) >= 48 && (units.cps[i + 1 + digits] ?? 0) <= 57)
+        digits += 1;
+      let value = 0;
+      for (let d = 0; d < digits; d++) value = value * 10 + (units.cps[i + 1 + d] ?? 48) - 48;
+      if (value <= 255) {
+        cp = value < 32 || value === 127 ? 32 : value;
+        width = 1 + digits;
+      }
+    } else if ('nrtbfv'.includes(next)) {
       cp = 32;
     } else {
       cp = units.cps[i + 1];
@@ -332,12 +348,20 @@ function isLetterOrDigit(cp: number): boolean {
 
 function findEnvelopeTags(original: string, folded: Units): { start: number; end: number }[] {
   const tags: { start: number; end: number }[] = [];
+  // Every form of a tag starts with "<" once decoded and folded (`&lt;`, `%3C` and full-width
+  // "＜" included), so a text without one has none: the common case, checked without a regex.
+  if (!folded.has(60)) return tags;
   // The exact tag as written; the folded text below finds every other form (upper case included).
   for (const match of original.matchAll(ENVELOPE_TAG_PATTERN)) {
     tags.push({ start: match.index, end: match.index + match[0].length });
   }
   // One UTF-16 unit per folded character, so regex indices are unit indices.
-  const text = fromUnits(Uint16Array.from(folded.cps.subarray(0, folded.length), (cp) => (cp > 0xffff ? 0xfffd : cp)));
+  const units = new Uint16Array(folded.length);
+  for (let i = 0; i < folded.length; i += 1) {
+    const cp = folded.cps[i] ?? 0;
+    units[i] = cp > 0xffff ? 0xfffd : cp;
+  }
+  const text = fromUnits(units);
   for (const match of text.matchAll(ENVELOPE_TAG_FOLDED)) {
     const start = folded.starts[match.index] ?? 0;
     const end = folded.ends[match.index + match[0].length - 1] ?? start;

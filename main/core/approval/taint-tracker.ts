@@ -163,27 +163,38 @@ function span(segment: Segment, start: number, end: number, sourceOutputId: stri
  */
 function forEachWindow(text: string, visit: (key: number) => void, skip: () => void = () => undefined): void {
   if (text.length < WINDOW) return;
-  const counts = new Map<number, number>();
+  // How often each UTF-16 unit occurs in the current window, in one shared table: only the units
+  // of the window are ever non-zero, and they are zeroed again before returning (the callbacks
+  // never start another walk).
+  const counts = WINDOW_COUNTS;
+  let distinct = 0;
   let h1 = 0;
   let h2 = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    counts.set(code, (counts.get(code) ?? 0) + 1);
-    h1 = (Math.imul(h1, B1) + code) | 0;
-    h2 = (Math.imul(h2, B2) + code) | 0;
-    if (i >= WINDOW) {
-      const old = text.charCodeAt(i - WINDOW);
-      h1 = (h1 - Math.imul(old, P1)) | 0;
-      h2 = (h2 - Math.imul(old, P2)) | 0;
-      const left = (counts.get(old) ?? 1) - 1;
-      if (left === 0) counts.delete(old);
-      else counts.set(old, left);
+  let reached = 0;
+  try {
+    for (let i = 0; i < text.length; i += 1) {
+      reached = i;
+      const code = text.charCodeAt(i);
+      if ((counts[code] = (counts[code] ?? 0) + 1) === 1) distinct += 1;
+      h1 = (Math.imul(h1, B1) + code) | 0;
+      h2 = (Math.imul(h2, B2) + code) | 0;
+      if (i >= WINDOW) {
+        const old = text.charCodeAt(i - WINDOW);
+        h1 = (h1 - Math.imul(old, P1)) | 0;
+        h2 = (h2 - Math.imul(old, P2)) | 0;
+        if ((counts[old] = (counts[old] ?? 1) - 1) === 0) distinct -= 1;
+      }
+      if (i < WINDOW - 1) continue;
+      if (distinct >= MIN_DISTINCT) visit((h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff) || 1);
+      else skip();
     }
-    if (i < WINDOW - 1) continue;
-    if (counts.size >= MIN_DISTINCT) visit((h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff) || 1);
-    else skip();
+  } finally {
+    for (let i = Math.max(0, reached - WINDOW); i <= reached; i += 1) counts[text.charCodeAt(i)] = 0;
   }
 }
+
+/** {@link forEachWindow}'s count table, one slot per UTF-16 unit. */
+const WINDOW_COUNTS = new Int32Array(0x10000);
 
 // Random odd bases per process: an attacker cannot prepare colliding windows in advance.
 const B1 = randomOdd();

@@ -6,6 +6,7 @@ import { LUA_PRELUDE } from './lua-prelude.js';
 import {
   Signal,
   type FromWorker,
+  type HostMethod,
   type HostReply,
   type ToWorker,
   type WorkerCaps,
@@ -54,7 +55,7 @@ function hostCall(method: string, payload: string): HostReply {
   // Read the counter before posting: the main side adds to it after posting the reply, so the
   // wait below returns at once if the reply is already there, and sleeps until it is otherwise.
   const expected = Atomics.load(signal, Signal.Reply);
-  post({ type: 'call', method: method as 'models.chat' | 'tools.call', payload });
+  post({ type: 'call', method: method as HostMethod, payload });
   for (;;) {
     Atomics.wait(signal, Signal.Reply, expected);
     const reply = receiveMessageOnPort(init.replyPort);
@@ -114,9 +115,13 @@ async function prepareEngine(): Promise<LuaEngine> {
   engine.global.set('__pf_log', (json: string, length: number) => {
     if (!outcome) postLog(JSON.parse(json) as string, length);
   });
-  engine.global.set('__pf_untrusted', (json: string) =>
-    JSON.stringify(wrapUntrusted(JSON.parse(json) as string, nonce)),
-  );
+  engine.global.set('__pf_untrusted', (json: string) => {
+    // The host records the text for the taint rule first (a blocking call, so a flood of them
+    // waits on the host), then the text comes back in the run's envelope. After the script's end
+    // nothing can be dispatched any more, so nothing is recorded.
+    if (!outcome) hostCall('untrusted', json);
+    return JSON.stringify(wrapUntrusted(JSON.parse(json) as string, nonce));
+  });
   engine.global.set('__pf_done', (status: 'ok' | 'syntax' | 'runtime', json: string) => {
     outcome = { status, message: JSON.parse(json) as string };
   });

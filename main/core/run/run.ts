@@ -355,6 +355,11 @@ export class Run {
     let reply: HostReply;
     const failure = (message: string): HostReply => ({ ok: false, json: JSON.stringify(this.redact(message)) });
     try {
+      if (method === 'untrusted') {
+        this.dispatcher.recordScriptUntrusted(JSON.parse(payload) as string);
+        this.reply({ ok: true, json: 'null' });
+        return;
+      }
       const request = JSON.parse(payload) as Record<string, unknown>;
       const value =
         method === 'models.chat'
@@ -379,6 +384,11 @@ export class Run {
         reply = failure(`${method}: internal error: ${errorMessage(error)}`);
       }
     }
+    this.reply(reply);
+  }
+
+  /** Answers the worker's blocking host call and restarts the CPU clock. */
+  private reply(reply: HostReply): void {
     if (this.ended || !this.worker) return;
     this.worker.replyPort.postMessage(reply);
     // Add, never store: the worker read the counter before posting its call and sleeps only while

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../../common/json.js';
+import { countStrings, hasProtoKey, type JsonObject, type JsonValue } from '../../../common/json.js';
 import { blankNonces, ENVELOPE_TAG_PREFIX, wrapUntrusted, wrapUntrustedStrings } from '../../../common/envelope.js';
 import type { RecordedDecision, RunEventBody } from '../../../common/run-events.js';
 import type { ApprovalDecision, ApprovalGate, TaintSpan } from '../approval/approval-types.js';
@@ -13,6 +13,14 @@ export interface TaintChecker {
   recordUntrustedOutput(outputId: string, output: string | JsonValue): void;
   check(args: JsonObject): TaintSpan[];
 }
+
+/**
+ * The most strings (object keys and string values) one call's arguments may hold. Every one is
+ * checked for taint on the host's main thread, at roughly 10-20 µs each, so a call with hundreds of
+ * thousands of keys would stall the studio for seconds; ten thousand is far more than any tool's
+ * arguments need.
+ */
+export const MAX_ARGUMENT_STRINGS = 10_000;
 
 /** What a dispatcher needs from its run. */
 export interface ToolDispatcherOptions {
@@ -50,10 +58,21 @@ export class ToolDispatcher {
   /** tools.calls, host side: every attempted dispatch per alias. */
   readonly counts: Record<string, number> = {};
   private sequence = 0;
+  /** How many texts the script marked with `untrusted()`. */
+  private scriptUntrusted = 0;
   /** The call waiting for a decision, if any. */
   private pending: { callId: string; alias: string; args: JsonObject } | undefined;
 
   constructor(private readonly options: ToolDispatcherOptions) {}
+
+  /**
+   * Records text the script itself marked with `untrusted()`, as `untrusted()#N`: a later call
+   * whose arguments repeat it is tainted, as if a tool had returned it.
+   */
+  recordScriptUntrusted(text: string): void {
+    this.scriptUntrusted += 1;
+    this.options.taint?.recordUntrustedOutput(`untrusted()#${this.scriptUntrusted}`, text);
+  }
 
   async call(
     payload: { alias?: unknown; args?: unknown; argsError?: unknown },
@@ -83,6 +102,19 @@ export class ToolDispatcher {
     if (payload.argsError !== undefined) fail('validation', `tools.call('${alias}'): ${String(payload.argsError)}`);
     if (Array.isArray(payload.args) && payload.args.length > 0)
       fail('validation', `tools.call('${alias}'): args must be a table of named arguments, not a list`);
+    // JSON.parse keeps a "__proto__" key as a plain key, and the tool would receive it, but every
+    // copy on the way to the approval card (the contract's schemas) drops it: the person would
+    // approve arguments they never saw. Such a call is refused before anyone is asked.
+    if (hasProtoKey(args))
+      fail(
+        'validation',
+        `tools.call('${alias}'): the arguments hold a key named "__proto__", which cannot be shown for approval as it is; rename the key`,
+      );
+    if (countStrings(args, MAX_ARGUMENT_STRINGS) > MAX_ARGUMENT_STRINGS)
+      fail(
+        'validation',
+        `tools.call('${alias}'): the arguments hold more than ${MAX_ARGUMENT_STRINGS} strings (keys and string values); pass fewer, larger strings, or one JSON text`,
+      );
 
     // A replay answers every call from its recording; a live fork only those up to its step.
     if (this.options.replay?.answersNextDispatch()) return this.replayed(callId, alias, args, fail);

@@ -80,8 +80,11 @@ export type FromWorker =
       reusable?: boolean;
     };
 
-/** The blocking host calls a script can make. */
-export type HostMethod = 'models.chat' | 'tools.call';
+/**
+ * The blocking host calls a script can make. `untrusted` records text the script marked with
+ * `untrusted()` for the taint rule (the reply carries nothing).
+ */
+export type HostMethod = 'models.chat' | 'tools.call' | 'untrusted';
 
 /**
  * Main → worker reply to a host call (over the reply port): `json` is the value (ok) or the error

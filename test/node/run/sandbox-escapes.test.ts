@@ -104,9 +104,21 @@ const CASES: Case[] = [
     { logs: ['0'] },
   ],
   [
-    'Object.prototype through a __proto__ key',
-    `log(tools.call('args_json', { __proto__ = { polluted = true }, constructor = { prototype = { polluted = true } } }))`,
-    { logs: ['{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}'] },
+    // Refused: the approval card's copy of the arguments would drop the key the tool receives.
+    'Object.prototype through a __proto__ key (refused before approval)',
+    `local ok, err = pcall(tools.call, 'args_json', { __proto__ = { polluted = true } })
+     log(tostring(ok) .. ' ' .. tostring(tostring(err):match('a key named "__proto__"')))
+     log(tools.call('args_json', { constructor = { prototype = { polluted = true } } }))`,
+    { logs: ['false a key named "__proto__"', '{"constructor":{"prototype":{"polluted":true}}}'] },
+  ],
+  [
+    // Each string is checked for taint on the host's thread: a flood of keys is refused up front.
+    'tool arguments with more strings than the taint check takes',
+    `local t = {}
+     for i = 1, 10001 do t['k' .. i] = true end
+     local ok, err = pcall(tools.call, 'args_json', t)
+     log(tostring(ok) .. ' ' .. tostring(tostring(err):match('more than 10000 strings')))`,
+    { logs: ['false more than 10000 strings'] },
   ],
   ['binary chunk as the script', `\x1bLua\x54\x00`, { error: /attempt to load a binary chunk \(mode is 't'\)/ }],
   [
