@@ -62,6 +62,25 @@ export function wrapUntrustedStrings(value: JsonValue, nonce: string): JsonValue
 }
 
 /**
+ * A recorded text holding an envelope (a replayed tool error), given this run's `nonce`: the first
+ * envelope, from its opening tag to the closing tag with the same nonce, is made live again with
+ * the new nonce; every other tag-like text, inside or outside it, gets its `<` written as `&lt;`
+ * (as the envelope itself writes it). A crafted recording cannot place live tags of this run
+ * around text of its choosing.
+ */
+export function rewrapRecordedEnvelope(text: string, nonce: string): string {
+  const inert = (part: string): string => part.replace(/<(\/?untrusted_input_)/g, '&lt;$1');
+  const open = /<untrusted_input_([0-9A-Za-z]+)>/.exec(text);
+  if (!open) return inert(text);
+  const close = `</${ENVELOPE_TAG_PREFIX}${open[1]}>`;
+  const closeAt = text.indexOf(close, open.index + open[0].length);
+  if (closeAt < 0) return inert(text);
+  return `${inert(text.slice(0, open.index))}<${ENVELOPE_TAG_PREFIX}${nonce}>${inert(
+    text.slice(open.index + open[0].length, closeAt),
+  )}</${ENVELOPE_TAG_PREFIX}${nonce}>${inert(text.slice(closeAt + close.length))}`;
+}
+
+/**
  * Replaces every nonce in envelope tags with `placeholder`, so texts from different runs (whose
  * nonces differ) compare equal when their content does.
  */

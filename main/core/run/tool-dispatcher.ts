@@ -1,5 +1,10 @@
 import { countStrings, hasProtoKey, type JsonObject, type JsonValue } from '../../../common/json.js';
-import { blankNonces, ENVELOPE_TAG_PREFIX, wrapUntrusted, wrapUntrustedStrings } from '../../../common/envelope.js';
+import {
+  ENVELOPE_TAG_PREFIX,
+  rewrapRecordedEnvelope,
+  wrapUntrusted,
+  wrapUntrustedStrings,
+} from '../../../common/envelope.js';
 import type { RecordedDecision, RunEventBody } from '../../../common/run-events.js';
 import type { ApprovalDecision, ApprovalGate, TaintSpan } from '../approval/approval-types.js';
 import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec, type Trust } from '../tools/tool-spec.js';
@@ -301,7 +306,7 @@ export class ToolDispatcher {
       // wraps as untrusted output again.
       if (!message.includes(`<${ENVELOPE_TAG_PREFIX}`)) return fail(stage, message, provenance);
       this.options.taint?.recordUntrustedOutput(callId, message);
-      return fail(stage, blankNonces(message, this.options.nonce), { ...provenance, trust: 'untrusted' });
+      return fail(stage, rewrapRecordedEnvelope(message, this.options.nonce), { ...provenance, trust: 'untrusted' });
     }
     const { output, trust, structured } = recorded.outcome;
     return this.deliver(
