@@ -1,6 +1,70 @@
 import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { ModelEvent, ToolCallRecord } from './model-provider.js';
 import { redactSecrets } from '../secrets/redact.js';
+import { type ProviderEndpoint, describeProviderText, formatChars, providerError } from './provider-http.js';
+
+/**
+ * The most tool calls one round may request. Real models ask for a handful (parallel calls rarely
+ * exceed a few dozen); a thousand is generous, and bounds the per-call work and memory a hostile
+ * endpoint can cause in one round.
+ */
+export const MAX_TOOL_CALLS_PER_ROUND = 1_000;
+
+/**
+ * The most characters of tool-call names and arguments one round may carry, all calls together.
+ * The host sends at most 16 MiB to Lua in one reply, so twice that never refuses a round the
+ * script could receive, while arguments streamed in endless fragments stop long before they
+ * exhaust the host's memory.
+ */
+export const MAX_TOOL_CALL_CHARS_PER_ROUND = 32 * 1024 * 1024;
+
+/**
+ * Counts one round's tool calls against {@link MAX_TOOL_CALLS_PER_ROUND} and
+ * {@link MAX_TOOL_CALL_CHARS_PER_ROUND}, and checks that no id is issued twice (the driver and the
+ * provider match results to calls by id). Each check throws a `stream` ProviderError.
+ */
+export class ToolCallBudget {
+  private calls = 0;
+  private chars = 0;
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly endpoint: ProviderEndpoint) {}
+
+  /** Counts one more call (before it is kept). */
+  addCall(): void {
+    this.calls += 1;
+    if (this.calls > MAX_TOOL_CALLS_PER_ROUND)
+      throw this.stopped(
+        `asked for more than ${MAX_TOOL_CALLS_PER_ROUND.toLocaleString('en-US')} tool calls in one round, the most PromptForge accepts`,
+      );
+  }
+
+  /** Counts `count` more characters of names or arguments (before they are kept). */
+  addChars(count: number): void {
+    this.chars += count;
+    if (this.chars > MAX_TOOL_CALL_CHARS_PER_ROUND)
+      throw this.stopped(
+        `sent more than ${formatChars(MAX_TOOL_CALL_CHARS_PER_ROUND)} of tool-call names and arguments in one round, the most PromptForge accepts`,
+      );
+  }
+
+  /** Records the id of a call about to be yielded; throws when the round already had it. */
+  claimId(id: string): void {
+    if (this.ids.has(id))
+      throw this.stopped(
+        `gave two tool calls of one round the same id (${describeProviderText(JSON.stringify(id), this.endpoint.secrets)}), so their results could not be told apart`,
+      );
+    this.ids.add(id);
+  }
+
+  private stopped(what: string) {
+    return providerError(
+      this.endpoint,
+      'stream',
+      `${this.endpoint.label} ${what}; the stream was stopped and the round's output is incomplete`,
+    );
+  }
+}
 
 /** Joins a base URL (with or without a trailing slash) and a path. */
 export function joinUrl(baseUrl: string, path: string): string {

@@ -1,6 +1,13 @@
 import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, ProviderErrorKind } from './model-provider.js';
-import { argumentsObject, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
+import {
+  ToolCallBudget,
+  argumentsObject,
+  joinUrl,
+  malformedEvent,
+  mergeProviderOptions,
+  tokenCount,
+} from './adapter-support.js';
 import {
   type ProviderEndpoint,
   abortedError,
@@ -34,7 +41,8 @@ interface ToolUseBlock {
   id: string;
   name: string;
   partialJson: string;
-  initialInput: JsonValue | undefined;
+  /** The `input` of content_block_start as JSON text, used when no input_json_delta arrives. */
+  initialJson: string;
 }
 
 /** Anthropic Messages API adapter (`POST {baseUrl}/v1/messages`, streamed). */
@@ -94,6 +102,7 @@ export class AnthropicProvider implements ModelProvider {
 
     const secrets = this.endpoint.secrets;
     const blocks = new Map<number, ToolUseBlock>();
+    const budget = new ToolCallBudget(this.endpoint);
     let inputTokens = 0;
     let outputTokens = 0;
     let stopReason: string | undefined;
@@ -132,11 +141,15 @@ export class AnthropicProvider implements ModelProvider {
             const index = typeof event.index === 'number' ? event.index : -1;
             if (block.type === 'tool_use') {
               sawToolUse = true;
+              budget.addCall();
+              const name = typeof block.name === 'string' ? block.name : '';
+              const initialJson = JSON.stringify(block.input ?? {});
+              budget.addChars(name.length + initialJson.length);
               blocks.set(index, {
                 id: typeof block.id === 'string' ? block.id : `toolu-${index}`,
-                name: typeof block.name === 'string' ? block.name : '',
+                name,
                 partialJson: '',
-                initialInput: block.input,
+                initialJson,
               });
             } else if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') {
               yield { type: 'text-delta', text: block.text };
@@ -149,7 +162,10 @@ export class AnthropicProvider implements ModelProvider {
               if (delta.text !== '') yield { type: 'text-delta', text: delta.text };
             } else if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string') {
               const block = blocks.get(typeof event.index === 'number' ? event.index : -1);
-              if (block) block.partialJson += delta.partial_json;
+              if (block) {
+                budget.addChars(delta.partial_json.length);
+                block.partialJson += delta.partial_json;
+              }
             }
             break;
           }
@@ -160,8 +176,8 @@ export class AnthropicProvider implements ModelProvider {
               blocks.delete(index);
               // A tool without parameters may stream no input_json_delta at all; its input is then
               // the (empty) object from content_block_start.
-              const rawArguments =
-                block.partialJson !== '' ? block.partialJson : JSON.stringify(block.initialInput ?? {});
+              const rawArguments = block.partialJson !== '' ? block.partialJson : block.initialJson;
+              budget.claimId(block.id);
               yield { type: 'tool-call', id: block.id, name: block.name, rawArguments };
             }
             break;

@@ -7,7 +7,14 @@ import type {
   ProviderErrorKind,
   ToolCallRecord,
 } from './model-provider.js';
-import { argumentsObject, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
+import {
+  ToolCallBudget,
+  argumentsObject,
+  joinUrl,
+  malformedEvent,
+  mergeProviderOptions,
+  tokenCount,
+} from './adapter-support.js';
 import {
   type ProviderEndpoint,
   abortedError,
@@ -119,6 +126,7 @@ export class GeminiProvider implements ModelProvider {
     let finishReason: string | undefined;
     let blockReason: string | undefined;
     let sawCalls = false;
+    const budget = new ToolCallBudget(this.endpoint);
     let inputTokens = 0;
     let outputTokens = 0;
 
@@ -166,7 +174,7 @@ export class GeminiProvider implements ModelProvider {
           if (!isPlainObject(part)) continue;
           if (isPlainObject(part.functionCall)) {
             sawCalls = true;
-            yield this.toolCallEvent(part.functionCall, part.thoughtSignature);
+            yield this.toolCallEvent(part.functionCall, part.thoughtSignature, budget);
           } else if (typeof part.text === 'string' && part.text !== '' && part.thought !== true) {
             yield { type: 'text-delta', text: part.text };
           }
@@ -192,18 +200,28 @@ export class GeminiProvider implements ModelProvider {
     };
   }
 
-  private toolCallEvent(functionCall: JsonObject, thoughtSignature: JsonValue | undefined): ModelEvent {
+  private toolCallEvent(
+    functionCall: JsonObject,
+    thoughtSignature: JsonValue | undefined,
+    budget: ToolCallBudget,
+  ): ModelEvent {
+    budget.addCall();
     const issuedId = typeof functionCall.id === 'string' && functionCall.id !== '' ? functionCall.id : undefined;
     this.callCounter += 1;
+    const id = issuedId ?? `gemini-call-${this.callCounter}`;
+    const name = typeof functionCall.name === 'string' ? functionCall.name : '';
+    // Gemini sends args as an object, never as text, so they are always valid JSON here.
+    const rawArguments = JSON.stringify(functionCall.args ?? {});
+    budget.addChars(name.length + rawArguments.length);
+    budget.claimId(id);
     const metadata: JsonObject = {};
     if (issuedId) metadata.functionCallId = issuedId;
     if (typeof thoughtSignature === 'string') metadata.thoughtSignature = thoughtSignature;
     return {
       type: 'tool-call',
-      id: issuedId ?? `gemini-call-${this.callCounter}`,
-      name: typeof functionCall.name === 'string' ? functionCall.name : '',
-      // Gemini sends args as an object, never as text, so they are always valid JSON here.
-      rawArguments: JSON.stringify(functionCall.args ?? {}),
+      id,
+      name,
+      rawArguments,
       ...(Object.keys(metadata).length > 0 ? { providerMetadata: metadata } : {}),
     };
   }

@@ -1,6 +1,6 @@
 import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, Usage } from './model-provider.js';
-import { joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
+import { ToolCallBudget, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
 import {
   type ProviderEndpoint,
   abortedError,
@@ -97,8 +97,8 @@ export class OpenAIChatProvider implements ModelProvider {
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
 
     const secrets = this.endpoint.secrets;
-    const pending = new Map<number, PendingToolCall>();
-    let lastIndex = -1;
+    const budget = new ToolCallBudget(this.endpoint);
+    const toolCalls = new ToolCallAssembler(budget);
     let sawToolCalls = false;
     let refused = false;
     let providerReason: string | undefined;
@@ -106,10 +106,10 @@ export class OpenAIChatProvider implements ModelProvider {
     let done = false;
 
     const flushToolCalls = function* (): Generator<ModelEvent> {
-      const calls = [...pending.values()].sort((a, b) => a.index - b.index);
-      pending.clear();
-      for (const call of calls)
+      for (const call of toolCalls.flush()) {
+        budget.claimId(call.id);
         yield { type: 'tool-call', id: call.id, name: call.name, rawArguments: call.rawArguments };
+      }
     };
 
     stream: for await (const batch of streamSse(
@@ -179,7 +179,7 @@ export class OpenAIChatProvider implements ModelProvider {
             for (const part of delta.tool_calls) {
               if (!isPlainObject(part)) continue;
               sawToolCalls = true;
-              lastIndex = accumulateToolCall(pending, part, lastIndex);
+              toolCalls.add(part);
             }
           }
           if (typeof choice.finish_reason === 'string') {
@@ -202,31 +202,69 @@ export class OpenAIChatProvider implements ModelProvider {
   }
 }
 
-function accumulateToolCall(pending: Map<number, PendingToolCall>, part: JsonObject, lastIndex: number): number {
-  const fn = isPlainObject(part.function) ? part.function : {};
-  let index: number;
-  if (typeof part.index === 'number') {
-    index = part.index;
-  } else {
-    // Some compatible servers omit `index`; a new id starts a new call, otherwise the last one continues.
-    const known = typeof part.id === 'string' ? [...pending.values()].find((call) => call.id === part.id) : undefined;
-    index = known
-      ? known.index
-      : typeof part.id === 'string' && part.id !== ''
-        ? lastIndex + 1
-        : Math.max(lastIndex, 0);
+/** Assembles streamed tool-call fragments into calls. */
+class ToolCallAssembler {
+  private pending = new Map<number, PendingToolCall>();
+  /** Index of each pending call by id, for fragments without an `index`. */
+  private byId = new Map<string, number>();
+  private lastIndex = -1;
+
+  constructor(private readonly budget: ToolCallBudget) {}
+
+  add(part: JsonObject): void {
+    const fn = isPlainObject(part.function) ? part.function : {};
+    const id = typeof part.id === 'string' && part.id !== '' ? part.id : undefined;
+    let index: number;
+    if (typeof part.index === 'number') {
+      index = part.index;
+    } else {
+      // Some compatible servers omit `index`; a new id starts a new call, otherwise the last one continues.
+      const known = id === undefined ? undefined : this.byId.get(id);
+      index =
+        known !== undefined && this.pending.get(known)?.id === id
+          ? known
+          : id !== undefined
+            ? this.lastIndex + 1
+            : Math.max(this.lastIndex, 0);
+    }
+    let call = this.pending.get(index);
+    if (!call) {
+      this.budget.addCall();
+      call = { index, id: '', name: '', rawArguments: '' };
+      this.pending.set(index, call);
+    }
+    if (id !== undefined && id !== call.id) {
+      call.id = id;
+      this.byId.set(id, index);
+    }
+    if (typeof fn.name === 'string') {
+      this.budget.addChars(fn.name.length);
+      call.name += fn.name;
+    }
+    const args =
+      typeof fn.arguments === 'string'
+        ? fn.arguments
+        : isPlainObject(fn.arguments)
+          ? JSON.stringify(fn.arguments)
+          : undefined;
+    if (args !== undefined) {
+      this.budget.addChars(args.length);
+      call.rawArguments += args;
+    }
+    if (call.id === '') {
+      call.id = `call-${index}`;
+      this.byId.set(call.id, index);
+    }
+    this.lastIndex = Math.max(index, this.lastIndex);
   }
-  let call = pending.get(index);
-  if (!call) {
-    call = { index, id: '', name: '', rawArguments: '' };
-    pending.set(index, call);
+
+  /** The pending calls in index order; forgets them. */
+  flush(): PendingToolCall[] {
+    const calls = [...this.pending.values()].sort((a, b) => a.index - b.index);
+    this.pending.clear();
+    this.byId.clear();
+    return calls;
   }
-  if (typeof part.id === 'string' && part.id !== '') call.id = part.id;
-  if (typeof fn.name === 'string') call.name += fn.name;
-  if (typeof fn.arguments === 'string') call.rawArguments += fn.arguments;
-  else if (isPlainObject(fn.arguments)) call.rawArguments += JSON.stringify(fn.arguments);
-  if (call.id === '') call.id = `call-${index}`;
-  return Math.max(index, lastIndex);
 }
 
 function toOpenAIMessage(message: ChatMessage): JsonValue {

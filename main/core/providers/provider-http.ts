@@ -61,7 +61,22 @@ export type SseItem = { kind: 'event'; event: string | undefined; data: string }
 
 export const DEFAULT_TIMEOUT_MS = 600_000;
 const DEFAULT_RETRY = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
+/** Characters of a provider's error text shown in a message. */
 const ERROR_BODY_LIMIT = 500;
+/**
+ * Bytes of an HTTP error response's body the host reads. Only {@link ERROR_BODY_LIMIT} characters
+ * are shown, so a few KiB is plenty (even for text of 4-byte UTF-8 characters); the rest of the
+ * body is cancelled unread, so a hostile endpoint cannot make the host download a huge error page.
+ */
+export const ERROR_BODY_READ_BYTES = 8 * 1024;
+/**
+ * The longest SSE line, and the longest event (the data of all its lines), the parser accepts, in
+ * characters. Real events are small: text and OpenAI/Anthropic tool arguments arrive in many
+ * small deltas. Gemini sends a whole call's arguments in one event, and the host sends at most
+ * 16 MiB to Lua in one reply, so twice that leaves room for any event a script could receive,
+ * while an endless line stops long before it exhausts the host's memory.
+ */
+export const MAX_SSE_EVENT_CHARS = 32 * 1024 * 1024;
 
 const defaultSleep = async (ms: number, signal: AbortSignal): Promise<void> => {
   await delay(ms, undefined, { signal });
@@ -72,7 +87,7 @@ const defaultSleep = async (ms: number, signal: AbortSignal): Promise<void> => {
  * arrive, one batch per network read (batches keep the per-event cost of async iteration off
  * the hot path; see bench/providers.bench.ts). Every failure is a {@link ProviderError} whose message has the secrets scrubbed:
  * `aborted` when `signal` fires, `timeout` on inactivity, `stream` when the connection breaks
- * mid-body. Ending the iteration early cancels the request.
+ * mid-body or a line or event exceeds {@link MAX_SSE_EVENT_CHARS}. Ending the iteration early cancels the request.
  */
 export async function* streamSse(
   endpoint: ProviderEndpoint,
@@ -96,14 +111,14 @@ export async function* streamSse(
           throw session.classifyFailure(error, 'stream');
         }
         if (chunk.done) break;
-        const items = parser.push(chunk.value);
+        const items = session.parse(() => parser.push(chunk.value));
         if (items.length > 0) {
           // The timeout measures the provider's silence, not the time the consumer spends.
           session.pause();
           yield items;
         }
       }
-      const rest = parser.end();
+      const rest = session.parse(() => parser.end());
       if (rest.length > 0) yield rest;
     } finally {
       reader.cancel().catch(() => undefined);
@@ -241,14 +256,10 @@ class HttpSession {
         throw this.classifyFailure(error, 'connect');
       }
       if (response.ok) return response;
-      let text = '';
-      try {
-        text = await this.whileOpen(response.text());
-      } catch (error) {
-        throw this.classifyFailure(error, 'stream');
-      }
+      const text = await this.readErrorBody(response);
       this.disarm();
-      const wait = this.retryWait(response, attempt);
+      // A body read that timed out aborted this session's fetches, so there is no retry.
+      const wait = this.controller.signal.aborted ? { retry: false as const } : this.retryWait(response, attempt);
       if (wait.retry) {
         try {
           await this.retry.sleep(wait.ms, this.signal);
@@ -261,6 +272,42 @@ class HttpSession {
       }
       throw this.httpError(response.status, text, attempt, wait.refusedRetryAfterMs);
     }
+  }
+
+  /**
+   * The first {@link ERROR_BODY_READ_BYTES} bytes of an error response's body as text (invalid
+   * or cut UTF-8 becomes U+FFFD or is dropped at the cut), ending in `…` when more may follow.
+   * The rest of the body is cancelled unread. A body that breaks off or stalls still yields the
+   * bytes that arrived, so the HTTP status is what gets reported; only a stop is thrown.
+   */
+  private async readErrorBody(response: Response): Promise<string> {
+    if (!response.body) return '';
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let bytes = 0;
+    let complete = false;
+    try {
+      while (bytes < ERROR_BODY_READ_BYTES) {
+        this.arm();
+        const chunk = await this.whileOpen(reader.read());
+        if (chunk.done) {
+          complete = true;
+          break;
+        }
+        const room = ERROR_BODY_READ_BYTES - bytes;
+        const piece = chunk.value.length > room ? chunk.value.subarray(0, room) : chunk.value;
+        bytes += piece.length;
+        text += decoder.decode(piece, { stream: true });
+      }
+    } catch {
+      if (this.signal.aborted) throw this.aborted();
+    } finally {
+      reader.cancel().catch(() => undefined);
+    }
+    // Not flushing the decoder drops a character cut in half by the read limit.
+    if (complete) return text + decoder.decode();
+    return text === '' ? '' : `${text}…`;
   }
 
   private retryWait(
@@ -351,6 +398,20 @@ class HttpSession {
     return streamCutOffError(this.endpoint, code ?? describeError(error));
   }
 
+  /** Runs a parser step; a line or event over the limit becomes a `stream` error (the caller cancels the body). */
+  parse(step: () => SseItem[]): SseItem[] {
+    try {
+      return step();
+    } catch (error) {
+      if (!(error instanceof SseTooLongError)) throw error;
+      throw providerError(
+        this.endpoint,
+        'stream',
+        `${this.endpoint.label} sent ${error.message}, the most PromptForge reads in one line or event; the stream was stopped and the round's output is incomplete`,
+      );
+    }
+  }
+
   streamCutOff(detail: string): ProviderError {
     return streamCutOffError(this.endpoint, detail);
   }
@@ -407,31 +468,50 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Incremental Server-Sent Events parser (WHATWG HTML §9.2), tolerant of a missing final blank line. */
+/** Thrown by {@link SseParser} when a line or an event is longer than its limit. */
+export class SseTooLongError extends Error {
+  constructor(
+    readonly what: 'line' | 'event',
+    readonly limitChars: number,
+  ) {
+    super(`an SSE ${what} longer than ${formatChars(limitChars)}`);
+    this.name = 'SseTooLongError';
+  }
+}
+
+/**
+ * Incremental Server-Sent Events parser (WHATWG HTML §9.2), tolerant of a missing final blank line.
+ * Each pushed chunk is scanned once: an unfinished line is kept as a list of pieces and joined only
+ * when its end arrives, so the work is linear in the stream's length. A line or an event longer
+ * than `maxEventChars` characters throws {@link SseTooLongError}.
+ */
 export class SseParser {
   private readonly decoder = new TextDecoder();
-  private buffer = '';
+  private readonly maxEventChars: number;
+  /** The unfinished last line, in pieces, and its length. */
+  private pending: string[] = [];
+  private pendingChars = 0;
   private event: string | undefined;
   private data: string[] = [];
+  /** Characters of `data` joined with line feeds. */
+  private dataChars = 0;
   private skipLeadingLineFeed = false;
   private out: SseItem[] = [];
 
+  constructor(options: { maxEventChars?: number } = {}) {
+    this.maxEventChars = options.maxEventChars ?? MAX_SSE_EVENT_CHARS;
+  }
+
   /** Feeds bytes; returns the items completed by them. */
   push(bytes: Uint8Array): SseItem[] {
-    this.buffer += this.decoder.decode(bytes, { stream: true });
-    this.drainLines();
+    this.scan(this.decoder.decode(bytes, { stream: true }));
     return this.take();
   }
 
   /** Ends the stream; returns what the last bytes completed. */
   end(): SseItem[] {
-    this.buffer += this.decoder.decode();
-    this.drainLines();
-    if (this.buffer.length > 0) {
-      const line = this.buffer;
-      this.buffer = '';
-      this.line(line);
-    }
+    this.scan(this.decoder.decode());
+    if (this.pendingChars > 0) this.line(this.takePending(''));
     if (this.data.length > 0) this.dispatch();
     return this.take();
   }
@@ -442,35 +522,59 @@ export class SseParser {
     return items;
   }
 
-  private drainLines(): void {
-    const buffer = this.buffer;
+  /** Splits newly decoded text into lines; the unfinished rest waits in `pending`. */
+  private scan(text: string): void {
     let start = 0;
-    // Position of the next CR at or after `start`, or -1 for none in the rest of the buffer.
-    // Cached so a CR-free stream is not rescanned to its end for every line.
-    let cr = buffer.indexOf('\r');
-    for (;;) {
-      if (this.skipLeadingLineFeed && start < buffer.length) {
-        if (buffer.charCodeAt(start) === 10) start += 1;
-        this.skipLeadingLineFeed = false;
-      }
-      if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start);
-      const lf = buffer.indexOf('\n', start);
+    if (this.skipLeadingLineFeed && text.length > 0) {
+      if (text.charCodeAt(0) === 10) start = 1;
+      this.skipLeadingLineFeed = false;
+    }
+    // Positions of the next CR and LF at or after `start` (-1: none in the rest of `text`), each
+    // searched again only once passed, so a chunk is scanned once whatever its line endings.
+    let cr = text.indexOf('\r', start);
+    let lf = text.indexOf('\n', start);
+    while (cr !== -1 || lf !== -1) {
       if (cr !== -1 && (lf === -1 || cr < lf)) {
-        this.line(buffer.slice(start, cr));
-        if (cr + 1 < buffer.length) {
-          start = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
+        this.lineEnd(text, start, cr);
+        if (cr + 1 < text.length) {
+          start = text.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1;
         } else {
           // A lone CR at the end of a chunk may be half of a CRLF split across chunks.
           this.skipLeadingLineFeed = true;
           start = cr + 1;
         }
-        continue;
+      } else {
+        this.lineEnd(text, start, lf);
+        start = lf + 1;
       }
-      if (lf === -1) break;
-      this.line(buffer.slice(start, lf));
-      start = lf + 1;
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
     }
-    this.buffer = buffer.slice(start);
+    if (start < text.length) {
+      this.checkLine(text.length - start);
+      this.pending.push(text.slice(start));
+      this.pendingChars += text.length - start;
+    }
+  }
+
+  /** Handles the line that ends at `end` in `text` (it started in `pending`, if any). */
+  private lineEnd(text: string, start: number, end: number): void {
+    this.checkLine(end - start);
+    const tail = text.slice(start, end);
+    this.line(this.pendingChars === 0 ? tail : this.takePending(tail));
+  }
+
+  /** Throws when `more` characters would make the current line too long. */
+  private checkLine(more: number): void {
+    if (this.pendingChars + more > this.maxEventChars) throw new SseTooLongError('line', this.maxEventChars);
+  }
+
+  private takePending(last: string): string {
+    this.pending.push(last);
+    const line = this.pending.join('');
+    this.pending = [];
+    this.pendingChars = 0;
+    return line;
   }
 
   private line(line: string): void {
@@ -486,6 +590,8 @@ export class SseParser {
     if (value.charCodeAt(0) === 32 /* ' ' */) value = value.slice(1);
     switch (field) {
       case 'data':
+        this.dataChars += (this.data.length > 0 ? 1 : 0) + value.length;
+        if (this.dataChars > this.maxEventChars) throw new SseTooLongError('event', this.maxEventChars);
         this.data.push(value);
         return;
       case 'event':
@@ -507,5 +613,15 @@ export class SseParser {
     });
     this.event = undefined;
     this.data = [];
+    this.dataChars = 0;
   }
+}
+
+/** A character count in words: `32 MiB`, `8 KiB`, `100 characters` (a MiB is 1,048,576 characters). */
+export function formatChars(chars: number): string {
+  if (chars >= 1 << 20 && chars % (1 << 20) === 0)
+    return `${chars / (1 << 20)} MiB (${chars.toLocaleString('en-US')} characters)`;
+  if (chars >= 1 << 10 && chars % (1 << 10) === 0)
+    return `${chars / (1 << 10)} KiB (${chars.toLocaleString('en-US')} characters)`;
+  return `${chars.toLocaleString('en-US')} characters`;
 }

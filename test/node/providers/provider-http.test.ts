@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SseParser, type SseItem, parseRetryAfter } from '../../../main/core/providers/provider-http.js';
+import {
+  MAX_SSE_EVENT_CHARS,
+  SseParser,
+  type SseItem,
+  SseTooLongError,
+  parseRetryAfter,
+} from '../../../main/core/providers/provider-http.js';
 
 function parseAll(text: string, splitAt: number[] = []): SseItem[] {
   const bytes = new TextEncoder().encode(text);
@@ -69,5 +75,54 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(new Headers({ 'retry-after': 'Tue, 31 Dec 2024 23:00:00 GMT' }), now)).toBe(0);
     expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined();
     expect(parseRetryAfter(new Headers(), now)).toBeUndefined();
+  });
+});
+
+describe('SseParser limits', () => {
+  const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+  it('refuses a line longer than the limit even when it never ends, however it is split', () => {
+    const parser = new SseParser({ maxEventChars: 100 });
+    parser.push(bytes('data: '));
+    for (let i = 0; i < 9; i += 1) parser.push(bytes('x'.repeat(10)));
+    expect(() => parser.push(bytes('x'.repeat(10)))).toThrow(SseTooLongError);
+    expect(() => new SseParser({ maxEventChars: 100 }).push(bytes(`data: ${'x'.repeat(100)}\n`))).toThrow(
+      'an SSE line longer than 100 characters',
+    );
+  });
+
+  it('accepts a line of exactly the limit, split across chunks', () => {
+    const parser = new SseParser({ maxEventChars: 100 });
+    const line = `data: ${'y'.repeat(94)}`;
+    expect(parser.push(bytes(line.slice(0, 50)))).toEqual([]);
+    expect(parser.push(bytes(`${line.slice(50)}\n\n`))).toEqual([
+      { kind: 'event', event: undefined, data: 'y'.repeat(94) },
+    ]);
+  });
+
+  it('refuses an event whose data lines together exceed the limit', () => {
+    const parser = new SseParser({ maxEventChars: 100 });
+    const line = `data: ${'z'.repeat(40)}\n`;
+    expect(parser.push(bytes(line + line))).toEqual([]);
+    expect(() => parser.push(bytes(line))).toThrow('an SSE event longer than 100 characters');
+  });
+
+  it('names the default limit in MiB and characters', () => {
+    expect(new SseTooLongError('line', MAX_SSE_EVENT_CHARS).message).toBe(
+      'an SSE line longer than 32 MiB (33,554,432 characters)',
+    );
+  });
+
+  it('decodes invalid UTF-8 as U+FFFD instead of throwing', () => {
+    const parser = new SseParser();
+    const items = [
+      ...parser.push(Uint8Array.from([...bytes('data: a'), 0xff, 0xe2, 0x82, ...bytes('b\n\n')])),
+      ...parser.push(Uint8Array.from([...bytes('data: c'), 0xf0, 0x9f])),
+      ...parser.end(),
+    ];
+    expect(items).toEqual([
+      { kind: 'event', event: undefined, data: 'a\uFFFD\uFFFDb' },
+      { kind: 'event', event: undefined, data: 'c\uFFFD' },
+    ]);
   });
 });
