@@ -161,10 +161,24 @@ export const PendingApprovalSchema = z.object({
   parameters: json,
   /** Why a person is asked. */
   reason: z.enum(['policy', 'tainted']),
-  taint: z.array(z.object({ path: z.string(), start: z.number(), end: z.number(), sourceOutputId: z.string() })),
+  /** Tainted spans of the string arguments; with `key`, the span is inside an object key. */
+  taint: z.array(
+    z.object({
+      path: z.string(),
+      start: z.number(),
+      end: z.number(),
+      sourceOutputId: z.string(),
+      key: z.boolean().optional(),
+    }),
+  ),
   askedAt: z.string(),
   /** What was wrong with the person's previous edit, if it was rejected. */
   rejectedEdit: z.string().optional(),
+  /**
+   * The tool's taint check in the run's own catalog, as the run's approval gate applies it (not
+   * the workspace's current tools.yaml): what "allow for this run" covers.
+   */
+  taintCheck: z.boolean(),
 });
 
 /** Keychain status of one provider. Never the key. */

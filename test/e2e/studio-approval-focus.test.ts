@@ -151,6 +151,8 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
     expect(await studio.focusedElement()).toBe('DIV.approvals-panel[Pending approvals]');
     await studio.page.keyboard.press('a');
     expect(decideCalls()).toBe(1);
+    // The cards moved up into the place of the decided one: each arms again before it takes a key.
+    await studio.page.locator('.approval-card[data-armed="false"]').first().waitFor({ state: 'detached' });
     await studio.page.keyboard.press('ArrowDown');
     expect(await studio.focusedElement()).toBe('ARTICLE.approval-card');
     await studio.page.keyboard.press('d');

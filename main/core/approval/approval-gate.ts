@@ -101,6 +101,7 @@ export class ApprovalGateImpl implements ApprovalGate {
         reason,
         askedAt: this.timestamp(),
         ...(rejectedEdit !== undefined ? { rejectedEdit } : {}),
+        taintCheck: this.taintCheckOf(request),
         validateEdit: (args) => this.validateEdit(request.alias, args),
       };
       this.options.onEvent?.({ type: 'approval-pending', pending });

@@ -11,6 +11,11 @@ export interface PendingCall {
   /** Set when the person's previous edit was rejected: what was wrong with it. */
   rejectedEdit?: string;
   /**
+   * The tool's taint check as this run's gate applies it (from the run's own catalog, not the
+   * workspace's current tools.yaml): what "allow for this run" then covers.
+   */
+  taintCheck: boolean;
+  /**
    * Validates edited arguments against the tool's parameter schema: undefined when valid, else a
    * message naming the bad field. A function, so it is dropped when the call is serialized.
    */

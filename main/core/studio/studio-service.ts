@@ -713,5 +713,6 @@ function toPendingApproval(
     taint: request.taint,
     askedAt: call.askedAt,
     ...(call.rejectedEdit !== undefined && { rejectedEdit: call.rejectedEdit }),
+    taintCheck: call.taintCheck,
   };
 }

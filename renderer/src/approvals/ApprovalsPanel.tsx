@@ -1,10 +1,12 @@
 import { json as jsonLanguage } from '@codemirror/lang-json';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { flushSync } from 'react-dom';
 import type { PendingApproval, StudioDecision } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
 import { CodeEditor } from '../editor/CodeEditor';
 import { allowForRunScope, scopeSentence } from './approval-scope';
 import { focusWasDeliberate, watchPersonInput } from './deliberate-focus';
+import { useRunOrigins, type RunOrigin } from './run-origins';
 import { useArgumentsCheck } from './use-arguments-check';
 import { isTyping } from '../shell/keyboard';
 import { TaintedJson } from '../run/TaintedJson';
@@ -21,8 +23,70 @@ function approvalKey(approval: PendingApproval): string {
  * How long a new card ignores keys and clicks, like a browser's permission prompt: a key or click
  * meant for something else, in flight when the card appears, lands on nothing. The arming bar in
  * approvals.css (`.arm-bar`) runs for the same time.
+ *
+ * The wait starts only once the card can be seen (the run panel is open and the window is not
+ * hidden), and starts again whenever the card moves (a card above it goes away, cards reorder, a
+ * card above grows), whenever it is shown again, and when the window comes back to the front:
+ * each time, what is under the pointer or behind a notification may be a card the person has not
+ * seen yet.
  */
 export const armDelayMs = 800;
+
+/** Where a card sits in the list, against the list's content (scrolling does not move it). */
+function placeInList(element: HTMLElement): number {
+  const list = element.parentElement;
+  if (!list) return 0;
+  return Math.round(element.getBoundingClientRect().top - list.getBoundingClientRect().top + list.scrollTop);
+}
+
+/** Whether the person can see the card: laid out (the run panel is open) in a window not hidden. */
+function canBeSeen(element: HTMLElement): boolean {
+  return document.visibilityState === 'visible' && element.checkVisibility();
+}
+
+/** Which run a card belongs to, in words: the agent, and when several of its runs wait, which one. */
+export interface CardOrigin {
+  agent: string | undefined;
+  /** Set when another run of the same agent waits too. */
+  startedAt?: string;
+  /** Set when that start time, as shown, does not tell the runs apart either. */
+  runId?: string;
+}
+
+/** The origin line of each waiting run (by run id). */
+function cardOrigins(
+  approvals: readonly PendingApproval[],
+  originOf: (runId: string) => RunOrigin | undefined,
+): Map<string, CardOrigin> {
+  const runIds = [...new Set(approvals.map((approval) => approval.runId))];
+  const byAgent = new Map<string, string[]>();
+  for (const runId of runIds) {
+    const agent = originOf(runId)?.agent ?? '';
+    byAgent.set(agent, [...(byAgent.get(agent) ?? []), runId]);
+  }
+  const result = new Map<string, CardOrigin>();
+  for (const runId of runIds) {
+    const origin = originOf(runId);
+    const siblings = byAgent.get(origin?.agent ?? '') ?? [];
+    if (!origin) {
+      result.set(runId, { agent: undefined, runId });
+      continue;
+    }
+    if (siblings.length < 2) {
+      result.set(runId, { agent: origin.agent });
+      continue;
+    }
+    const startedAt = shownTime(origin.startedAt);
+    const sameTime = siblings.filter((other) => shownTime(originOf(other)?.startedAt ?? '') === startedAt);
+    result.set(runId, { agent: origin.agent, startedAt, ...(sameTime.length > 1 && { runId }) });
+  }
+  return result;
+}
+
+function shownTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleTimeString();
+}
 
 /** Keys a focused, armed card acts on; `L` needs Shift, since it allows more than one call. */
 function decisionFor(event: KeyboardEvent<HTMLElement>): keyof CardActions | undefined {
@@ -35,27 +99,39 @@ function decisionFor(event: KeyboardEvent<HTMLElement>): keyof CardActions | und
 
 function ApprovalCard({
   approval,
+  origin,
+  place,
+  layoutVersion,
   theme,
-  taintCheck,
   onDecided,
   onFocusLost,
 }: {
   approval: PendingApproval;
+  origin: CardOrigin;
+  /** The cards above this one: when it changes, the card moved. */
+  place: string;
+  /** Changes when something in the list changed size: the card measures where it is again. */
+  layoutVersion: number;
   theme: Theme;
-  /** The tool's taint-check setting (what "allow for this run" then covers). */
-  taintCheck: boolean;
   onDecided: (announcement: string) => void;
   /** The card is going away (decided elsewhere or here) while focus is inside it. */
   onFocusLost: () => void;
 }) {
   const [mode, setMode] = useState<Mode>({ kind: 'idle' });
-  // Both belong to one asking of the call (\`askedAt\`): when the call is asked anew (an edit the
-  // core refused comes back as the same card with \`rejectedEdit\`), the card is disarmed and idle
-  // again in the same render, with no window in which an old \`armed\` could take a key.
+  // The busy state belongs to one asking of the call (\`askedAt\`), and arming to one \`arming\`
+  // token (that asking, the cards above, and every other reason to arm again): when the call is
+  // asked anew (an edit the core refused comes back as the same card with \`rejectedEdit\`) or the
+  // card moves, it is disarmed in the same render, with no window in which an old \`armed\` could
+  // take a key or a click.
   const [busyFor, setBusyFor] = useState<string | null>(null);
   const [armedFor, setArmedFor] = useState<string | null>(null);
+  /** Whether the person can see the card; \`times\` counts how often it was shown. */
+  const [sight, setSight] = useState({ shown: false, times: 0 });
+  /** Bumped when the card moved in the list, or the window came back to the front. */
+  const [moves, setMoves] = useState(0);
+  const arming = `${approval.askedAt} ${place} ${sight.times} ${moves}`;
   const busy = busyFor === approval.askedAt;
-  const armed = armedFor === approval.askedAt;
+  const armed = sight.shown && armedFor === arming;
   const [error, setError] = useState<string | null>(null);
   const denyInput = useRef<HTMLInputElement>(null);
   const card = useRef<HTMLElement>(null);
@@ -65,19 +141,59 @@ function ApprovalCard({
   const originalText = useMemo(() => JSON.stringify(approval.arguments, null, 2), [approval.arguments]);
   // The core's verdict (the validator the dispatcher runs for this run), asked while the person types.
   const check = useArgumentsCheck(approval.alias, mode.kind === 'edit' ? mode.text : undefined, approval.runId);
+  // The run's own taint check (from the core), not the workspace's current tools.yaml.
+  const taintCheck = approval.taintCheck;
   const scope = allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', undefined);
   const focusLost = useRef(onFocusLost);
   useEffect(() => {
     focusLost.current = onFocusLost;
   });
 
-  // Armed a moment after the card arrives, and again after the call is asked anew (an edit the
-  // core refused comes back as the same card with \`rejectedEdit\`).
+  // Armed once the card has been seen, in its place, for armDelayMs (see armDelayMs).
   useEffect(() => {
-    const askedAt = approval.askedAt;
-    const timer = window.setTimeout(() => setArmedFor(askedAt), armDelayMs);
+    if (!sight.shown) return;
+    const timer = window.setTimeout(() => setArmedFor(arming), armDelayMs);
     return () => window.clearTimeout(timer);
-  }, [approval.askedAt]);
+  }, [arming, sight.shown]);
+  // Where the card sits, measured before the browser paints whenever the list changed (cards above
+  // it, or the size of anything in the list): a card that moved is disarmed before it is drawn in
+  // its new place.
+  const placed = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const element = card.current;
+    if (!element) return;
+    const now = placeInList(element);
+    if (placed.current !== null && placed.current !== now) setMoves((count) => count + 1);
+    placed.current = now;
+  }, [layoutVersion, place, sight.shown]);
+  // Seen or not: the run panel opened or collapsed (the card's box appears or goes), the window
+  // shown or hidden. The window coming back to the front (a click on it, a notification) arms
+  // again too. Updated at once (flushSync), before a click that follows can land.
+  useLayoutEffect(() => {
+    const element = card.current;
+    if (!element) return;
+    const look = (): void => {
+      const shown = canBeSeen(element);
+      setSight((sight) => (sight.shown === shown ? sight : { shown, times: sight.times + (shown ? 1 : 0) }));
+    };
+    const now = (update: () => void) => () => flushSync(update);
+    const onResize = now(look);
+    const onVisibility = now(() => {
+      look();
+      if (document.visibilityState === 'visible') setMoves((count) => count + 1);
+    });
+    const onFocus = now(() => setMoves((count) => count + 1));
+    look();
+    const observer = new ResizeObserver(onResize);
+    observer.observe(element);
+    document.addEventListener('visibilitychange', onVisibility);
+    window.addEventListener('focus', onFocus);
+    return () => {
+      observer.disconnect();
+      document.removeEventListener('visibilitychange', onVisibility);
+      window.removeEventListener('focus', onFocus);
+    };
+  }, []);
   useLayoutEffect(() => {
     const element = card.current;
     return () => {
@@ -116,6 +232,17 @@ function ApprovalCard({
     if (mode.kind === 'deny') denyInput.current?.focus();
   }, [mode.kind]);
 
+  /**
+   * A button's click acts only on an armed card, and never as the second click of a double click:
+   * the first click may have decided the card that was here, and this one is in its place now.
+   */
+  const onClick =
+    (act: () => void) =>
+    (event: MouseEvent<HTMLButtonElement>): void => {
+      if (event.detail > 1 || !armed || busy) return;
+      act();
+    };
+
   const onKeyDown = (event: KeyboardEvent<HTMLElement>): void => {
     const decision = decisionFor(event);
     if (decision === undefined || mode.kind !== 'idle' || isTyping(event.nativeEvent)) return;
@@ -131,11 +258,12 @@ function ApprovalCard({
     <article
       ref={card}
       className={`approval-card${armed ? '' : ' arming'}`}
-      aria-labelledby={titleId}
+      aria-labelledby={`${titleId} ${titleId}-origin`}
       aria-describedby={`${titleId}-keys`}
       data-call-id={approval.callId}
       data-run-id={approval.runId}
       data-armed={armed ? 'true' : 'false'}
+      data-shown={sight.shown ? 'true' : 'false'}
       tabIndex={0}
       onKeyDown={onKeyDown}
       onFocus={(event) => {
@@ -147,12 +275,18 @@ function ApprovalCard({
       }}
     >
       {armed ? null : (
-        <div className="arm-bar" aria-hidden="true" title="This new card accepts keys and clicks in a moment" />
+        <div
+          className="arm-bar"
+          aria-hidden="true"
+          title="This new or moved card accepts keys and clicks in a moment"
+          // The bar fills while the card waits; it starts again each time the card arms again.
+          key={arming}
+        />
       )}
       <p id={`${titleId}-keys`} className="visually-hidden">
         {armed
           ? 'Keys: A approve, E edit, D deny, Shift+L allow for this run.'
-          : 'New card: keys and buttons wake up in a moment.'}
+          : 'New or moved card: keys and buttons wake up a moment after it is shown.'}
       </p>
       <header className="card-header">
         <h3 id={titleId}>
@@ -162,6 +296,19 @@ function ApprovalCard({
           {approval.reason === 'tainted' ? 'tainted arguments' : 'policy: ask'}
         </span>
       </header>
+      <p id={`${titleId}-origin`} className="approval-origin small">
+        {origin.agent !== undefined ? (
+          <>
+            Agent <code>{origin.agent}</code>
+            {origin.startedAt !== undefined ? `, run started ${origin.startedAt}` : ''}
+            {origin.runId !== undefined ? ` (${origin.runId})` : ''}
+          </>
+        ) : (
+          <>
+            Run <code>{origin.runId}</code>
+          </>
+        )}
+      </p>
       <p className="approval-description">{approval.description}</p>
       {taintSources.length > 0 ? (
         <p className="taint-note">tainted by {taintSources.map((id) => `output ${id}`).join(', ')}</p>
@@ -198,14 +345,14 @@ function ApprovalCard({
             <button
               type="button"
               className="button button-primary"
-              disabled={busy || check.state !== 'valid'}
-              onClick={() => {
+              disabled={busy || !armed || check.state !== 'valid'}
+              onClick={onClick(() => {
                 if (check.state === 'valid')
                   void decide(
                     { kind: 'approve-edited', arguments: check.value },
                     `Approved with edited arguments by you: ${approval.alias} ${approval.callId}.`,
                   );
-              }}
+              })}
             >
               Approve edited
             </button>
@@ -226,7 +373,7 @@ function ApprovalCard({
           onSubmit={(event) => {
             event.preventDefault();
             const reason = mode.reason.trim();
-            if (reason !== '')
+            if (reason !== '' && armed && !busy)
               void decide({ kind: 'deny', reason }, `Denied by you: ${approval.alias} ${approval.callId}.`);
           }}
         >
@@ -245,7 +392,15 @@ function ApprovalCard({
                 }
               }}
             />
-            <button type="submit" className="button button-danger" disabled={busy || mode.reason.trim() === ''}>
+            <button
+              type="submit"
+              className="button button-danger"
+              disabled={busy || !armed || mode.reason.trim() === ''}
+              onClick={(event) => {
+                // Never the second click of a double click (see onClick).
+                if (event.detail > 1) event.preventDefault();
+              }}
+            >
               Deny
             </button>
             <button type="button" className="button" onClick={idleAgain}>
@@ -257,20 +412,30 @@ function ApprovalCard({
       {mode.kind === 'idle' ? (
         <>
           <div className="button-row" role="group" aria-label={`Decide ${approval.alias} ${approval.callId}`}>
-            <button type="button" className="button button-primary" disabled={busy || !armed} onClick={actions.approve}>
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={busy || !armed}
+              onClick={onClick(actions.approve)}
+            >
               <kbd>A</kbd> Approve
             </button>
-            <button type="button" className="button" disabled={busy || !armed} onClick={actions.edit}>
+            <button type="button" className="button" disabled={busy || !armed} onClick={onClick(actions.edit)}>
               <kbd>E</kbd> Edit then approve
             </button>
-            <button type="button" className="button button-danger" disabled={busy || !armed} onClick={actions.deny}>
+            <button
+              type="button"
+              className="button button-danger"
+              disabled={busy || !armed}
+              onClick={onClick(actions.deny)}
+            >
               <kbd>D</kbd> Deny…
             </button>
             <button
               type="button"
               className="button"
               disabled={busy || !armed}
-              onClick={actions.allowForRun}
+              onClick={onClick(actions.allowForRun)}
               aria-describedby={`${titleId}-scope`}
             >
               <kbd>Shift+L</kbd> Allow for this run
@@ -302,21 +467,29 @@ interface CardActions {
 /**
  * Every call waiting for a decision. Nothing here ever moves focus on its own when a card arrives:
  * the person clicks or Tabs into a card (arrow keys move between cards), and a card acts on
- * A / E / D / Shift+L only then, and only once it is armed (`data-armed`).
+ * A / E / D / Shift+L only then, and only once it is armed (`data-armed`). Each card names the
+ * agent whose run asks (and, when several runs of one agent wait, when its run started).
  */
-export function ApprovalsPanel({
-  approvals,
-  theme,
-  taintCheckOf,
-}: {
-  approvals: PendingApproval[];
-  theme: Theme;
-  /** The tool's taint-check setting; true when unknown. */
-  taintCheckOf: (alias: string) => boolean;
-}) {
+export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApproval[]; theme: Theme }) {
   const panel = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLDivElement>(null);
   const [lastDecision, setLastDecision] = useState('');
   useEffect(() => watchPersonInput(), []);
+  const origins = cardOrigins(approvals, useRunOrigins());
+  const keys = approvals.map(approvalKey);
+
+  // Something in the list changed size (a card above grew, the panel got narrower): every card
+  // measures again where it is, at once, and one that moved arms again.
+  const [layoutVersion, setLayoutVersion] = useState(0);
+  const shape = `${keys.join(' ')}|${lastDecision !== ''}`;
+  useLayoutEffect(() => {
+    const element = list.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => flushSync(() => setLayoutVersion((version) => version + 1)));
+    observer.observe(element);
+    for (const child of element.children) observer.observe(child);
+    return () => observer.disconnect();
+  }, [shape]);
 
   const moveBetweenCards = (event: KeyboardEvent<HTMLDivElement>): void => {
     if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(event.key) || isTyping(event.nativeEvent)) return;
@@ -359,18 +532,20 @@ export function ApprovalsPanel({
           {lastDecision !== '' ? <p className="last-decision small">Last decision: {lastDecision}</p> : null}
         </div>
       ) : (
-        <div className="approvals-list">
+        <div ref={list} className="approvals-list">
           <p className="muted small keyboard-hint">
             Click or Tab into a card, then: <kbd>A</kbd> approve · <kbd>E</kbd> edit · <kbd>D</kbd> deny ·{' '}
-            <kbd>Shift+L</kbd> allow for this run. A new card waits a moment before it accepts keys.
+            <kbd>Shift+L</kbd> allow for this run. A new or moved card waits a moment before it accepts keys and clicks.
           </p>
           {lastDecision !== '' ? <p className="last-decision small">Last decision: {lastDecision}</p> : null}
-          {approvals.map((approval) => (
+          {approvals.map((approval, index) => (
             <ApprovalCard
               key={approvalKey(approval)}
               approval={approval}
+              origin={origins.get(approval.runId) ?? { agent: undefined, runId: approval.runId }}
+              place={keys.slice(0, index).join(' ')}
+              layoutVersion={layoutVersion}
               theme={theme}
-              taintCheck={taintCheckOf(approval.alias)}
               onDecided={setLastDecision}
               onFocusLost={() => panel.current?.focus()}
             />

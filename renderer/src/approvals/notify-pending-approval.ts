@@ -1,4 +1,5 @@
 import type { PendingApproval } from '../../../common/studio-schemas.js';
+import { runOrigins } from './run-origins';
 
 /**
  * Tells the OS that a call waits for a decision, when the window is in the background. Permission
@@ -8,10 +9,12 @@ import type { PendingApproval } from '../../../common/studio-schemas.js';
  */
 export function notifyPendingApproval(approval: PendingApproval): void {
   if (document.hasFocus() || typeof Notification === 'undefined') return;
+  // The agent that asks (as the card names it): two agents may call the same tool.
+  const agent = runOrigins.get(approval.runId)?.agent;
   const show = (): void => {
     try {
       new Notification('PromptForge Studio: a tool call waits for you', {
-        body: `${approval.alias} (${approval.callId}) needs approval${approval.reason === 'tainted' ? ': its arguments carry untrusted text' : ''}.`,
+        body: `${agent !== undefined ? `${agent}: ` : ''}${approval.alias} (${approval.callId}) needs approval${approval.reason === 'tainted' ? ': its arguments carry untrusted text' : ''}.`,
         tag: `${approval.runId}/${approval.callId}`,
       });
     } catch {

@@ -1,7 +1,9 @@
 import { useCallback, useState } from 'react';
 import type { PendingApproval } from '../../../common/studio-schemas.js';
 import { call, useStudioEvent } from '../shell/studio-api';
+import type { RunSummary } from '../../../common/studio-schemas.js';
 import { notifyPendingApproval } from './notify-pending-approval';
+import { runOrigins } from './run-origins';
 
 function approvalKey(approval: { runId: string; callId: string }): string {
   return `${approval.runId}/${approval.callId}`;
@@ -12,8 +14,11 @@ export interface Approvals {
   pending: PendingApproval[];
   /** "2 tool calls waiting for your approval", or '' when none waits. */
   pendingText: string;
-  /** Asks main for the waiting calls (after a workspace opened, or a window reload). */
-  reload: () => Promise<void>;
+  /**
+   * Asks main for the waiting calls (after a workspace opened, or a window reload); `runs`, the
+   * workspace's run history, names the agent of each waiting run.
+   */
+  reload: (runs: readonly RunSummary[]) => Promise<void>;
 }
 
 /**
@@ -34,7 +39,13 @@ export function useApprovals(): Approvals {
   useStudioEvent('approval-resolved', (resolved) => {
     setPending((current) => current.filter((item) => approvalKey(item) !== approvalKey(resolved)));
   });
-  const reload = useCallback(async () => setPending(await call('approval:list', {})), []);
+  // Which agent each run runs, for the cards (run-origins.ts).
+  useStudioEvent('run-event', (event) => runOrigins.noteEvent(event));
+  useStudioEvent('workspace-changed', (state) => runOrigins.noteSummaries(state.runs));
+  const reload = useCallback(async (runs: readonly RunSummary[]) => {
+    runOrigins.noteSummaries(runs);
+    setPending(await call('approval:list', {}));
+  }, []);
   const count = pending.length;
   const pendingText = count === 0 ? '' : `${count} tool call${count === 1 ? '' : 's'} waiting for your approval`;
   return { pending, pendingText, reload };

@@ -8,6 +8,8 @@ import {
 } from './conversation-builder';
 import { decidedPhrase, describeDecision, studioReason } from '../approvals/approval-scope';
 import { InertText } from '../shell/InertText';
+import { displayText } from './argument-display';
+import { TaintedJson } from './TaintedJson';
 import type { PagingState } from './run-store';
 import type { ForkTarget } from '../history/ForkDialog';
 
@@ -52,10 +54,6 @@ const stateLabels: Record<DispatchState | 'running', string> = {
 
 function formatMs(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
-}
-
-function json(value: unknown): string {
-  return JSON.stringify(value, null, 2) ?? 'null';
 }
 
 /** The mark on the row a fork edited at its step. */
@@ -121,7 +119,8 @@ function DispatchCard({
           />
         ) : null}
       </header>
-      {item.arguments !== null ? <InertText className="inert-text code-block" text={json(item.arguments)} /> : null}
+      {/* Drawn as on the approval card: hidden and direction-changing characters as escapes, tainted spans marked. */}
+      {item.arguments !== null ? <TaintedJson value={item.arguments} taint={item.taint} /> : null}
       {item.taint.length > 0 ? (
         <p className="taint-note">
           tainted by {[...new Set(item.taint.map((t) => `output ${t.sourceOutputId}`))].join(', ')}
@@ -142,7 +141,7 @@ function DispatchCard({
       {item.decision?.kind === 'approve-edited' && item.decision.arguments !== undefined ? (
         <div>
           <p className="small muted">edited arguments</p>
-          <InertText className="inert-text code-block" text={json(item.decision.arguments)} />
+          <TaintedJson value={item.decision.arguments} taint={[]} />
         </div>
       ) : null}
       {item.decision?.kind === 'deny' && item.decision.reason ? (
@@ -264,7 +263,7 @@ function ItemView({
           <span className="muted small call-id" title={MODEL_CALL_ID_HINT}>
             the model&apos;s id {item.call.id}
           </span>{' '}
-          <InertText className="inert-text inline-code" text={item.call.rawArguments} />
+          <InertText className="inert-text inline-code" text={displayText(item.call.rawArguments)} />
           {item.call.error ? <span className="error-text small">{item.call.error}</span> : null}
           {item.dispatchedAs ? (
             <span className="muted small call-id" title={DISPATCH_ID_HINT}>

@@ -219,9 +219,7 @@ export function RunPanel({
             }
           />
         ) : null}
-        {tab === 'approvals' ? (
-          <ApprovalsPanel approvals={approvals} theme={theme} taintCheckOf={taintCheckOf} />
-        ) : null}
+        {tab === 'approvals' ? <ApprovalsPanel approvals={approvals} theme={theme} /> : null}
         {tab === 'log' ? <LogView snapshot={snapshot} /> : null}
         {tab === 'usage' ? <UsageView snapshot={snapshot} /> : null}
       </div>

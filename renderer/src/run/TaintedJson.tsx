@@ -1,44 +1,53 @@
-import type { ReactNode } from 'react';
+import { useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { escapePointerSegment } from '../../../common/json-pointer.js';
+import { displayString, type DisplayPiece } from './argument-display';
 
-/** A tainted span of a string argument: JSON pointer, offsets in that string, and its source. */
+/**
+ * A tainted span of a string argument: JSON pointer, offsets in that string, and its source. With
+ * `key`, the span is inside an object key, and `path` points at that key's member.
+ */
 export interface TaintSpan {
   path: string;
   start: number;
   end: number;
   sourceOutputId: string;
+  key?: boolean;
 }
 
-function escapeString(text: string): string {
-  return JSON.stringify(text).slice(1, -1);
+function renderPieces(pieces: DisplayPiece[]): ReactNode[] {
+  return pieces.map((piece, index) =>
+    piece.label === undefined ? (
+      piece.text
+    ) : (
+      <span key={index} className="hidden-char" role="img" aria-label={piece.label} title={piece.label}>
+        {piece.text}
+      </span>
+    ),
+  );
 }
 
+/** A string (value or key) in quotes, hidden characters escaped, its tainted spans marked. */
 function renderString(text: string, spans: TaintSpan[]): ReactNode {
-  if (spans.length === 0) return `"${escapeString(text)}"`;
-  const parts: ReactNode[] = ['"'];
-  let cursor = 0;
-  const sorted = [...spans].sort((a, b) => a.start - b.start);
-  sorted.forEach((span, index) => {
-    const start = Math.max(cursor, Math.min(span.start, text.length));
-    const end = Math.max(start, Math.min(span.end, text.length));
-    if (start > cursor) parts.push(escapeString(text.slice(cursor, start)));
-    parts.push(
-      <mark key={index} className="taint-span" title={`tainted by output ${span.sourceOutputId}`}>
-        {escapeString(text.slice(start, end))}
-      </mark>,
-    );
-    cursor = end;
-  });
-  if (cursor < text.length) parts.push(escapeString(text.slice(cursor)));
-  parts.push('"');
-  return parts;
+  return [
+    '"',
+    ...displayString(text, spans).map((run) =>
+      run.span === null ? (
+        <span key={run.start}>{renderPieces(run.pieces)}</span>
+      ) : (
+        <mark key={run.start} className="taint-span" title={`tainted by output ${run.span.sourceOutputId}`}>
+          {renderPieces(run.pieces)}
+        </mark>
+      ),
+    ),
+    '"',
+  ];
 }
 
 function renderValue(value: unknown, path: string, indent: string, taint: TaintSpan[]): ReactNode {
   if (typeof value === 'string')
     return renderString(
       value,
-      taint.filter((span) => span.path === path),
+      taint.filter((span) => span.path === path && span.key !== true),
     );
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   const inner = `${indent}  `;
@@ -58,16 +67,77 @@ function renderValue(value: unknown, path: string, indent: string, taint: TaintS
   if (entries.length === 0) return '{}';
   return [
     '{\n',
-    ...entries.flatMap(([key, item], index) => [
-      `${inner}${JSON.stringify(key)}: `,
-      <span key={key}>{renderValue(item, `${path}/${escapePointerSegment(key)}`, inner, taint)}</span>,
-      index < entries.length - 1 ? ',\n' : '\n',
-    ]),
+    ...entries.flatMap(([key, item], index) => {
+      const member = `${path}/${escapePointerSegment(key)}`;
+      const keySpans = taint.filter((span) => span.path === member && span.key === true);
+      return [
+        inner,
+        <span key={`key:${key}`}>{renderString(key, keySpans)}</span>,
+        ': ',
+        <span key={`value:${key}`}>{renderValue(item, member, inner, taint)}</span>,
+        index < entries.length - 1 ? ',\n' : '\n',
+      ];
+    }),
     `${indent}}`,
   ];
 }
 
-/** Pretty-printed JSON with the tainted spans of string values highlighted (text nodes only). */
+/** How far the arguments box overflows: the lines it holds and the lines it shows. */
+interface Overflow {
+  total: number;
+  shown: number;
+}
+
+function measureOverflow(box: HTMLElement): Overflow | null {
+  if (box.scrollHeight <= box.clientHeight + 1) return null;
+  const style = getComputedStyle(box);
+  const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+  const lineHeight = parseFloat(style.lineHeight) || 18;
+  return {
+    total: Math.max(1, Math.round((box.scrollHeight - padding) / lineHeight)),
+    shown: Math.max(1, Math.floor((box.clientHeight - padding) / lineHeight)),
+  };
+}
+
+/**
+ * Pretty-printed JSON with the tainted spans of string values and keys highlighted (text nodes
+ * only). Hidden and direction-changing characters are drawn as escapes (see argument-display.ts).
+ * When the box is too short for the whole text, a notice under it says so, and the box takes focus
+ * so it scrolls from the keyboard.
+ */
 export function TaintedJson({ value, taint }: { value: unknown; taint: TaintSpan[] }) {
-  return <pre className="inert-text code-block">{renderValue(value, '', '', taint)}</pre>;
+  const box = useRef<HTMLPreElement>(null);
+  const noticeId = useId();
+  const [overflow, setOverflow] = useState<Overflow | null>(null);
+  useLayoutEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const measure = (): void =>
+      setOverflow((previous) => {
+        const next = measureOverflow(element);
+        return previous?.total === next?.total && previous?.shown === next?.shown ? previous : next;
+      });
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [value, taint]);
+  return (
+    <>
+      <pre
+        ref={box}
+        className="inert-text code-block"
+        tabIndex={overflow ? 0 : undefined}
+        aria-describedby={overflow ? noticeId : undefined}
+      >
+        {renderValue(value, '', '', taint)}
+      </pre>
+      {overflow ? (
+        <p id={noticeId} className="arguments-overflow small">
+          Arguments continue below: the box shows {overflow.shown} of {overflow.total} lines. Scroll it to read them
+          all.
+        </p>
+      ) : null}
+    </>
+  );
 }

@@ -119,7 +119,7 @@ export function App() {
     onOpened: async (state) => {
       buffers.reset();
       try {
-        await reloadApprovals();
+        await reloadApprovals(state.runs);
       } catch (error) {
         setBanner(describeError(error));
       }
