@@ -54,6 +54,11 @@ export const DecisionSchema = z.object({
    * arguments carry untrusted text still ask.
    */
   scope: z.string().optional(),
+  /**
+   * For allow-for-run: the tool's taint check in the run's catalog when the decision was made
+   * (false: tainted calls are covered too). What the conversation says the decision covered.
+   */
+  taintCheck: z.boolean().optional(),
 });
 
 /**

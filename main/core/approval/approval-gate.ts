@@ -243,7 +243,7 @@ export function withScope(request: ApprovalRequest, decision: ApprovalDecision, 
       const still = taintCheck
         ? 'calls whose arguments carry untrusted text still ask'
         : `${tool} has taintCheck off, so tainted calls are covered too`;
-      return { ...decision, scope: `this call; ${later}; ${still}` };
+      return { ...decision, scope: `this call; ${later}; ${still}`, taintCheck };
     }
     default:
       return decision;

@@ -60,6 +60,8 @@ export type ApprovalDecision =
       source: DecisionSource;
       at: string;
       scope?: string;
+      /** The tool's taint check as the gate applied it (set with `scope`). */
+      taintCheck?: boolean;
     }
   | { kind: 'deny'; reason: string; source: DecisionSource; at: string }
   | { kind: 'cancelled'; reason: string; source: DecisionSource; at: string };

@@ -285,6 +285,8 @@ export class ToolDispatcher {
     if ('reason' in decision && decision.reason !== undefined) recorded.reason = decision.reason;
     if ('scope' in decision && decision.scope !== undefined) recorded.scope = decision.scope;
     if (decision.kind === 'approve-edited') recorded.arguments = decision.arguments;
+    if (decision.kind === 'allow-for-run' && decision.taintCheck !== undefined)
+      recorded.taintCheck = decision.taintCheck;
     this.options.emit({ type: 'approval-decision', callId, alias, proposedArguments: proposed, decision: recorded });
   }
 

@@ -76,6 +76,7 @@ function DispatchCard({
   item: Extract<ConversationItem, { kind: 'dispatch' }>;
   live: boolean;
   edited: boolean;
+  /** The tool's taint check in tools.yaml now: only for decisions recorded without their own. */
   taintCheck: boolean;
   onShowApprovals: () => void;
   onFork?: OnFork | undefined;
@@ -85,7 +86,7 @@ function DispatchCard({
   // Who decided and what it covered; a denial's reason is shown on its own line below.
   const decisionNote =
     item.decision && item.decision.kind !== 'deny'
-      ? describeDecision(item.decision, item.alias, taintCheck || item.taint.length > 0)
+      ? describeDecision(item.decision, item.alias, (item.decision.taintCheck ?? taintCheck) || item.taint.length > 0)
       : undefined;
   return (
     <article

@@ -112,6 +112,7 @@ describe('allow for this run', () => {
     // The decision says exactly what it allows, so the studio and the transcript can say it.
     expect(await subject.decide(request(), signal())).toMatchObject({
       kind: 'allow-for-run',
+      taintCheck: true,
       scope:
         'this call; every later untainted call of tool "echo" in this run runs without asking; calls whose arguments carry untrusted text still ask',
     });

@@ -297,6 +297,9 @@ describe('messages and decisions', () => {
     expect(decisions[0]?.decision.scope).toBe(
       'this call; every later untainted call of tool "note" in this run runs without asking; calls whose arguments carry untrusted text still ask',
     );
+    // Recorded as data too, for the conversation (the catalog may change after the run).
+    expect(decisions[0]?.decision.taintCheck).toBe(true);
+    expect(decisions[1]?.decision.taintCheck).toBeUndefined();
     expect(decisions[1]?.decision.scope).toContain('tainted calls still ask');
     expect(h.approver.asked.map((p) => p.reason)).toEqual(['policy', 'tainted']);
   });
