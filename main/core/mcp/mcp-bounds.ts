@@ -12,8 +12,21 @@ export const MAX_MCP_TOOLS = 512;
 export const MAX_MCP_LIST_PAGES = 20;
 /** Longest tool description kept, in characters. */
 export const MAX_MCP_DESCRIPTION_CHARS = 4096;
+/**
+ * Bytes of messages to a stdio server that may wait unread in its input pipe's buffer; a server
+ * that lets more pile up (it floods requests and never reads the answers) is stopped.
+ */
+export const MAX_MCP_INPUT_BACKLOG_BYTES = 8 * 1024 * 1024;
+/** Entries of an invalid tool list described one by one; the rest are counted in one sentence. */
+export const MAX_MCP_INVALID_TOOL_NOTES = 20;
 /** Bytes of a server's stderr kept for the UI. */
 export const MCP_STDERR_TAIL_BYTES = 64 * 1024;
+/**
+ * A call's progress notifications restart its `timeoutMs`, but only up to this many times
+ * `timeoutMs` in all: a server that reports progress forever cannot keep a run (a CLI run with
+ * nobody to stop it) waiting forever.
+ */
+export const MCP_PROGRESS_TIMEOUT_FACTOR = 10;
 
 /**
  * Why `value` is too deep or too large to hand on, or undefined when it is within bounds. Walks

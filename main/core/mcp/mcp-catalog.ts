@@ -4,6 +4,7 @@ import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { ToolCatalog, ToolSpec } from '../tools/tool-spec.js';
 import type { McpServerManager } from './mcp-manager.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
+import { errorMessage } from '../../../common/error-message.js';
 
 /**
  * A run's tool catalog: the workspace's tools plus the MCP tools listed so far. When a server says
@@ -36,22 +37,43 @@ export class McpAwareCatalog implements ToolCatalog {
   }
 
   validateArguments(alias: string, args: JsonObject): string | undefined {
-    return this.current.validateArguments(alias, args);
+    try {
+      return this.current.validateArguments(alias, args);
+    } catch (error) {
+      return `invalid arguments: ${unusableSchema(error, 'inputSchema')}`;
+    }
   }
 
   /** See {@link ToolCatalogImpl.argumentProblems}. */
   argumentProblems(alias: string, args: unknown): ArgumentProblem[] | undefined {
-    return this.current.argumentProblems(alias, args);
+    try {
+      return this.current.argumentProblems(alias, args);
+    } catch (error) {
+      return [{ pointer: '', message: unusableSchema(error, 'inputSchema'), fix: 'Fix the tool on the server.' }];
+    }
   }
 
   validateOutput(alias: string, output: unknown): string | undefined {
-    return this.current.validateOutput(alias, output);
+    try {
+      return this.current.validateOutput(alias, output);
+    } catch (error) {
+      return `output does not match the output schema: ${unusableSchema(error, 'outputSchema')}`;
+    }
   }
 
   /** Stops following the manager. */
   dispose(): void {
     this.unsubscribe();
   }
+}
+
+/**
+ * Why a value could not be checked: a schema an MCP server listed can loop without consuming the
+ * value (`{ "$ref": "#" }`), which overflows ajv's stack. The value is then refused, never passed.
+ */
+function unusableSchema(error: unknown, which: string): string {
+  const why = error instanceof RangeError ? 'it refers to itself without end' : errorMessage(error).slice(0, 200);
+  return `the tool's ${which} cannot be checked (${why}); the value is refused`;
 }
 
 /**

@@ -22,10 +22,13 @@ import { ToolFailure } from '../tools/tool-spec.js';
 import {
   BoundedTail,
   jsonBoundsProblem,
+  MAX_MCP_INPUT_BACKLOG_BYTES,
+  MAX_MCP_INVALID_TOOL_NOTES,
   MAX_MCP_JSON_DEPTH,
   MAX_MCP_LIST_PAGES,
   MAX_MCP_MESSAGE_BYTES,
   MAX_MCP_TOOLS,
+  MCP_PROGRESS_TIMEOUT_FACTOR,
 } from './mcp-bounds.js';
 import { resultToOutput } from './mcp-result.js';
 import type { McpServerSpec, SecretRef } from '../catalog/mcp-spec.js';
@@ -38,6 +41,11 @@ export type McpServerState = 'stopped' | 'starting' | 'ready' | 'error';
 const MAX_PROTOCOL_ERRORS = 100;
 /** The code of the error answer put in place of a message the host refused (see guardReadBuffer). */
 const HOST_REFUSED = -32099;
+/**
+ * The `data` of that error answer. Only the host holds this object, so a server that sends the
+ * same code with its own message cannot pass its words off as the host's.
+ */
+const HOST_REFUSED_DATA = Object.freeze({ refusedBy: 'promptforge' });
 /** First and largest wait before a crashed server is started again. */
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
@@ -72,6 +80,8 @@ export class McpConnection {
   tools: Tool[] | undefined;
   /** Listed entries that are not valid tools, each as a sentence naming the tool. */
   invalidTools: string[] = [];
+  /** How many entries the last listing held, valid or not, read or not. */
+  listedCount = 0;
   private readonly stderr = new BoundedTail();
   private client: Client | undefined;
   private tree: ProcessTree | undefined;
@@ -81,6 +91,11 @@ export class McpConnection {
   private nextStartAt = 0;
   private protocolErrors = 0;
   private generation = 0;
+  /** Why the host stopped the running server (it broke a bound), for the errors that follow. */
+  private stopReason: string | undefined;
+  /** A `tools/list` refresh is running; `refreshAgain` asks for one more after it. */
+  private refreshing = false;
+  private refreshAgain = false;
 
   constructor(
     readonly spec: McpServerSpec,
@@ -112,7 +127,8 @@ export class McpConnection {
   async callTool(name: string, args: JsonObject, signal: AbortSignal, timeoutMs: number, structured: boolean) {
     let client: Client;
     try {
-      client = await this.ensureStarted(signal);
+      // The start is shared and ends by itself (startTimeoutMs); this call stops waiting on stop.
+      client = await untilAborted(this.ensureStarted(signal), signal);
     } catch (error) {
       if (signal.aborted) throw new ToolFailure('cancelled before it started');
       throw startFailure(error);
@@ -128,6 +144,7 @@ export class McpConnection {
         signal: call.signal,
         timeout: timeoutMs,
         resetTimeoutOnProgress: true,
+        maxTotalTimeout: timeoutMs * MCP_PROGRESS_TIMEOUT_FACTOR,
         onprogress: () => undefined,
       })) as CallToolResult;
     } catch (error) {
@@ -165,18 +182,16 @@ export class McpConnection {
     this.state = 'starting';
     this.lastError = undefined;
     this.protocolErrors = 0;
+    this.stopReason = undefined;
+    this.refreshAgain = false;
     const generation = ++this.generation;
     this.options.onChange('tools');
     let transport: Transport | undefined;
     try {
-      transport = await this.transport();
       const client = new Client({ name: 'promptforge', version: '1' }, { capabilities: {} });
+      transport = await this.transport((reason) => this.broken(client, reason));
       client.onerror = (error) => this.protocolError(client, error);
-      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-        if (this.client !== client) return;
-        await this.refreshTools(client).catch(() => undefined);
-        this.options.onChange('tools');
-      });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolsChanged(client));
       client.onclose = () => this.closed(client, generation);
       this.client = client;
       await client.connect(transport, { timeout: this.spec.startTimeoutMs });
@@ -205,6 +220,43 @@ export class McpConnection {
     const listed = await listAll(client, timeout);
     this.tools = listed.tools;
     this.invalidTools = listed.invalid;
+    this.listedCount = listed.total;
+  }
+
+  /**
+   * Refreshes the tools after `notifications/tools/list_changed`. A flood of notifications makes
+   * one `tools/list` at a time, plus one more after it, never one per notification.
+   */
+  private async toolsChanged(client: Client): Promise<void> {
+    if (this.client !== client) return;
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = true;
+    try {
+      do {
+        this.refreshAgain = false;
+        await this.refreshTools(client).catch(() => undefined);
+        if (this.client !== client) return;
+        this.options.onChange('tools');
+      } while (this.refreshAgain);
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  /**
+   * Stops a server that broke a bound (`reason` says how, as "it ..."): its process tree is killed
+   * at once, so the calls in flight fail now with the reason, and the next call starts it again.
+   */
+  private broken(client: Client, reason: string): void {
+    if (this.client !== client || this.stopReason !== undefined) return;
+    this.stopReason = reason;
+    this.stderr.push(`[promptforge] stopping the server: ${reason}\n`);
+    this.options.onChange('stderr');
+    this.tree?.kill();
+    void client.close().catch(() => undefined);
   }
 
   private noteFailure(message: string): void {
@@ -221,19 +273,23 @@ export class McpConnection {
     this.tree?.kill();
     this.tree = undefined;
     // A server that was ready and stopped by itself crashed; one that was starting is reported by start().
-    if (this.state === 'ready') this.noteFailure(`MCP server "${this.spec.name}" exited unexpectedly`);
+    if (this.state === 'ready')
+      this.noteFailure(
+        this.stopReason !== undefined
+          ? `MCP server "${this.spec.name}" was stopped: ${this.stopReason}`
+          : `MCP server "${this.spec.name}" exited unexpectedly`,
+      );
   }
 
   private protocolError(client: Client, error: Error): void {
     this.stderr.push(`[promptforge] protocol error: ${error.message.slice(0, 500)}\n`);
     this.protocolErrors += 1;
-    if (this.protocolErrors === MAX_PROTOCOL_ERRORS && this.client === client) {
-      this.stderr.push(`[promptforge] stopping the server after ${MAX_PROTOCOL_ERRORS} malformed messages\n`);
-      void client.close().catch(() => undefined);
-    }
+    if (this.protocolErrors === MAX_PROTOCOL_ERRORS)
+      this.broken(client, `it sent ${MAX_PROTOCOL_ERRORS} malformed or unexpected messages`);
   }
 
-  private async transport(): Promise<Transport> {
+  /** The transport to the server; `onBroken` stops the server when it breaks a bound. */
+  private async transport(onBroken: (reason: string) => void): Promise<Transport> {
     const spec = this.spec;
     const transport = spec.transport;
     if (transport.type === 'http') {
@@ -242,7 +298,7 @@ export class McpConnection {
         headers[name] = typeof value === 'string' ? value : await this.secret(value, `header "${name}"`);
       return new StreamableHTTPClientTransport(new URL(transport.url), {
         requestInit: { headers },
-        fetch: cappedFetch,
+        fetch: cappedFetch(onBroken),
         reconnectionOptions: {
           maxRetries: 2,
           initialReconnectionDelay: 500,
@@ -274,7 +330,8 @@ export class McpConnection {
       this.stderr.push(chunk.toString('utf8'));
       this.options.onChange('stderr');
     });
-    guardReadBuffer(stdio);
+    guardReadBuffer(stdio, onBroken);
+    guardInputBacklog(stdio, onBroken);
     const start = stdio.start.bind(stdio);
     stdio.start = async () => {
       await start();
@@ -309,7 +366,8 @@ export class McpConnection {
     const code = (error as NodeJS.ErrnoException).code;
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     let reason: string;
-    if (code === 'ENOENT')
+    if (this.stopReason !== undefined) reason = `the host stopped it while starting because ${this.stopReason}`;
+    else if (code === 'ENOENT')
       reason = `the command "${spec.transport.type === 'stdio' ? spec.transport.command : ''}" was not found; check "command:" (a name on PATH, or a path relative to the workspace)`;
     else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
       reason = `it did not answer initialize within ${spec.startTimeoutMs} ms; raise "startTimeoutMs:" or check the server`;
@@ -326,14 +384,23 @@ export class McpConnection {
     if (signal.aborted) return new ToolFailure('cancelled: the run was stopped');
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout)
-        return new ToolFailure(`timed out after ${timeoutMs} ms (the request was cancelled)`);
+        return new ToolFailure(
+          /total timeout/i.test(error.message)
+            ? `timed out after ${timeoutMs * MCP_PROGRESS_TIMEOUT_FACTOR} ms in all (${MCP_PROGRESS_TIMEOUT_FACTOR}× timeoutMs; progress notifications restart the clock only up to that; the request was cancelled)`
+            : `timed out after ${timeoutMs} ms (the request was cancelled)`,
+        );
       // A server can send the ConnectionClosed code itself; only a closed connection counts.
       if (error.code === ErrorCode.ConnectionClosed && this.client === undefined) {
         const stderr = tail(this.stderr.text(), 2000);
-        const message = `MCP server "${this.spec.name}" stopped during the call; it is started again on the next call`;
+        const message =
+          this.stopReason !== undefined
+            ? `MCP server "${this.spec.name}" was stopped during the call because ${this.stopReason}; it is started again on the next call`
+            : `MCP server "${this.spec.name}" stopped during the call; it is started again on the next call`;
         return stderr ? new ToolFailure(`${message}; its stderr ends: ${stderr}`, stderr) : new ToolFailure(message);
       }
-      if (error.code === HOST_REFUSED) return new ToolFailure(error.message.replace(/^MCP error -?\d+: /, ''));
+      // Only an error the host made carries its private data object; a server can send the code.
+      if (error.code === HOST_REFUSED && error.data === HOST_REFUSED_DATA)
+        return new ToolFailure(error.message.replace(/^MCP error -?\d+: /, ''));
       // Any other error message was written by the server.
       const text = error.message.slice(0, 4000);
       return new ToolFailure(`the server answered with an error: ${text}`, text);
@@ -344,18 +411,37 @@ export class McpConnection {
 }
 
 /**
- * The SDK parses each stdio line with zod, which recurses: a hostile 10,000-deep message would
- * overflow the stack and take the connection down. Lines are parsed here first, and a message
- * nested deeper than {@link MAX_MCP_JSON_DEPTH} becomes an error answer to its request.
+ * Bounds what the host reads from a stdio server. The SDK's buffer refuses more than
+ * {@link MAX_MCP_MESSAGE_BYTES} unread bytes, but then clears itself and reads on from the middle
+ * of the line, and waits seconds for a server that ignores the end of its input and SIGTERM; here
+ * the first overflow stops the server at once (`onBroken`) and everything after it is dropped.
+ *
+ * The SDK also parses each line with zod, which recurses: a hostile 10,000-deep message would
+ * overflow the stack and take the connection down. Lines are parsed here first: an answer nested
+ * deeper than {@link MAX_MCP_JSON_DEPTH} becomes an error answer to its request, and any other
+ * message that deep is refused.
  */
-function guardReadBuffer(transport: StdioClientTransport): void {
-  const holder = transport as unknown as { _readBuffer?: { readMessage(): unknown } };
+function guardReadBuffer(transport: StdioClientTransport, onBroken: (reason: string) => void): void {
+  const holder = transport as unknown as { _readBuffer?: { readMessage(): unknown; append(chunk: Buffer): void } };
   const buffer = holder._readBuffer;
-  if (!buffer || typeof buffer.readMessage !== 'function') return;
+  if (!buffer || typeof buffer.readMessage !== 'function' || typeof buffer.append !== 'function') return;
   const inner = buffer as unknown as { _buffer?: Buffer };
+  let overflowed = false;
+  const append = buffer.append.bind(buffer);
+  buffer.append = (chunk: Buffer) => {
+    if (overflowed) return;
+    try {
+      append(chunk);
+    } catch (error) {
+      overflowed = true;
+      inner._buffer = undefined;
+      onBroken(`it sent a message over ${MAX_MCP_MESSAGE_BYTES} bytes (or a line that does not end) on stdout`);
+      throw error;
+    }
+  };
   buffer.readMessage = () => {
     const data = inner._buffer;
-    if (!data) return null;
+    if (!data || overflowed) return null;
     const index = data.indexOf('\n');
     if (index === -1) return null;
     const line = data.toString('utf8', 0, index).replace(/\r$/, '');
@@ -363,11 +449,37 @@ function guardReadBuffer(transport: StdioClientTransport): void {
     const value: unknown = JSON.parse(line);
     const tooDeep = jsonBoundsProblem(value, MAX_MCP_JSON_DEPTH + 8, Number.MAX_SAFE_INTEGER);
     if (tooDeep) {
-      const id = (value as { id?: unknown } | null)?.id;
-      if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`refused a message: ${tooDeep}`);
-      return { jsonrpc: '2.0', id, error: { code: HOST_REFUSED, message: `the host refused the answer: ${tooDeep}` } };
+      const message = value as { id?: unknown; method?: unknown } | null;
+      const id = message?.id;
+      // Only an answer (an id and no method) is turned into an error answer to the host's request.
+      if ((typeof id !== 'string' && typeof id !== 'number') || message?.method !== undefined)
+        throw new Error(`refused a message: ${tooDeep}`);
+      return {
+        jsonrpc: '2.0',
+        id,
+        error: { code: HOST_REFUSED, message: `the host refused the answer: ${tooDeep}`, data: HOST_REFUSED_DATA },
+      };
     }
     return JSONRPCMessageSchema.parse(value);
+  };
+}
+
+/**
+ * Stops a stdio server that does not read its input: a server flooding requests (pings, requests
+ * the client does not offer) and never reading the answers would make them pile up in the host.
+ * A message is refused and the server stopped once {@link MAX_MCP_INPUT_BACKLOG_BYTES} wait unread.
+ */
+function guardInputBacklog(transport: StdioClientTransport, onBroken: (reason: string) => void): void {
+  const holder = transport as unknown as { _process?: { stdin?: { writableLength: number } | null } };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    const waiting = holder._process?.stdin?.writableLength ?? 0;
+    if (waiting > MAX_MCP_INPUT_BACKLOG_BYTES) {
+      const reason = `it does not read its input (more than ${MAX_MCP_INPUT_BACKLOG_BYTES} bytes of messages to it wait unread)`;
+      onBroken(reason);
+      throw new Error(`refused to send: ${reason}`);
+    }
+    return send(message);
   };
 }
 
@@ -380,13 +492,30 @@ function startFailure(error: unknown): ToolFailure {
   return new ToolFailure(`the MCP server failed: ${errorMessage(error)}`);
 }
 
+/** `promise`, or a rejection as soon as `signal` aborts (the work behind `promise` goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('cancelled'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Error('cancelled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 /** A `tools/list` page checked loosely: each tool is checked on its own, so one bad tool drops alone. */
 const LooseListSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
-/** Every page of `tools/list`, bounded in pages and tools; entries that are not valid tools are described. */
-async function listAll(client: Client, timeout?: number): Promise<{ tools: Tool[]; invalid: string[] }> {
+/**
+ * Every page of `tools/list`, bounded in pages and tools: entries past the first
+ * {@link MAX_MCP_TOOLS} + 1 are only counted (`total`), and the first
+ * {@link MAX_MCP_INVALID_TOOL_NOTES} entries that are not valid tools are described.
+ */
+async function listAll(client: Client, timeout?: number): Promise<{ tools: Tool[]; invalid: string[]; total: number }> {
   const tools: Tool[] = [];
   const invalid: string[] = [];
+  let entries = 0;
+  let moreInvalid = 0;
+  let skipped = 0;
   let cursor: string | undefined;
   for (let page = 0; page < MAX_MCP_LIST_PAGES; page += 1) {
     const result = await client.request(
@@ -395,8 +524,15 @@ async function listAll(client: Client, timeout?: number): Promise<{ tools: Tool[
       timeout ? { timeout } : {},
     );
     for (const [index, entry] of result.tools.entries()) {
+      // One past the limit is enough to say the list was cut (see mcpToolSpecs).
+      if (entries > MAX_MCP_TOOLS) {
+        skipped += result.tools.length - index;
+        break;
+      }
+      entries += 1;
       const parsed = ToolSchema.safeParse(entry);
       if (parsed.success) tools.push(parsed.data);
+      else if (invalid.length >= MAX_MCP_INVALID_TOOL_NOTES) moreInvalid += 1;
       else {
         const name = (entry as { name?: unknown } | null)?.name;
         const issue = parsed.error.issues[0];
@@ -407,11 +543,12 @@ async function listAll(client: Client, timeout?: number): Promise<{ tools: Tool[
       }
     }
     cursor = result.nextCursor;
-    if (cursor === undefined || tools.length + invalid.length > MAX_MCP_TOOLS) break;
+    if (cursor === undefined || entries > MAX_MCP_TOOLS) break;
     if (page === MAX_MCP_LIST_PAGES - 1)
       invalid.push(`the tool list goes on past ${MAX_MCP_LIST_PAGES} pages; the rest is ignored`);
   }
-  return { tools, invalid };
+  if (moreInvalid > 0) invalid.push(`${moreInvalid} more entries are dropped: they are not valid MCP tools`);
+  return { tools, invalid, total: entries + skipped };
 }
 
 function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
@@ -429,20 +566,32 @@ function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** fetch for Streamable HTTP whose response bodies stop after {@link MAX_MCP_MESSAGE_BYTES}. */
-const cappedFetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
-  const response = await fetch(input, init);
-  if (!response.body) return response;
-  let total = 0;
-  const capped = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        total += chunk.byteLength;
-        if (total > MAX_MCP_MESSAGE_BYTES)
-          controller.error(new Error(`the server sent more than ${MAX_MCP_MESSAGE_BYTES} bytes in one response`));
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
-  return new Response(capped, { status: response.status, statusText: response.statusText, headers: response.headers });
-};
+/**
+ * fetch for Streamable HTTP whose response bodies stop after {@link MAX_MCP_MESSAGE_BYTES}. The
+ * server is then stopped (`onBroken`): the SDK drops an SSE stream that fails, and the call waiting
+ * for its answer on that stream would otherwise wait until its timeout.
+ */
+function cappedFetch(onBroken: (reason: string) => void) {
+  return async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init);
+    if (!response.body) return response;
+    let total = 0;
+    const capped = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          total += chunk.byteLength;
+          if (total > MAX_MCP_MESSAGE_BYTES) {
+            const reason = `it sent more than ${MAX_MCP_MESSAGE_BYTES} bytes in one response`;
+            controller.error(new Error(`the server sent more than ${MAX_MCP_MESSAGE_BYTES} bytes in one response`));
+            onBroken(reason);
+          } else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(capped, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}

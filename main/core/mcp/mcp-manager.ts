@@ -170,7 +170,7 @@ export class McpServerManager implements McpToolCaller {
     const problems: CatalogProblem[] = [];
     for (const connection of this.connections.values()) {
       if (connection.tools === undefined) continue;
-      const built = mcpToolSpecs(connection.spec, connection.tools, compiler, taken);
+      const built = mcpToolSpecs(connection.spec, connection.tools, compiler, taken, connection.listedCount);
       for (const spec of built.tools) specs.set(spec.alias, spec);
       for (const message of connection.invalidTools)
         problems.push(

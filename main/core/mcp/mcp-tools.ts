@@ -13,7 +13,22 @@ import { errorMessage } from '../../../common/error-message.js';
 // eslint-disable-next-line no-control-regex
 const UNSAFE_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
-/** A problem about a listed tool, placed at the server's entry in tools.yaml. */
+/** Longest problem message about a server, in characters; the server's words in it are cut. */
+export const MAX_MCP_PROBLEM_CHARS = 1000;
+
+/**
+ * `text` safe to show in a terminal or the UI: control and bidi characters become visible
+ * `\u{..}` escapes (a tool name can hold them), and it is cut after `max` characters.
+ */
+export function shownText(text: string, max: number): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return cut.replace(UNSAFE_CHARACTERS, (character) => `\\u{${character.charCodeAt(0).toString(16)}}`);
+}
+
+/**
+ * A problem about a listed tool, placed at the server's entry in tools.yaml. The message often
+ * quotes the server (tool names, schema errors), so it goes through {@link shownText}.
+ */
 export function serverProblem(
   server: McpServerSpec,
   severity: CatalogProblem['severity'],
@@ -21,7 +36,15 @@ export function serverProblem(
   fix: string,
 ): CatalogProblem {
   const { file, pointer, line, column } = server.location;
-  return { severity, file, pointer, line, column, message, fix };
+  return {
+    severity,
+    file,
+    pointer,
+    line,
+    column,
+    message: shownText(message, MAX_MCP_PROBLEM_CHARS),
+    fix: shownText(fix, MAX_MCP_PROBLEM_CHARS),
+  };
 }
 
 function checkSchema(
@@ -48,31 +71,35 @@ function checkSchema(
  * The catalog entries for a server's listed tools. Tools left out by `include`/`exclude` are
  * skipped; a tool with a bad name, an invalid `inputSchema` or `outputSchema`, or an alias someone
  * else already holds (`taken`) is dropped with a problem and the rest stay. Aliases added here are
- * put in `taken`.
+ * put in `taken`. `listedCount` is how many entries the server listed (more than `listed` when
+ * the listing was cut).
  */
 export function mcpToolSpecs(
   server: McpServerSpec,
   listed: readonly Tool[],
   compiler: UserSchemaCompiler,
   taken: Map<string, string>,
+  listedCount = listed.length,
 ): { tools: ToolSpec[]; problems: CatalogProblem[] } {
   const problems: CatalogProblem[] = [];
   const tools: ToolSpec[] = [];
   const subject = `MCP server "${server.name}"`;
   const seenNames = new Set<string>();
-  if (listed.length > MAX_MCP_TOOLS)
+  if (Math.max(listed.length, listedCount) > MAX_MCP_TOOLS)
     problems.push(
       serverProblem(
         server,
         'warning',
-        `${subject} lists ${listed.length} tools; only the first ${MAX_MCP_TOOLS} are considered`,
+        `${subject} lists ${Math.max(listed.length, listedCount)} tools; only the first ${MAX_MCP_TOOLS} are considered`,
         'Use "include:" to pick the tools you need.',
       ),
     );
   for (const tool of listed.slice(0, MAX_MCP_TOOLS)) {
     const name = tool.name;
     if (seenNames.has(name)) {
-      problems.push(serverProblem(server, 'error', `${subject} lists tool "${name}" twice`, 'Only the first is used.'));
+      problems.push(
+        serverProblem(server, 'error', `${subject} lists tool "${name.slice(0, 80)}" twice`, 'Only the first is used.'),
+      );
       continue;
     }
     seenNames.add(name);
