@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv';
+import { errorMessage } from '../../../common/error-message.js';
 import type { JsonObject } from '../../../common/json.js';
 import { builtinToolSpecs } from '../tools/builtin-tools.js';
 import type { ToolCatalog, ToolSpec } from '../tools/tool-spec.js';
@@ -61,7 +62,9 @@ export class ToolCatalogImpl implements ToolCatalog {
   validateArguments(alias: string, args: JsonObject): string | undefined {
     const validate = this.validator(alias, 'parameters');
     if (!validate) return `unknown tool "${alias}"`;
-    if (validate(args)) return undefined;
+    const verdict = check(validate, args);
+    if (verdict === true) return undefined;
+    if (typeof verdict === 'string') return `invalid arguments: ${unusable('argument schema', verdict)}`;
     return `invalid arguments: ${describeErrors(validate.errors ?? [], 'the arguments')}`;
   }
 
@@ -72,14 +75,20 @@ export class ToolCatalogImpl implements ToolCatalog {
   argumentProblems(alias: string, args: unknown): ArgumentProblem[] | undefined {
     const validate = this.validator(alias, 'parameters');
     if (!validate) return undefined;
-    if (validate(args)) return [];
+    const verdict = check(validate, args);
+    if (verdict === true) return [];
+    if (typeof verdict === 'string')
+      return [{ pointer: '', message: unusable('argument schema', verdict), fix: 'Fix the tool’s schema.' }];
     return describeErrorList(validate.errors ?? [], 'the arguments');
   }
 
   validateOutput(alias: string, output: unknown): string | undefined {
     const validate = this.validator(alias, 'outputSchema');
     if (!validate) return this.tools.has(alias) ? undefined : `unknown tool "${alias}"`;
-    if (validate(output)) return undefined;
+    const verdict = check(validate, output);
+    if (verdict === true) return undefined;
+    if (typeof verdict === 'string')
+      return `output does not match the output schema: ${unusable('output schema', verdict)}`;
     return `output does not match the output schema: ${describeErrors(validate.errors ?? [], 'the output')}`;
   }
 }
@@ -87,4 +96,21 @@ export class ToolCatalogImpl implements ToolCatalog {
 /** A catalog holding only the builtins, for code paths with no workspace (e.g. a bare CLI run). */
 export function createBuiltinCatalog(): ToolCatalogImpl {
   return new ToolCatalogImpl(builtinToolSpecs());
+}
+
+/**
+ * Runs a compiled schema on a value: true or false, or why it could not check it. A schema can
+ * loop without consuming the value (`{ "$ref": "#" }`, from tools.yaml or an MCP server), which
+ * overflows ajv's stack; the value is then refused, never passed.
+ */
+function check(validate: ValidateFunction, value: unknown): boolean | string {
+  try {
+    return validate(value);
+  } catch (error) {
+    return error instanceof RangeError ? 'it refers to itself without end' : errorMessage(error).slice(0, 200);
+  }
+}
+
+function unusable(which: string, why: string): string {
+  return `the tool's ${which} cannot be checked (${why}); the value is refused`;
 }

@@ -4,7 +4,6 @@ import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { ToolCatalog, ToolSpec } from '../tools/tool-spec.js';
 import type { McpServerManager } from './mcp-manager.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
-import { errorMessage } from '../../../common/error-message.js';
 
 /**
  * A run's tool catalog: the workspace's tools plus the MCP tools listed so far. When a server says
@@ -37,43 +36,22 @@ export class McpAwareCatalog implements ToolCatalog {
   }
 
   validateArguments(alias: string, args: JsonObject): string | undefined {
-    try {
-      return this.current.validateArguments(alias, args);
-    } catch (error) {
-      return `invalid arguments: ${unusableSchema(error, 'inputSchema')}`;
-    }
+    return this.current.validateArguments(alias, args);
   }
 
   /** See {@link ToolCatalogImpl.argumentProblems}. */
   argumentProblems(alias: string, args: unknown): ArgumentProblem[] | undefined {
-    try {
-      return this.current.argumentProblems(alias, args);
-    } catch (error) {
-      return [{ pointer: '', message: unusableSchema(error, 'inputSchema'), fix: 'Fix the tool on the server.' }];
-    }
+    return this.current.argumentProblems(alias, args);
   }
 
   validateOutput(alias: string, output: unknown): string | undefined {
-    try {
-      return this.current.validateOutput(alias, output);
-    } catch (error) {
-      return `output does not match the output schema: ${unusableSchema(error, 'outputSchema')}`;
-    }
+    return this.current.validateOutput(alias, output);
   }
 
   /** Stops following the manager. */
   dispose(): void {
     this.unsubscribe();
   }
-}
-
-/**
- * Why a value could not be checked: a schema an MCP server listed can loop without consuming the
- * value (`{ "$ref": "#" }`), which overflows ajv's stack. The value is then refused, never passed.
- */
-function unusableSchema(error: unknown, which: string): string {
-  const why = error instanceof RangeError ? 'it refers to itself without end' : errorMessage(error).slice(0, 200);
-  return `the tool's ${which} cannot be checked (${why}); the value is refused`;
 }
 
 /**

@@ -13,6 +13,7 @@ import type { CatalogFileName } from '../../../main/core/catalog/catalog-files.j
 import { type CatalogTexts, checkCatalogs } from '../../../main/core/catalog/catalog-loader.js';
 import { MODEL_PROVIDERS } from '../../../main/core/catalog/model-catalog.js';
 import { BUILTIN_TOOL_NAMES } from '../../../main/core/tools/builtin-tools.js';
+import { ToolCatalogImpl } from '../../../main/core/catalog/tool-catalog.js';
 
 type JsonRecord = Record<string, unknown>;
 const addFormats = ((addFormatsPlugin as unknown as { default?: unknown }).default ?? addFormatsPlugin) as (
@@ -117,5 +118,37 @@ describe('published JSON Schemas', () => {
     )['tool'];
     for (const [field, definition] of Object.entries(tool?.properties ?? {}))
       expect(definition.description, field).toBeTruthy();
+  });
+});
+
+describe('a tool schema that loops without consuming the value', () => {
+  it('refuses the arguments and the output with a reason, never throws', () => {
+    const looping = { $ref: '#' } as never;
+    const catalog = new ToolCatalogImpl([
+      {
+        alias: 'loop',
+        description: 'a schema that refers to itself',
+        parameters: looping,
+        outputSchema: looping,
+        trust: 'trusted',
+        approval: 'auto',
+        taintCheck: true,
+        settings: { kind: 'builtin', builtin: 'echo' },
+        source: 'test',
+      },
+    ]);
+    expect(catalog.validateArguments('loop', { a: 1 })).toBe(
+      "invalid arguments: the tool's argument schema cannot be checked (it refers to itself without end); the value is refused",
+    );
+    expect(catalog.argumentProblems('loop', { a: 1 })).toEqual([
+      {
+        pointer: '',
+        message: "the tool's argument schema cannot be checked (it refers to itself without end); the value is refused",
+        fix: 'Fix the tool’s schema.',
+      },
+    ]);
+    expect(catalog.validateOutput('loop', { a: 1 })).toMatch(
+      /^output does not match the output schema: the tool's output schema cannot be checked/,
+    );
   });
 });
