@@ -24,7 +24,7 @@ import { helpFor, wantsHelp } from './help.js';
 import { TerminalApprover } from './terminal-approver.js';
 import { terminalSafe, terminalSafeJson } from './terminal-text.js';
 import { errorMessage } from '../../common/error-message.js';
-import { nestingDepth } from '../../common/json.js';
+import { nestingDepth, parseExactJson } from '../../common/json.js';
 import { MAX_LUA_DEPTH } from '../core/run/worker-protocol.js';
 import { FORK_GO_LIVE_ADVICE } from '../core/run/run-errors.js';
 
@@ -692,12 +692,9 @@ async function forkOptions(
   if (values['edit-reply'] !== undefined) edit.reply = await flagText('--edit-reply', values['edit-reply'], io);
   if (values['edit-calls'] !== undefined) {
     const text = await flagText('--edit-calls', values['edit-calls'], io);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch (error) {
-      throw new UsageError(`--edit-calls must be JSON (${errorMessage(error)})`);
-    }
+    const exact = parseExactJson(text);
+    if (!exact.ok) throw new UsageError(`--edit-calls: ${exact.problem}`);
+    const parsed = exact.value;
     // Checked before the schema, whose recursive check would overflow the stack on a deep value.
     if (nestingDepth(parsed, MAX_LUA_DEPTH) > MAX_LUA_DEPTH)
       throw new UsageError(

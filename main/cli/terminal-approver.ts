@@ -1,10 +1,9 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { JsonObject, JsonValue } from '../../common/json.js';
+import { parseExactJson, type JsonObject, type JsonValue } from '../../common/json.js';
 import type { TaintSpan } from '../core/approval/approval-types.js';
 import type { Approver, PendingCall, PersonDecision } from '../core/approval/approver.js';
 import { terminalSafe as safe } from './terminal-text.js';
-import { errorMessage } from '../../common/error-message.js';
 import { unescapePointerSegment } from '../../common/json-pointer.js';
 
 /**
@@ -52,13 +51,12 @@ export class TerminalApprover implements Approver {
         case 'edit': {
           write('New arguments as JSON on one line: ');
           const text = await this.readLine(signal);
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch (error) {
-            write(`Not valid JSON: ${safe(errorMessage(error))}\n`);
+          const exact = parseExactJson(text);
+          if (!exact.ok) {
+            write(`Not accepted: ${safe(exact.problem)}\n`);
             continue;
           }
+          const parsed = exact.value;
           if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
             write('The arguments must be a JSON object.\n');
             continue;

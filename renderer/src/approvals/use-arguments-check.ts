@@ -1,8 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { JsonValue } from '../../../common/json.js';
+import { parseExactJson, type JsonValue } from '../../../common/json.js';
 import { describeArgumentProblem } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
-import { errorMessage } from '../../../common/error-message.js';
 
 /**
  * How long typing must pause before the arguments are sent to the core for checking. Each check
@@ -16,16 +15,16 @@ export type ArgumentsCheck =
   | { state: 'valid'; value: Record<string, JsonValue> }
   | { state: 'invalid'; problems: string[] };
 
-/** The text as a JSON object, or why it is not one (checked here: it is the request's shape, not the schema). */
+/**
+ * The text as a JSON object, or why it is not one (checked here: it is the request's shape, not the
+ * schema). A duplicate key or a number JSON cannot hold exactly is refused (`parseExactJson`).
+ */
 export function parseArgumentsText(
   text: string,
 ): { ok: true; value: Record<string, JsonValue> } | { ok: false; problem: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return { ok: false, problem: `not JSON: ${errorMessage(error)}` };
-  }
+  const parsed = parseExactJson(text);
+  if (!parsed.ok) return parsed;
+  const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { ok: false, problem: 'the arguments must be a JSON object' };
   return { ok: true, value: value as Record<string, JsonValue> };

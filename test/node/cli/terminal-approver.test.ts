@@ -51,13 +51,18 @@ describe('TerminalApprover (--approve ask)', () => {
   it('edit reads JSON on one line, rejects invalid JSON and schema errors, then approves the edit', async () => {
     const t = terminal();
     const decision = t.gate.decide(request, new AbortController().signal);
-    t.input.write('e\n{not json\ne\n{"link": "x"}\ne\n{"url": "https://example.org"}\n');
+    t.input.write(
+      'e\n{not json\ne\n{"link": "x"}\ne\n{"url": "https://safe.example", "url": "https://evil.example"}\ne\n{"url": "https://example.org"}\n',
+    );
     expect(await decision).toMatchObject({
       kind: 'approve-edited',
       arguments: { url: 'https://example.org' },
       proposed: request.arguments,
     });
-    expect(t.printed()).toContain('Not valid JSON');
+    expect(t.printed()).toContain('Not accepted: not JSON');
+    expect(t.printed()).toContain(
+      'Not accepted: the key "url" appears twice in one object, and only its last value would be used; keep one',
+    );
     expect(t.printed()).toContain('Rejected: invalid arguments: missing required field "url"; unknown field "link"');
   });
 
