@@ -4,8 +4,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  codePointEscape,
   displayString,
   displayText,
+  HIDDEN_CHARACTER_SOURCE,
+  hiddenCharacterLabel,
   type DisplayRun,
   type StringSpan,
 } from '../../renderer/src/run/argument-display.js';
@@ -79,6 +82,89 @@ describe('argument display: hidden characters are drawn as escapes', () => {
   });
 });
 
+describe('argument display: one set of hidden characters for the card and the code editors', () => {
+  it('HIDDEN_CHARACTER_SOURCE matches exactly the code points the card escapes', () => {
+    const matcher = new RegExp(`^(?:${HIDDEN_CHARACTER_SOURCE})$`, 'u');
+    // Every control, format, separator, space and default-ignorable code point, and a sample of the rest.
+    const candidate = /[\p{Cc}\p{Cf}\p{Z}\p{Default_Ignorable_Code_Point}]/u;
+    for (let cp = 0; cp <= 0x10ffff; cp += 1) {
+      const char = String.fromCodePoint(cp);
+      if (cp % 61 !== 0 && !candidate.test(char)) continue;
+      const escaped = displayText(char) === codePointEscape(cp);
+      expect(matcher.test(char), `U+${cp.toString(16)}`).toBe(escaped && cp >= 0x7f);
+    }
+  });
+
+  it('names a code point as the card does', () => {
+    expect(hiddenCharacterLabel(0x202e)).toBe('U+202E right-to-left override');
+    expect(hiddenCharacterLabel(0x2060)).toBe('U+2060 word joiner');
+    expect(hiddenCharacterLabel(0x0001)).toBe('U+0001 control character');
+    expect(hiddenCharacterLabel(0xe0041)).toBe('U+E0041 tag character');
+  });
+});
+
+describe('argument display: stacks of combining marks are escaped', () => {
+  it('draws up to 2 marks on a character as they are', () => {
+    expect(displayText('cafe\u0301 e\u0323\u0302')).toBe('cafe\u0301 e\u0323\u0302');
+  });
+
+  it('escapes a run of more than 2 marks, counting more than 3 of one mark', () => {
+    expect(displayText('e\u0301\u0301\u0301x')).toBe('e\\u0301\\u0301\\u0301x');
+    expect(displayText(`e${'\u0301'.repeat(40)}x`)).toBe('e\\u0301×40x');
+    const [run] = displayString(`e${'\u0301'.repeat(40)}`, []);
+    expect(run!.pieces[1]).toEqual({ start: 1, end: 41, text: '\\u0301×40', label: '40 times U+0301 combining mark' });
+    expect(displayText('x\u0300\u0301\u0302')).toBe('x\\u0300\\u0301\\u0302');
+  });
+
+  it('escapes a stack inside a taint span too, and splits it where the span starts', () => {
+    const text = `a${'\u0301'.repeat(6)}`;
+    expect(drawn(displayString(text, [span(3, 7)]))).toBe('a\u0301\u0301[\\u0301×4]');
+    expect(drawn(displayString(text, [span(0, 7)]))).toBe('[a\\u0301×6]');
+  });
+});
+
+describe('argument display: words that mix scripts', () => {
+  it('escapes the Cyrillic letter of a Latin word, names it, and flags every piece of the word', () => {
+    const [run] = displayString('https://p\u0430ypal.com', []);
+    expect(run!.pieces).toEqual([
+      { start: 0, end: 8, text: 'https://' },
+      { start: 8, end: 9, text: 'p', mixedScripts: 'Latin and Cyrillic' },
+      {
+        start: 9,
+        end: 10,
+        text: '\\u0430',
+        label: 'U+0430 Cyrillic small letter, like Latin a',
+        mixedScripts: 'Latin and Cyrillic',
+      },
+      { start: 10, end: 14, text: 'ypal', mixedScripts: 'Latin and Cyrillic' },
+      { start: 14, end: 18, text: '.com' },
+    ]);
+    expect(displayText('https://p\u0430ypal.com')).not.toBe(displayText('https://paypal.com'));
+  });
+
+  it('escapes Greek and capital lookalikes, and every non-Latin letter of a word with one Latin letter', () => {
+    expect(displayText('t\u03bfken')).toBe('t\\u03bfken');
+    expect(displayString('\u0420AY', [])[0]!.pieces[0]!.label).toBe('U+0420 Cyrillic capital letter, like Latin P');
+    expect(displayText('\u0440\u0430\u0443\u0440\u0430l')).toBe('\\u0440\\u0430\\u0443\\u0440\\u0430l');
+  });
+
+  it('escapes the smaller script of a word that mixes two non-Latin scripts', () => {
+    expect(displayText('\u043a\u0438\u0440\u03b1')).toBe('\u043a\u0438\u0440\\u03b1');
+  });
+
+  it('leaves words in one script, and Latin with Han, kana or Hangul, as they are', () => {
+    for (const text of ['Привет мир', 'Ελληνικά', 'Tシャツ', '漢字abc', 'Ω-meter', 'x \u0430 are two words', 'abc123'])
+      expect(displayText(text)).toBe(text);
+  });
+
+  it('finds a mixed word in the whole string, so a span that cuts the word keeps it marked', () => {
+    const text = 'p\u0430ypal';
+    const runs = displayString(text, [span(0, 1), span(3, 6)]);
+    expect(drawn(runs)).toBe('[p]\\u0430y[pal]');
+    expect(runs.every((run) => run.pieces.every((piece) => piece.mixedScripts === 'Latin and Cyrillic'))).toBe(true);
+  });
+});
+
 describe('argument display: long runs are drawn once, with a count', () => {
   it('draws more than 8 spaces as ␠×N, named "N spaces", and up to 8 as they are', () => {
     expect(displayText('a        b')).toBe('a        b');
@@ -133,10 +219,31 @@ describe('argument display: taint spans map through the escaping', () => {
 
   it('clips spans to the string and to each other, and drops empty ones', () => {
     expect(drawn(displayString('abcdef', [span(-3, 2), span(1, 4), span(3, 3), span(5, 99)]))).toBe('[ab][cd]e[f]');
+    // An empty span inside a surrogate pair is dropped too, not widened to the character.
+    expect(drawn(displayString('a😀b', [span(2, 2)]))).toBe('a😀b');
   });
 
   it('property: runs and pieces cover the string in order, and tainted runs are exactly the spans', () => {
-    const alphabet = ['a', ' ', '"', '\\', '\n', '\u202e', '\u200b', '\u00a0', '\u2028', '😀', '\u{e0041}', 'é'];
+    const alphabet = [
+      'a',
+      'p',
+      ' ',
+      '"',
+      '\\',
+      '\n',
+      '\u202e',
+      '\u200b',
+      '\u00a0',
+      '\u2028',
+      '😀',
+      '\u{e0041}',
+      'é',
+      '\u0430',
+      '\u03bf',
+      '\u0301',
+      '\u0302',
+      '\ufe0f',
+    ];
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom(...alphabet), { maxLength: 40 }).map((parts) => parts.join('')),
@@ -155,8 +262,20 @@ describe('argument display: taint spans map through the escaping', () => {
               at = piece.end;
             }
             expect(at).toBe(run.end);
-            // Each piece draws its raw characters: its text is that slice's own drawing.
-            for (const piece of run.pieces) expect(displayText(text.slice(piece.start, piece.end))).toBe(piece.text);
+            // Each piece draws its raw characters: a plain piece as that slice's own drawing, an
+            // escape as the escape of the one code point its slice repeats, with a count if long.
+            for (const piece of run.pieces) {
+              const slice = text.slice(piece.start, piece.end);
+              if (piece.label === undefined) {
+                expect(displayText(slice)).toBe(piece.text);
+                continue;
+              }
+              const chars = [...slice];
+              expect(new Set(chars).size).toBe(1);
+              const cp = chars[0]!.codePointAt(0)!;
+              const one = cp === 0x20 ? '␠' : codePointEscape(cp);
+              expect(piece.text).toBe(chars.length > 3 || cp === 0x20 ? `${one}×${chars.length}` : one);
+            }
             if (run.span) for (let i = run.start; i < run.end; i += 1) marked.add(i);
             cursor = run.end;
           }

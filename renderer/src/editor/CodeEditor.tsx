@@ -14,11 +14,13 @@ import {
   EditorView,
   highlightActiveLine,
   highlightActiveLineGutter,
+  highlightSpecialChars,
   keymap,
   lineNumbers,
   type KeyBinding,
 } from '@codemirror/view';
 import { forwardRef, useEffect, useId, useImperativeHandle, useRef } from 'react';
+import { codePointEscape, HIDDEN_CHARACTER_SOURCE, hiddenCharacterLabel } from '../run/argument-display';
 import { tabExit } from './editor-tab-exit';
 import { editorTheme } from './editor-theme';
 import type { Theme } from '../shell/theme';
@@ -72,6 +74,38 @@ const sharedTheme = EditorView.theme({
     fontFamily: "ui-monospace, 'SFMono-Regular', 'Cascadia Code', 'DejaVu Sans Mono', monospace",
   },
   '&.cm-focused': { outline: 'none' },
+  // Boxed like the card's escapes (run.css: .hidden-char); the text keeps the body colour, so its
+  // contrast is that of the text in both themes.
+  '& .cm-content .cm-specialChar': {
+    color: 'var(--color-text)',
+    backgroundColor: 'var(--color-untrusted-background)',
+    outline: '1px dashed var(--color-untrusted)',
+    outlineOffset: '-1px',
+    borderRadius: '3px',
+    padding: '0 1px',
+    fontStyle: 'italic',
+  },
+});
+
+/**
+ * Draws every character a person cannot see, or that turns the text around, as the approval card
+ * does (run/argument-display.ts): as an escape such as `\u202e`, named "U+202E right-to-left
+ * override". CodeMirror's own set (controls, some bidi and zero-width characters) is widened to the
+ * card's whole set, so a bidi control or a word joiner in a script, a catalog or edited arguments
+ * is seen and does not reorder the text around it.
+ */
+const specialChars = highlightSpecialChars({
+  addSpecialChars: new RegExp(HIDDEN_CHARACTER_SOURCE, 'u'),
+  render(code) {
+    const span = document.createElement('span');
+    const label = hiddenCharacterLabel(code);
+    span.textContent = codePointEscape(code);
+    span.title = label;
+    span.setAttribute('role', 'img');
+    span.setAttribute('aria-label', label);
+    span.className = 'cm-specialChar';
+    return span;
+  },
 });
 
 /** A CodeMirror 6 editor. Styles come through adopted stylesheets, which the CSP allows. */
@@ -132,6 +166,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       bracketMatching(),
       closeBrackets(),
       highlightActiveLine(),
+      specialChars,
       keymap.of([
         ...(extraKeys ?? []),
         ...closeBracketsKeymap,

@@ -1,6 +1,6 @@
 import { useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { escapePointerSegment } from '../../../common/json-pointer.js';
-import { displayString, type DisplayPiece } from './argument-display';
+import { displayString, hasRightToLeftLetters, type DisplayPiece } from './argument-display';
 
 /**
  * A tainted span of a string argument: JSON pointer, offsets in that string, and its source. With
@@ -14,33 +14,85 @@ export interface TaintSpan {
   key?: boolean;
 }
 
+/** Draws pieces; the pieces of a word that mixes scripts are wrapped in one marked span. */
 function renderPieces(pieces: DisplayPiece[]): ReactNode[] {
-  return pieces.map((piece, index) =>
-    piece.label === undefined ? (
-      piece.text
-    ) : (
-      <span key={index} className="hidden-char" role="img" aria-label={piece.label} title={piece.label}>
-        {piece.text}
-      </span>
-    ),
+  const drawn: ReactNode[] = [];
+  for (let index = 0; index < pieces.length;) {
+    const scripts = pieces[index]!.mixedScripts;
+    if (scripts === undefined) {
+      drawn.push(renderPiece(pieces[index]!, index));
+      index += 1;
+      continue;
+    }
+    const word: ReactNode[] = [];
+    const first = index;
+    for (; index < pieces.length && pieces[index]!.mixedScripts === scripts; index += 1)
+      word.push(renderPiece(pieces[index]!, index));
+    drawn.push(
+      <span key={`word:${first}`} className="mixed-script" title={`This word mixes ${scripts} letters`}>
+        {word}
+      </span>,
+    );
+  }
+  return drawn;
+}
+
+function renderPiece(piece: DisplayPiece, index: number): ReactNode {
+  return piece.label === undefined ? (
+    piece.text
+  ) : (
+    <span key={index} className="hidden-char" role="img" aria-label={piece.label} title={piece.label}>
+      {piece.text}
+    </span>
   );
 }
 
-/** A string (value or key) in quotes, hidden characters escaped, its tainted spans marked. */
+const RIGHT_TO_LEFT_HINT = 'Drawn left to right in the order the tool gets it: right-to-left words read reversed';
+
+/**
+ * A string (value or key) in quotes, hidden characters escaped, its tainted spans marked. It is
+ * laid out strictly left to right in the order of its characters (run.css: `.arg-string`),
+ * so right-to-left letters cannot reorder the digits and punctuation next to them.
+ */
 function renderString(text: string, spans: TaintSpan[]): ReactNode {
-  return [
-    '"',
-    ...displayString(text, spans).map((run) =>
-      run.span === null ? (
-        <span key={run.start}>{renderPieces(run.pieces)}</span>
-      ) : (
-        <mark key={run.start} className="taint-span" title={`tainted by output ${run.span.sourceOutputId}`}>
-          {renderPieces(run.pieces)}
-        </mark>
-      ),
-    ),
-    '"',
-  ];
+  return (
+    <span className="arg-string" title={hasRightToLeftLetters(text) ? RIGHT_TO_LEFT_HINT : undefined}>
+      &quot;
+      {displayString(text, spans).map((run) =>
+        run.span === null ? (
+          <span key={run.start}>{renderPieces(run.pieces)}</span>
+        ) : (
+          <mark key={run.start} className="taint-span" title={`tainted by output ${run.span.sourceOutputId}`}>
+            {renderPieces(run.pieces)}
+          </mark>
+        ),
+      )}
+      &quot;
+    </span>
+  );
+}
+
+/**
+ * A string drawn as the approval card draws an argument (without quotes): hidden characters and
+ * the letters of mixed-script words escaped, laid out left to right in the order sent. For a name
+ * taken from arguments, such as a tool name in a card header.
+ */
+export function DrawnString({ text }: { text: string }) {
+  return (
+    <span className="arg-string" title={hasRightToLeftLetters(text) ? RIGHT_TO_LEFT_HINT : undefined}>
+      {renderPieces(displayString(text, [])[0]?.pieces ?? [])}
+    </span>
+  );
+}
+
+/** Whether a string, key or value, anywhere in `value` holds right-to-left letters. */
+function holdsRightToLeft(value: unknown): boolean {
+  if (typeof value === 'string') return hasRightToLeftLetters(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(holdsRightToLeft);
+  return Object.entries(value as Record<string, unknown>).some(
+    ([key, item]) => hasRightToLeftLetters(key) || holdsRightToLeft(item),
+  );
 }
 
 function renderValue(value: unknown, path: string, indent: string, taint: TaintSpan[]): ReactNode {
@@ -101,7 +153,9 @@ function measureOverflow(box: HTMLElement): Overflow | null {
 
 /**
  * Pretty-printed JSON with the tainted spans of string values and keys highlighted (text nodes
- * only). Hidden and direction-changing characters are drawn as escapes (see argument-display.ts).
+ * only). Hidden and direction-changing characters, stacks of combining marks and the letters of
+ * mixed-script words are drawn as escapes (see argument-display.ts); every string is laid out left
+ * to right in the order sent, with a note under the box when right-to-left letters are there.
  * When the box is too short for the whole text, a notice under it says so, and the box takes focus
  * so it scrolls from the keyboard.
  */
@@ -132,6 +186,12 @@ export function TaintedJson({ value, taint }: { value: unknown; taint: TaintSpan
       >
         {renderValue(value, '', '', taint)}
       </pre>
+      {holdsRightToLeft(value) ? (
+        <p className="arguments-note small">
+          Some text here is in a right-to-left script. It is drawn left to right, in the order the tool gets it, so
+          those words read reversed.
+        </p>
+      ) : null}
       {overflow ? (
         <p id={noticeId} className="arguments-overflow small">
           Arguments continue below: the box shows {overflow.shown} of {overflow.total} lines. Scroll it to read them

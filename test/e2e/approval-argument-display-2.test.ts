@@ -1,0 +1,176 @@
+import { appendFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoSeriousAxeViolations } from './axe.js';
+import { StudioHarness } from './bridge.js';
+
+// How an approval card draws arguments that look like other arguments: words that mix scripts
+// (a Cyrillic "а" in a host), stacks of combining marks, right-to-left letters next to digits;
+// and how the "Edit then approve" editor draws hidden characters. The drawing rules themselves
+// are tested in Node (tainted-json-logic.test.ts).
+
+// sink asks, and hands its arguments back as its output; its schema is an open object.
+const extraTools = `
+sink:
+  description: Hands its arguments to a local service
+  kind: command
+  command: [node, tools/sink.mjs]
+  approval: ask
+  parameters:
+    type: object
+`;
+const sinkSource = `let input = '';
+for await (const chunk of process.stdin) input += chunk;
+process.stdout.write(input);
+`;
+
+const agents: Record<string, string> = {
+  // A host with a Cyrillic "а", a key with a Greek "ο", plain Russian, a stack of accents, and
+  // Arabic letters before an account number.
+  lookalike: `local ok, out = pcall(tools.call, 'sink', {
+  url = 'https://p\\u{430}ypal.com/pay',
+  ['t\\u{3BF}ken'] = 'x',
+  note = '\\u{41F}\\u{440}\\u{438}\\u{432}\\u{435}\\u{442}',
+  path = '~/e' .. string.rep('\\u{301}', 30),
+  account = '\\u{62D}\\u{633}\\u{627}\\u{628} 4471-0093',
+})
+log(ok and out or tostring(out))
+`,
+  // A right-to-left override and a word joiner, for the editor.
+  bidi: `local ok, out = pcall(tools.call, 'sink', { file = 'invoice\\u{202E}fdp.exe', name = 'release\\u{2060}-notes' })
+log(ok and out or tostring(out))
+`,
+};
+
+type Theme = 'dark' | 'light';
+
+describe('approval card: lookalike arguments are drawn so that they look different', () => {
+  const studio = new StudioHarness({ viewport: { width: 1280, height: 900 } });
+  const started: string[] = [];
+  const start = async (agent: string): Promise<string> => {
+    const { runId } = await studio.service.startRun({ script: `agents/${agent}.lua` });
+    started.push(runId);
+    return runId;
+  };
+  const cardOf = (runId: string) => studio.page.locator(`.approval-card[data-run-id="${runId}"]`);
+  const armed = (runId: string) => cardOf(runId).and(studio.page.locator('[data-armed="true"]'));
+
+  /** Switches the studio to `theme` with the header's theme button (a no-op when it is on already). */
+  const useTheme = async (theme: Theme): Promise<void> => {
+    const other = theme === 'dark' ? 'light' : 'dark';
+    const toggle = studio.page.getByRole('button', { name: `Switch to ${theme} theme` });
+    if (await toggle.isVisible()) await toggle.click();
+    await studio.page.getByRole('button', { name: `Switch to ${other} theme` }).waitFor();
+  };
+
+  beforeAll(async () => {
+    await studio.open();
+    studio.page.setDefaultTimeout(15000);
+    await studio.openExampleWorkspace();
+    const root = studio.service.workspaceRoot!;
+    await writeFile(path.join(root, 'tools', 'sink.mjs'), sinkSource);
+    for (const [name, source] of Object.entries(agents))
+      await writeFile(path.join(root, 'agents', `${name}.lua`), source);
+    await appendFile(path.join(root, 'tools.yaml'), extraTools);
+    await studio.agentButton('lookalike').waitFor();
+    await studio.page
+      .getByRole('region', { name: 'Tools' })
+      .locator('.item-label', { hasText: /^sink$/ })
+      .waitFor();
+    await studio.showRunTab('Approvals');
+  });
+  afterEach(async () => {
+    for (const runId of started.splice(0)) studio.service.stopRun(runId);
+    await studio.page.getByText('No call is waiting for a decision.').waitFor();
+  });
+  afterAll(async () => {
+    await studio.close();
+  });
+
+  it('escapes and marks the foreign letters of mixed-script words, in values and keys, and escapes a stack of marks', async () => {
+    const runId = await start('lookalike');
+    await armed(runId).waitFor();
+    const box = cardOf(runId).locator('pre.code-block');
+    const text = (await box.textContent()) ?? '';
+    expect(text).toContain('"https://p\\u0430ypal.com/pay"');
+    expect(text).toContain('"t\\u03bfken": "x"');
+    // Plain Russian is one script: drawn as it is.
+    expect(text).toContain('"Привет"');
+    expect(text).toContain('"~/e\\u0301×30"');
+    const marker = (name: string) => box.getByRole('img', { name, exact: true });
+    expect(await marker('U+0430 Cyrillic small letter, like Latin a').textContent()).toBe('\\u0430');
+    expect(await marker('U+03BF Greek small letter, like Latin o').textContent()).toBe('\\u03bf');
+    expect(await marker('30 times U+0301 combining mark').textContent()).toBe('\\u0301×30');
+    // The mixed words are underlined as a whole, and say what they mix.
+    const words = box.locator('.mixed-script');
+    expect((await words.allTextContents()).sort()).toEqual(['p\\u0430ypal', 't\\u03bfken']);
+    expect(await words.filter({ hasText: 'ken' }).getAttribute('title')).toBe(
+      'This word mixes Latin and Greek letters',
+    );
+  });
+
+  it('lays strings out left to right in the order sent, and says why Arabic words look reversed', async () => {
+    const runId = await start('lookalike');
+    await armed(runId).waitFor();
+    const order = (await studio.page.evaluate(`(() => {
+      const pre = document.querySelector('.approval-card[data-run-id="${runId}"] pre.code-block');
+      const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const at = node.data.indexOf('\\u062d');
+        if (at < 0) continue;
+        const left = (offset) => {
+          const range = document.createRange();
+          range.setStart(node, offset);
+          range.setEnd(node, offset + 1);
+          return range.getBoundingClientRect().left;
+        };
+        // The first Arabic letter, the last one, and the first digit.
+        return [left(at), left(at + 3), left(at + 5)];
+      }
+      return null;
+    })()`)) as number[];
+    expect(order[0]).toBeLessThan(order[1]!);
+    expect(order[1]).toBeLessThan(order[2]!);
+    expect(await cardOf(runId).locator('.arguments-note').textContent()).toContain('right-to-left');
+  });
+
+  it('draws hidden characters in the "Edit then approve" editor as named escapes, and passes axe in both themes', async () => {
+    const lookalike = await start('lookalike');
+    const bidi = await start('bidi');
+    await armed(lookalike).waitFor();
+    await armed(bidi).waitFor();
+    await cardOf(bidi).getByRole('button', { name: 'E Edit then approve' }).click();
+    const editor = cardOf(bidi).locator('.json-editor .cm-content');
+    await editor.waitFor();
+    const override = editor.getByRole('img', { name: 'U+202E right-to-left override', exact: true });
+    expect(await override.textContent()).toBe('\\u202e');
+    expect(await editor.getByRole('img', { name: 'U+2060 word joiner', exact: true }).textContent()).toBe('\\u2060');
+    // The escapes are the editor's drawing only: the text edited is the text sent.
+    expect(await editor.textContent()).not.toMatch(/[\u202e\u2060]/);
+    for (const theme of ['dark', 'light'] as const) {
+      await useTheme(theme);
+      // Boxed like the card's escapes, in the body colour.
+      const style = await override.evaluate((element) => {
+        // In the page (this file is type-checked without the DOM library).
+        const page = globalThis as unknown as {
+          getComputedStyle(node: unknown): { outlineStyle: string; color: string };
+          document: { body: unknown };
+        };
+        const computed = page.getComputedStyle(element);
+        return {
+          outline: computed.outlineStyle,
+          color: computed.color,
+          body: page.getComputedStyle(page.document.body).color,
+        };
+      });
+      expect(style.outline).toBe('dashed');
+      expect(style.color).toBe(style.body);
+      await expectNoSeriousAxeViolations(studio.page, `approval cards with lookalike arguments (${theme})`);
+      await studio.screenshot(`approval-lookalike-arguments-${theme}`);
+    }
+  });
+
+  it('ran without console errors or CSP violations', () => {
+    expect(studio.pageErrors).toEqual([]);
+  });
+});
