@@ -292,3 +292,11 @@ describe('argument display: taint spans map through the escaping', () => {
     );
   });
 });
+
+describe('displayText with raw: a model raw argument text', () => {
+  it('keeps quotes and backslashes as they are, and still escapes hidden characters', () => {
+    expect(displayText('{"name":"a\\\\b"}', { raw: true })).toBe('{"name":"a\\\\b"}');
+    expect(displayText('{"file":"invoice\u202efdp.exe"}', { raw: true })).toBe('{"file":"invoice\\u202efdp.exe"}');
+    expect(displayText('{"name":"a"}')).toBe('{\\"name\\":\\"a\\"}');
+  });
+});

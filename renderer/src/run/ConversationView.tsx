@@ -264,7 +264,7 @@ function ItemView({
           <span className="muted small call-id" title={MODEL_CALL_ID_HINT}>
             the model&apos;s id {item.call.id}
           </span>{' '}
-          <InertText className="inert-text inline-code" text={displayText(item.call.rawArguments)} />
+          <InertText className="inert-text inline-code" text={displayText(item.call.rawArguments, { raw: true })} />
           {item.call.error ? <span className="error-text small">{item.call.error}</span> : null}
           {item.dispatchedAs ? (
             <span className="muted small call-id" title={DISPATCH_ID_HINT}>

@@ -147,9 +147,12 @@ export function hiddenCharacterLabel(cp: number): string {
   return `${codePointLabel(cp)} ${nameOf(cp, String.fromCodePoint(cp))}`;
 }
 
-/** The JSON text of one code point that is not hidden (a quote, a backslash, a C0 control …). */
-function jsonTextOf(char: string, cp: number): string {
-  if (cp >= 0x20 && cp !== 0x22 && cp !== 0x5c) return char;
+/**
+ * The drawn text of one code point that is not hidden: a C0 control as its JSON escape, and, inside
+ * a JSON string (`quoted`), a quote or a backslash escaped too.
+ */
+function jsonTextOf(char: string, cp: number, quoted: boolean): string {
+  if (cp >= 0x20 && (!quoted || (cp !== 0x22 && cp !== 0x5c))) return char;
   return JSON.stringify(char).slice(1, -1);
 }
 
@@ -370,7 +373,7 @@ function mixedWordReader(marks: ScriptMarks): (index: number) => string | undefi
 }
 
 /** Draws `text.slice(start, end)` (whole code points) as pieces. */
-function piecesOf(text: string, start: number, end: number, marks: ScriptMarks): DisplayPiece[] {
+function piecesOf(text: string, start: number, end: number, marks: ScriptMarks, quoted = true): DisplayPiece[] {
   const pieces: DisplayPiece[] = [];
   let plain = '';
   let plainStart = start;
@@ -465,7 +468,7 @@ function piecesOf(text: string, start: number, end: number, marks: ScriptMarks):
       i += width;
       continue;
     }
-    addPlain(i, jsonTextOf(char, cp));
+    addPlain(i, jsonTextOf(char, cp, quoted));
     i += width;
   }
   flush(end);
@@ -511,9 +514,13 @@ export function displayString<Span extends StringSpan>(text: string, spans: read
   return runs;
 }
 
-/** The drawn text of a string (without its quotes), as `displayString` draws it. */
-export function displayText(text: string): string {
-  return piecesOf(text, 0, text.length, scriptMarksOf(text))
+/**
+ * The drawn text of a string (without its quotes), as `displayString` draws it. `raw` keeps quotes
+ * and backslashes as they are, for text that is not inside a JSON string (a model's raw argument
+ * text); hidden characters are escaped either way.
+ */
+export function displayText(text: string, options: { raw?: boolean } = {}): string {
+  return piecesOf(text, 0, text.length, scriptMarksOf(text), options.raw !== true)
     .map((piece) => piece.text)
     .join('');
 }
