@@ -1,10 +1,20 @@
 import { json as jsonLanguage } from '@codemirror/lang-json';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import {
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type MouseEvent,
+} from 'react';
 import { flushSync } from 'react-dom';
 import type { PendingApproval, StudioDecision } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
 import { CodeEditor } from '../editor/CodeEditor';
 import { allowForRunScope, scopeSentence } from './approval-scope';
+import { coveredByModal, watchModals } from './covering-modal';
 import { focusWasDeliberate, watchPersonInput } from './deliberate-focus';
 import { useRunOrigins, type RunOrigin } from './run-origins';
 import { useArgumentsCheck } from './use-arguments-check';
@@ -24,24 +34,61 @@ function approvalKey(approval: PendingApproval): string {
  * meant for something else, in flight when the card appears, lands on nothing. The arming bar in
  * approvals.css (`.arm-bar`) runs for the same time.
  *
- * The wait starts only once the card can be seen (the run panel is open and the window is not
- * hidden), and starts again whenever the card moves (a card above it goes away, cards reorder, a
- * card above grows), whenever it is shown again, and when the window comes back to the front:
- * each time, what is under the pointer or behind a notification may be a card the person has not
- * seen yet.
+ * The wait starts only once the card can be seen (the run panel is open, the window is not hidden,
+ * and no modal dialog covers it), and starts again whenever the card moves on screen for a reason
+ * other than the person scrolling the list (a card above it goes away, cards reorder, a card above
+ * grows, the list gets shorter and the browser pulls its scroll position back, the app scrolls),
+ * whenever it is shown again, and when the window comes back to the front: each time, what is
+ * under the pointer or behind a notification may be a card the person has not seen yet.
  */
 export const armDelayMs = 800;
 
-/** Where a card sits in the list, against the list's content (scrolling does not move it). */
-function placeInList(element: HTMLElement): number {
-  const list = element.parentElement;
-  if (!list) return 0;
-  return Math.round(element.getBoundingClientRect().top - list.getBoundingClientRect().top + list.scrollTop);
+/**
+ * How long after the person's last scrolling input (wheel, touch, a scrolling key, letting go of
+ * the scroll bar) a scroll of the list still counts as theirs: long enough for a smooth scroll to
+ * end. Any other scroll moves the cards as much as a layout change does.
+ */
+const personScrollMs = 1000;
+
+/** Keys that scroll the list, or move focus to a card and so scroll it into view. */
+const scrollKeys = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ', 'Tab']);
+
+/** Where a card was on screen when last measured, and how far the list was scrolled then. */
+interface OnScreen {
+  top: number;
+  left: number;
+  scrollTop: number;
+  scrollLeft: number;
 }
 
-/** Whether the person can see the card: laid out (the run panel is open) in a window not hidden. */
+/** Whether the card moved on screen between two measures: by a pixel or more, either way. */
+function movedOnScreen(before: OnScreen, now: OnScreen): boolean {
+  return Math.abs(now.top - before.top) >= 1 || Math.abs(now.left - before.left) >= 1;
+}
+
+/** Whether the card moved exactly as far as the list scrolled: scrolling alone moved it. */
+function movedByScrollOnly(before: OnScreen, now: OnScreen): boolean {
+  return (
+    Math.abs(now.top + now.scrollTop - (before.top + before.scrollTop)) < 1 &&
+    Math.abs(now.left + now.scrollLeft - (before.left + before.scrollLeft)) < 1
+  );
+}
+
+/** Counts one more move for each of `keys` (approval keys). */
+function countMoves(keys: readonly string[]): (counts: ReadonlyMap<string, number>) => ReadonlyMap<string, number> {
+  return (counts) => {
+    const next = new Map(counts);
+    for (const key of keys) next.set(key, (next.get(key) ?? 0) + 1);
+    return next;
+  };
+}
+
+/**
+ * Whether the person can see the card: laid out (the run panel is open) in a window not hidden,
+ * and not behind a modal dialog (the command palette, the shortcuts dialog, a confirmation).
+ */
 function canBeSeen(element: HTMLElement): boolean {
-  return document.visibilityState === 'visible' && element.checkVisibility();
+  return document.visibilityState === 'visible' && element.checkVisibility() && !coveredByModal(element);
 }
 
 /** Which run a card belongs to, in words: the agent, and when several of its runs wait, which one. */
@@ -101,7 +148,7 @@ function ApprovalCard({
   approval,
   origin,
   place,
-  layoutVersion,
+  moved,
   theme,
   onDecided,
   onFocusLost,
@@ -110,8 +157,8 @@ function ApprovalCard({
   origin: CardOrigin;
   /** The cards above this one: when it changes, the card moved. */
   place: string;
-  /** Changes when something in the list changed size: the card measures where it is again. */
-  layoutVersion: number;
+  /** How often the panel saw the card move on screen (see ApprovalsPanel): each move arms again. */
+  moved: number;
   theme: Theme;
   onDecided: (announcement: string) => void;
   /** The card is going away (decided elsewhere or here) while focus is inside it. */
@@ -127,9 +174,9 @@ function ApprovalCard({
   const [armedFor, setArmedFor] = useState<string | null>(null);
   /** Whether the person can see the card; \`times\` counts how often it was shown. */
   const [sight, setSight] = useState({ shown: false, times: 0 });
-  /** Bumped when the card moved in the list, or the window came back to the front. */
+  /** Bumped when the window came back to the front (moves on screen come from the panel: `moved`). */
   const [moves, setMoves] = useState(0);
-  const arming = `${approval.askedAt} ${place} ${sight.times} ${moves}`;
+  const arming = `${approval.askedAt} ${place} ${sight.times} ${moves} ${moved}`;
   const busy = busyFor === approval.askedAt;
   const armed = sight.shown && armedFor === arming;
   const [error, setError] = useState<string | null>(null);
@@ -155,20 +202,10 @@ function ApprovalCard({
     const timer = window.setTimeout(() => setArmedFor(arming), armDelayMs);
     return () => window.clearTimeout(timer);
   }, [arming, sight.shown]);
-  // Where the card sits, measured before the browser paints whenever the list changed (cards above
-  // it, or the size of anything in the list): a card that moved is disarmed before it is drawn in
-  // its new place.
-  const placed = useRef<number | null>(null);
-  useLayoutEffect(() => {
-    const element = card.current;
-    if (!element) return;
-    const now = placeInList(element);
-    if (placed.current !== null && placed.current !== now) setMoves((count) => count + 1);
-    placed.current = now;
-  }, [layoutVersion, place, sight.shown]);
   // Seen or not: the run panel opened or collapsed (the card's box appears or goes), the window
-  // shown or hidden. The window coming back to the front (a click on it, a notification) arms
-  // again too. Updated at once (flushSync), before a click that follows can land.
+  // shown or hidden, a modal dialog opened or closed over it. The window coming back to the front
+  // (a click on it, a notification) arms again too. Updated at once (flushSync), before a click
+  // that follows can land.
   useLayoutEffect(() => {
     const element = card.current;
     if (!element) return;
@@ -186,10 +223,12 @@ function ApprovalCard({
     look();
     const observer = new ResizeObserver(onResize);
     observer.observe(element);
+    const stopWatchingModals = watchModals(onResize);
     document.addEventListener('visibilitychange', onVisibility);
     window.addEventListener('focus', onFocus);
     return () => {
       observer.disconnect();
+      stopWatchingModals();
       document.removeEventListener('visibilitychange', onVisibility);
       window.removeEventListener('focus', onFocus);
     };
@@ -478,18 +517,108 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
   const origins = cardOrigins(approvals, useRunOrigins());
   const keys = approvals.map(approvalKey);
 
-  // Something in the list changed size (a card above grew, the panel got narrower): every card
-  // measures again where it is, at once, and one that moved arms again.
-  const [layoutVersion, setLayoutVersion] = useState(0);
+  // Where each card is on screen (the viewport), measured before the browser paints after anything
+  // that can move it: a render of the panel (a card came or went; the list got shorter and the
+  // browser pulled its scroll position back), something in the list changing size (a card above
+  // grew, the panel got narrower, scroll anchoring followed), the window resizing, any scroll. A
+  // card that moved counts one more move (`moved`) and so waits again, before it is drawn in its
+  // new place. The one exception: the person scrolling the list (`byPerson`), when the card moved
+  // exactly as far as the list scrolled.
+  const onScreen = useRef(new Map<string, OnScreen>());
+  const [moved, setMoved] = useState<ReadonlyMap<string, number>>(new Map());
+  const measure = useCallback((byPerson: boolean): string[] => {
+    const element = list.current;
+    const now = new Map<string, OnScreen>();
+    const movedNow: string[] = [];
+    for (const card of element?.querySelectorAll<HTMLElement>(':scope > .approval-card') ?? []) {
+      const key = `${card.dataset['runId']}/${card.dataset['callId']}`;
+      const box = card.getBoundingClientRect();
+      const place = { top: box.top, left: box.left, scrollTop: element!.scrollTop, scrollLeft: element!.scrollLeft };
+      const before = onScreen.current.get(key);
+      if (before && movedOnScreen(before, place) && !(byPerson && movedByScrollOnly(before, place))) movedNow.push(key);
+      now.set(key, place);
+    }
+    onScreen.current = now;
+    return movedNow;
+  }, []);
+  /** Measures, and counts a move for each card that moved, committed at once (before a paint). */
+  const measureNow = useCallback(
+    (byPerson: boolean): void => {
+      const movedNow = measure(byPerson);
+      if (movedNow.length > 0) flushSync(() => setMoved(countMoves(movedNow)));
+    },
+    [measure],
+  );
   const shape = `${keys.join(' ')}|${lastDecision !== ''}`;
+  useLayoutEffect(() => {
+    const movedNow = measure(false);
+    // A measure of the layout, before paint: what a layout effect is for.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    if (movedNow.length > 0) setMoved(countMoves(movedNow));
+  }, [shape, measure]);
   useLayoutEffect(() => {
     const element = list.current;
     if (!element) return;
-    const observer = new ResizeObserver(() => flushSync(() => setLayoutVersion((version) => version + 1)));
+    const observer = new ResizeObserver(() => measureNow(false));
     observer.observe(element);
     for (const child of element.children) observer.observe(child);
     return () => observer.disconnect();
-  }, [shape]);
+  }, [shape, measureNow]);
+  // Whether the person is scrolling the list: a wheel, a touch, a scrolling key in the panel, focus
+  // they moved into it, or the scroll bar held (a press on the list itself, not on a card), within
+  // personScrollMs. Only a scroll of the list that moves each card exactly as far as the list
+  // scrolled is excused; a card that moved any other way, or at any other time, waits again.
+  const hasList = approvals.length > 0;
+  useEffect(() => {
+    const element = panel.current;
+    if (!element || !hasList) return;
+    let lastScrollInput = Number.NEGATIVE_INFINITY;
+    let scrollBarHeld = false;
+    const scrolling = (): void => {
+      lastScrollInput = performance.now();
+    };
+    const onKey = (event: globalThis.KeyboardEvent): void => {
+      if (scrollKeys.has(event.key)) scrolling();
+    };
+    // Focus the person moved into the panel (Tab from outside it, a click) scrolls its target into view.
+    const onFocusIn = (): void => {
+      if (focusWasDeliberate(element)) scrolling();
+    };
+    const onPress = (event: PointerEvent): void => {
+      if (event.target === list.current || event.button === 1) scrollBarHeld = true;
+    };
+    const onRelease = (): void => {
+      if (!scrollBarHeld) return;
+      scrollBarHeld = false;
+      scrolling();
+    };
+    const byPerson = (): boolean => scrollBarHeld || performance.now() - lastScrollInput < personScrollMs;
+    // Any scroll in the window (captured: scroll events do not bubble) may move the cards; only
+    // the list's own can be the person's.
+    const onScroll = (event: Event): void => measureNow(event.target === list.current && byPerson());
+    const onResize = (): void => measureNow(false);
+    const passive = { capture: true, passive: true } as const;
+    element.addEventListener('wheel', scrolling, passive);
+    element.addEventListener('touchmove', scrolling, passive);
+    element.addEventListener('keydown', onKey, true);
+    element.addEventListener('focusin', onFocusIn);
+    element.addEventListener('pointerdown', onPress, true);
+    window.addEventListener('pointerup', onRelease, true);
+    window.addEventListener('pointercancel', onRelease, true);
+    window.addEventListener('scroll', onScroll, passive);
+    window.addEventListener('resize', onResize);
+    return () => {
+      element.removeEventListener('wheel', scrolling, passive);
+      element.removeEventListener('touchmove', scrolling, passive);
+      element.removeEventListener('keydown', onKey, true);
+      element.removeEventListener('focusin', onFocusIn);
+      element.removeEventListener('pointerdown', onPress, true);
+      window.removeEventListener('pointerup', onRelease, true);
+      window.removeEventListener('pointercancel', onRelease, true);
+      window.removeEventListener('scroll', onScroll, passive);
+      window.removeEventListener('resize', onResize);
+    };
+  }, [hasList, measureNow]);
 
   const moveBetweenCards = (event: KeyboardEvent<HTMLDivElement>): void => {
     if (!['ArrowDown', 'ArrowUp', 'Home', 'End'].includes(event.key) || isTyping(event.nativeEvent)) return;
@@ -544,7 +673,7 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
               approval={approval}
               origin={origins.get(approval.runId) ?? { agent: undefined, runId: approval.runId }}
               place={keys.slice(0, index).join(' ')}
-              layoutVersion={layoutVersion}
+              moved={moved.get(approvalKey(approval)) ?? 0}
               theme={theme}
               onDecided={setLastDecision}
               onFocusLost={() => panel.current?.focus()}
