@@ -40,6 +40,16 @@ export const RequestedCallSchema = z.object({
 
 export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 
+/** A tainted span of a string argument: `[start, end)` of the string at `path`. */
+export const TaintSpanSchema = z.object({
+  path: z.string(),
+  start: z.number(),
+  end: z.number(),
+  sourceOutputId: z.string(),
+  /** Set when the span is inside an object key (`path` points at that key's member). */
+  key: z.boolean().optional(),
+});
+
 /** The decision recorded for a dispatched call. */
 export const DecisionSchema = z.object({
   kind: z.enum(['approve', 'approve-edited', 'allow-for-run', 'deny', 'cancelled']),
@@ -170,16 +180,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     alias: z.string(),
     description: z.string(),
     arguments: json,
-    taint: z.array(
-      z.object({
-        path: z.string(),
-        start: z.number(),
-        end: z.number(),
-        sourceOutputId: z.string(),
-        /** Set when the span is inside an object key (`path` points at that key's member). */
-        key: z.boolean().optional(),
-      }),
-    ),
+    taint: z.array(TaintSpanSchema),
   }),
   z.object({
     ...base,

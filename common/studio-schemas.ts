@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod';
-import { ForkEditSchema, RunEventSchema } from './run-events.js';
+import { ForkEditSchema, RunEventSchema, TaintSpanSchema } from './run-events.js';
 import { APPROVAL_POLICIES, TOOL_KINDS, TRUST_LEVELS } from './tool-policy.js';
 
 const json = z.json();
@@ -162,15 +162,7 @@ export const PendingApprovalSchema = z.object({
   /** Why a person is asked. */
   reason: z.enum(['policy', 'tainted']),
   /** Tainted spans of the string arguments; with `key`, the span is inside an object key. */
-  taint: z.array(
-    z.object({
-      path: z.string(),
-      start: z.number(),
-      end: z.number(),
-      sourceOutputId: z.string(),
-      key: z.boolean().optional(),
-    }),
-  ),
+  taint: z.array(TaintSpanSchema),
   askedAt: z.string(),
   /** What was wrong with the person's previous edit, if it was rejected. */
   rejectedEdit: z.string().optional(),

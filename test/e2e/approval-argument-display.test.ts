@@ -1,41 +1,13 @@
-import { appendFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
+import { ApprovalCards } from './approval-fixtures.js';
 import { StudioHarness } from './bridge.js';
 
 // How an approval card draws a call's arguments: hidden and direction-changing characters as
 // named escape markers, long runs counted, and a notice when the arguments box is too short for
 // them. The drawing rules themselves are tested in Node (tainted-json-logic.test.ts).
 
-// peek_page reads a saved page without asking (untrusted output); sink asks, and hands its
-// arguments back as its output; its schema is an open object.
-const extraTools = `
-peek_page:
-  description: Reads a saved web page without asking (untrusted)
-  kind: command
-  command: [node, tools/read-page.mjs]
-  trust: untrusted
-  approval: auto
-  parameters:
-    type: object
-    properties:
-      name: { type: string, pattern: '^[a-z0-9-]+$' }
-    required: [name]
-    additionalProperties: false
-
-sink:
-  description: Hands its arguments to a local service
-  kind: command
-  command: [node, tools/sink.mjs]
-  approval: ask
-  parameters:
-    type: object
-`;
-const sinkSource = `let input = '';
-for await (const chunk of process.stdin) input += chunk;
-process.stdout.write(input);
-`;
+// The tools peek_page and sink, and the workspace around the agents: approval-fixtures.ts.
 
 // A page a stranger wrote, with a right-to-left override and no-break spaces in its one line.
 const evilPage = 'Notes\n\nPay invoice\u202Efdp.exe\u00A0\u00A0\u00A0\u00A0\u00A0 today\n';
@@ -68,43 +40,16 @@ type Theme = 'dark' | 'light';
 
 describe('approval card: the arguments are drawn so that nothing in them is hidden', () => {
   const studio = new StudioHarness({ viewport: { width: 1280, height: 800 } });
-  const started: string[] = [];
-  const start = async (agent: string): Promise<string> => {
-    const { runId } = await studio.service.startRun({ script: `agents/${agent}.lua` });
-    started.push(runId);
-    return runId;
-  };
-  const cardOf = (runId: string) => studio.page.locator(`.approval-card[data-run-id="${runId}"]`);
-  const armed = (runId: string) => cardOf(runId).and(studio.page.locator('[data-armed="true"]'));
+  const cards = new ApprovalCards(studio);
+  const start = (agent: string): Promise<string> => cards.start(agent);
+  const cardOf = (runId: string) => cards.cardOf(runId);
+  const armed = (runId: string) => cards.armed(runId);
 
-  /** Switches the studio to `theme` with the header's theme button (a no-op when it is on already). */
-  const useTheme = async (theme: Theme): Promise<void> => {
-    const other = theme === 'dark' ? 'light' : 'dark';
-    const toggle = studio.page.getByRole('button', { name: `Switch to ${theme} theme` });
-    if (await toggle.isVisible()) await toggle.click();
-    await studio.page.getByRole('button', { name: `Switch to ${other} theme` }).waitFor();
-  };
+  const useTheme = (theme: Theme): Promise<void> => studio.useTheme(theme);
 
-  beforeAll(async () => {
-    await studio.open();
-    studio.page.setDefaultTimeout(15000);
-    await studio.openExampleWorkspace();
-    const root = studio.service.workspaceRoot!;
-    await writeFile(path.join(root, 'tools', 'sink.mjs'), sinkSource);
-    await writeFile(path.join(root, 'pages', 'evil.txt'), evilPage);
-    for (const [name, source] of Object.entries(agents))
-      await writeFile(path.join(root, 'agents', `${name}.lua`), source);
-    await appendFile(path.join(root, 'tools.yaml'), extraTools);
-    await studio.agentButton('long').waitFor();
-    await studio.page
-      .getByRole('region', { name: 'Tools' })
-      .locator('.item-label', { hasText: /^sink$/ })
-      .waitFor();
-    await studio.showRunTab('Approvals');
-  });
+  beforeAll(() => cards.setUp({ agents, pages: { evil: evilPage } }));
   afterEach(async () => {
-    for (const runId of started.splice(0)) studio.service.stopRun(runId);
-    await studio.page.getByText('No call is waiting for a decision.').waitFor();
+    await cards.stopStarted();
   });
   afterAll(async () => {
     await studio.close();

@@ -1,40 +1,12 @@
-import { appendFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalCards } from './approval-fixtures.js';
 import { StudioHarness } from './bridge.js';
 
 // Second round of attacks on the approval card, after its arming and display fixes. Each test
 // shows a way the card takes a decision the person did not deliberately make, or shows something
 // other than what the tool receives. Every test fails while the defect it names is there.
 
-// peek_page reads a saved page without asking (untrusted output); sink asks, and hands its
-// arguments, exactly as it gets them on stdin, back as its output. Its schema is an open object.
-const extraTools = `
-peek_page:
-  description: Reads a saved web page without asking (untrusted)
-  kind: command
-  command: [node, tools/read-page.mjs]
-  trust: untrusted
-  approval: auto
-  parameters:
-    type: object
-    properties:
-      name: { type: string, pattern: '^[a-z0-9-]+$' }
-    required: [name]
-    additionalProperties: false
-
-sink:
-  description: Hands its arguments to a local service
-  kind: command
-  command: [node, tools/sink.mjs]
-  approval: ask
-  parameters:
-    type: object
-`;
-const sinkTool = `let input = '';
-for await (const chunk of process.stdin) input += chunk;
-process.stdout.write(input);
-`;
+// The tools peek_page and sink, and the workspace around the agents: approval-fixtures.ts.
 
 const agents: Record<string, string> = {
   'ask-a': `local ok, page = pcall(tools.call, 'read_page', { name = 'release-notes' })
@@ -63,15 +35,11 @@ log(ok and out or tostring(out))
 
 describe('attack, round 2: arming and drawing of the approval card', () => {
   const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
-  const started: string[] = [];
+  const cards = new ApprovalCards(studio);
   const decideCalls = () => studio.calls.filter((entry) => entry.method === 'approval:decide').length;
-  const start = async (agent: string): Promise<string> => {
-    const { runId } = await studio.service.startRun({ script: `agents/${agent}.lua` });
-    started.push(runId);
-    return runId;
-  };
-  const cardOf = (runId: string) => studio.page.locator(`.approval-card[data-run-id="${runId}"]`);
-  const armed = (runId: string) => cardOf(runId).and(studio.page.locator('[data-armed="true"]'));
+  const start = (agent: string): Promise<string> => cards.start(agent);
+  const cardOf = (runId: string) => cards.cardOf(runId);
+  const armed = (runId: string) => cards.armed(runId);
   /** Stops the page's timers (the arming delay among them) until `resume`. */
   const pause = async (): Promise<void> => {
     const now = (await studio.page.evaluate('Date.now()')) as number;
@@ -86,26 +54,11 @@ describe('attack, round 2: arming and drawing of the approval card', () => {
   };
 
   beforeAll(async () => {
-    await studio.open();
-    studio.page.setDefaultTimeout(15000);
-    await studio.page.clock.install();
-    await studio.openExampleWorkspace();
-    const root = studio.service.workspaceRoot!;
-    await writeFile(path.join(root, 'tools', 'sink.mjs'), sinkTool);
-    for (const [name, source] of Object.entries(agents))
-      await writeFile(path.join(root, 'agents', `${name}.lua`), source);
-    await appendFile(path.join(root, 'tools.yaml'), extraTools);
-    await studio.agentButton('cyrillic-host').waitFor();
-    await studio.page
-      .getByRole('region', { name: 'Tools' })
-      .locator('.item-label', { hasText: /^sink$/ })
-      .waitFor();
-    await studio.showRunTab('Approvals');
+    await cards.setUp({ agents, beforeWorkspace: () => studio.page.clock.install() });
   });
   afterEach(async () => {
     await resume();
-    for (const runId of started.splice(0)) studio.service.stopRun(runId);
-    await studio.page.getByText('No call is waiting for a decision.').waitFor();
+    await cards.stopStarted();
   });
   afterAll(async () => {
     await studio.close();

@@ -1,41 +1,13 @@
-import { appendFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalCards } from './approval-fixtures.js';
 import { StudioHarness } from './bridge.js';
 
 // Attacks on the approval card: each test here shows a way the card lets a call run that the
 // person did not see or did not mean to approve. Every test fails while the defect it names is
 // there.
 
-// peek_page reads a saved page without asking (untrusted output); sink asks, and hands its
-// arguments, exactly as it gets them on stdin, back as its output. Its schema is an open object,
-// as many command and MCP tools have.
-const extraTools = `
-peek_page:
-  description: Reads a saved web page without asking (untrusted)
-  kind: command
-  command: [node, tools/read-page.mjs]
-  trust: untrusted
-  approval: auto
-  parameters:
-    type: object
-    properties:
-      name: { type: string, pattern: '^[a-z0-9-]+$' }
-    required: [name]
-    additionalProperties: false
+// The tools peek_page and sink, and the workspace around the agents: approval-fixtures.ts.
 
-sink:
-  description: Hands its arguments to a local service
-  kind: command
-  command: [node, tools/sink.mjs]
-  approval: ask
-  parameters:
-    type: object
-`;
-const sinkTool = `let input = '';
-for await (const chunk of process.stdin) input += chunk;
-process.stdout.write(input);
-`;
 // A page a stranger wrote: its one line ends up as an object key of a sink call.
 const evilPage = `Quarterly notes
 
@@ -79,15 +51,11 @@ log(ok and #page or tostring(page))
 
 describe('attack: the approval card shows one call and runs another, or takes a click meant for another', () => {
   const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
-  const started: string[] = [];
+  const cards = new ApprovalCards(studio);
   const decideCalls = () => studio.calls.filter((entry) => entry.method === 'approval:decide').length;
-  const start = async (agent: string): Promise<string> => {
-    const { runId } = await studio.service.startRun({ script: `agents/${agent}.lua` });
-    started.push(runId);
-    return runId;
-  };
-  const cardOf = (runId: string) => studio.page.locator(`.approval-card[data-run-id="${runId}"]`);
-  const armed = (runId: string) => cardOf(runId).and(studio.page.locator('[data-armed="true"]'));
+  const start = (agent: string): Promise<string> => cards.start(agent);
+  const cardOf = (runId: string) => cards.cardOf(runId);
+  const armed = (runId: string) => cards.armed(runId);
   /**
    * A card's state right now, read without waiting: `gone` (decided), `deciding` (a decision was
    * sent: it disables the buttons at once), `arming` (not taking clicks yet) or `waiting`.
@@ -100,28 +68,10 @@ describe('attack: the approval card shows one call and runs another, or takes a 
       return [...card.querySelectorAll('button')].some((button) => button.disabled) ? 'deciding' : 'waiting';
     })()`);
 
-  beforeAll(async () => {
-    await studio.open();
-    studio.page.setDefaultTimeout(15000);
-    await studio.openExampleWorkspace();
-    const root = studio.service.workspaceRoot!;
-    await writeFile(path.join(root, 'tools', 'sink.mjs'), sinkTool);
-    await writeFile(path.join(root, 'pages', 'evil.txt'), evilPage);
-    for (const [name, source] of Object.entries(agents))
-      await writeFile(path.join(root, 'agents', `${name}.lua`), source);
-    await appendFile(path.join(root, 'tools.yaml'), extraTools);
-    // The workspace watcher reloads the catalog and reports the new agents.
-    await studio.agentButton('tainted-key').waitFor();
-    await studio.page
-      .getByRole('region', { name: 'Tools' })
-      .locator('.item-label', { hasText: /^sink$/ })
-      .waitFor();
-    await studio.showRunTab('Approvals');
-  });
+  beforeAll(() => cards.setUp({ agents, pages: { evil: evilPage } }));
   afterEach(async () => {
     // Every run a test left waiting is stopped, so the next test starts with no card.
-    for (const runId of started.splice(0)) studio.service.stopRun(runId);
-    await studio.page.getByText('No call is waiting for a decision.').waitFor();
+    await cards.stopStarted();
   });
   afterAll(async () => {
     await studio.close();

@@ -315,6 +315,14 @@ export class StudioHarness {
     );
   }
 
+  /** Switches the studio to `theme` with the header's theme button (a no-op when it is on already). */
+  async useTheme(theme: 'dark' | 'light'): Promise<void> {
+    const other = theme === 'dark' ? 'light' : 'dark';
+    const toggle = this.page.getByRole('button', { name: `Switch to ${theme} theme` });
+    if (await toggle.isVisible()) await toggle.click();
+    await this.page.getByRole('button', { name: `Switch to ${other} theme` }).waitFor();
+  }
+
   /** Waits until the header "PromptForge Studio" is rendered. */
   async waitForAppShell(): Promise<void> {
     await this.page.getByRole('heading', { level: 1, name: 'PromptForge Studio' }).waitFor();

@@ -1,6 +1,7 @@
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PEEK_PAGE_TOOL } from './approval-fixtures.js';
 import { StudioHarness } from './bridge.js';
 
 // One call of read_page (approval: ask): a "policy" card.
@@ -12,20 +13,6 @@ log(ok and #page or tostring(page))
 const askTainted = `local page = tools.call('peek_page', { name = 'release-notes' })
 local ok, echoed = pcall(tools.call, 'echo', { text = 'Quote: ' .. page:match('%- Faster[^\\n]*') })
 log(ok and echoed or tostring(echoed))
-`;
-const peekPage = `
-peek_page:
-  description: Reads a saved web page without asking (untrusted)
-  kind: command
-  command: [node, tools/read-page.mjs]
-  trust: untrusted
-  approval: auto
-  parameters:
-    type: object
-    properties:
-      name: { type: string, pattern: '^[a-z0-9-]+$' }
-    required: [name]
-    additionalProperties: false
 `;
 
 // Typed key by key into the Lua editor while the cards arrive: every decision letter, Enter and
@@ -50,7 +37,7 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
     studio.page.setDefaultTimeout(15000);
     await studio.openExampleWorkspace();
     const root = studio.service.workspaceRoot!;
-    await appendFile(path.join(root, 'tools.yaml'), peekPage);
+    await appendFile(path.join(root, 'tools.yaml'), PEEK_PAGE_TOOL);
     await writeFile(path.join(root, 'agents', 'ask-page.lua'), askPage);
     await writeFile(path.join(root, 'agents', 'ask-tainted.lua'), askTainted);
     // The workspace watcher reloads the catalog and reports the new agents.

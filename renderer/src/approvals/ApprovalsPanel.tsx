@@ -597,27 +597,20 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
     // the list's own can be the person's.
     const onScroll = (event: Event): void => measureNow(event.target === list.current && byPerson());
     const onResize = (): void => measureNow(false);
-    const passive = { capture: true, passive: true } as const;
+    // One signal removes every listener below when the effect ends.
+    const stop = new AbortController();
+    const { signal } = stop;
+    const passive = { capture: true, passive: true, signal } as const;
     element.addEventListener('wheel', scrolling, passive);
     element.addEventListener('touchmove', scrolling, passive);
-    element.addEventListener('keydown', onKey, true);
-    element.addEventListener('focusin', onFocusIn);
-    element.addEventListener('pointerdown', onPress, true);
-    window.addEventListener('pointerup', onRelease, true);
-    window.addEventListener('pointercancel', onRelease, true);
+    element.addEventListener('keydown', onKey, { capture: true, signal });
+    element.addEventListener('focusin', onFocusIn, { signal });
+    element.addEventListener('pointerdown', onPress, { capture: true, signal });
+    window.addEventListener('pointerup', onRelease, { capture: true, signal });
+    window.addEventListener('pointercancel', onRelease, { capture: true, signal });
     window.addEventListener('scroll', onScroll, passive);
-    window.addEventListener('resize', onResize);
-    return () => {
-      element.removeEventListener('wheel', scrolling, passive);
-      element.removeEventListener('touchmove', scrolling, passive);
-      element.removeEventListener('keydown', onKey, true);
-      element.removeEventListener('focusin', onFocusIn);
-      element.removeEventListener('pointerdown', onPress, true);
-      window.removeEventListener('pointerup', onRelease, true);
-      window.removeEventListener('pointercancel', onRelease, true);
-      window.removeEventListener('scroll', onScroll, passive);
-      window.removeEventListener('resize', onResize);
-    };
+    window.addEventListener('resize', onResize, { signal });
+    return () => stop.abort();
   }, [hasList, measureNow]);
 
   const moveBetweenCards = (event: KeyboardEvent<HTMLDivElement>): void => {
