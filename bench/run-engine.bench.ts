@@ -693,6 +693,7 @@ async function echoBreakdown(pingBatch: () => Promise<number>): Promise<BenchRow
             logLineBytes: DEFAULT_CAPS.logLineBytes,
             logsInFlight: DEFAULT_CAPS.logsInFlight,
             untrustedBytes: DEFAULT_CAPS.untrustedBytes,
+            untrustedTexts: DEFAULT_CAPS.untrustedTexts,
           },
         };
         built.postMessage(start);

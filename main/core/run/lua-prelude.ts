@@ -9,8 +9,8 @@ import { MAX_LUA_DEPTH, MAX_LUA_VALUE_CHARS } from './worker-protocol.js';
  * - `__pf_host(method, json)` → `ok, json`: a blocking call answered by the main thread (the value,
  *   or the error message);
  * - `__pf_log(json)`: posts a log line (blocks only while too many lines are in flight);
- * - `__pf_untrusted(json)` → `json`: records the text with the host's taint rule, then wraps it with
- *   the shared envelope function (common/envelope.ts);
+ * - `__pf_untrusted(json)` → `ok, json`: records the text with the host's taint rule, then wraps it
+ *   with the shared envelope function (common/envelope.ts); `false` and a message past the run's cap;
  * - `__pf_done(status, json)`: reports how the script ended;
  * - `__pf_src`, `__pf_chunk`: the script text and the name used in error positions, as JSON strings;
  * - `__pf_untrusted_max`: the largest text `untrusted()` accepts, in bytes;
@@ -347,7 +347,9 @@ local function untrusted(s)
   if #s > untrusted_max then
     raise('untrusted: the text is ' .. #s .. ' bytes, more than the ' .. untrusted_max .. '-byte limit (wrap smaller pieces)')
   end
-  return decode(host_untrusted(encode_string(s)))
+  local ok, json = host_untrusted(encode_string(s))
+  if not ok then raise(decode(json)) end
+  return decode(json)
 end
 
 local function chat(messages, opts)

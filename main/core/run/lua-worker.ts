@@ -47,7 +47,9 @@ function post(message: FromWorker): void {
 
 const factory = new LuaFactory();
 let nonce = '';
-let caps: WorkerCaps = { logLineBytes: 0, logsInFlight: 1, untrustedBytes: 0 };
+let caps: WorkerCaps = { logLineBytes: 0, logsInFlight: 1, untrustedBytes: 0, untrustedTexts: 0 };
+/** Texts `untrusted()` has recorded in this run. */
+let untrustedTexts = 0;
 let outcome: { status: 'ok' | 'syntax' | 'runtime'; message: string } | undefined;
 const AFTER_END = JSON.stringify('the run has ended: a finalizer cannot call the host');
 
@@ -115,12 +117,24 @@ async function prepareEngine(): Promise<LuaEngine> {
   engine.global.set('__pf_log', (json: string, length: number) => {
     if (!outcome) postLog(JSON.parse(json) as string, length);
   });
+  // Returns (true, json) or (false, json message), like __pf_host.
   engine.global.set('__pf_untrusted', (json: string) => {
-    // The host records the text for the taint rule first (a blocking call, so a flood of them
-    // waits on the host), then the text comes back in the run's envelope. After the script's end
-    // nothing can be dispatched any more, so nothing is recorded.
-    if (!outcome) hostCall('untrusted', json);
-    return JSON.stringify(wrapUntrusted(JSON.parse(json) as string, nonce));
+    // The host records the text for the taint rule first (a blocking call), then the text comes
+    // back in the run's envelope. Past the run's cap it is refused here, with no host call, so a
+    // loop of refused calls costs the host nothing. After the script's end nothing can be
+    // dispatched any more, so nothing is recorded.
+    if (!outcome) {
+      if (untrustedTexts >= caps.untrustedTexts)
+        return LuaMultiReturn.from([
+          false,
+          JSON.stringify(
+            `untrusted: this run has already wrapped ${caps.untrustedTexts} texts, the most one run may (each is remembered for the taint rule); wrap fewer, larger pieces`,
+          ),
+        ]);
+      untrustedTexts += 1;
+      hostCall('untrusted', json);
+    }
+    return LuaMultiReturn.from([true, JSON.stringify(wrapUntrusted(JSON.parse(json) as string, nonce))]);
   });
   engine.global.set('__pf_done', (status: 'ok' | 'syntax' | 'runtime', json: string) => {
     outcome = { status, message: JSON.parse(json) as string };
@@ -139,6 +153,7 @@ port.on('message', (message: ToWorker) => {
 async function runScript(start: ToWorker): Promise<void> {
   nonce = start.nonce;
   caps = start.caps;
+  untrustedTexts = 0;
   outcome = undefined;
   engine.global.set('__pf_src', JSON.stringify(start.script));
   engine.global.set('__pf_chunk', JSON.stringify(start.chunkName));

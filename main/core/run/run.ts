@@ -26,7 +26,8 @@ export const DEFAULT_LIMITS: RunLimits = { cpuMs: 30_000, memoryBytes: 256 * 102
 
 /**
  * Per-run bounds on what a run may make the host hold or write. Crossing one ends the run with
- * status `limit` and error kind `output` (`untrustedBytes` is a catchable error instead). Event
+ * status `limit` and error kind `output` (`untrustedBytes` and `untrustedTexts` are catchable errors
+ * instead). Event
  * volume is counted in characters of their JSON, the rest in bytes.
  */
 export interface RunCaps {
@@ -40,6 +41,11 @@ export interface RunCaps {
   logsInFlight: number;
   /** Largest text `untrusted()` accepts, in bytes. */
   untrustedBytes: number;
+  /**
+   * Texts `untrusted()` accepts per run. Each is remembered for the taint rule and makes no event,
+   * so this, not the event cap, bounds what a loop of them makes the host hold.
+   */
+  untrustedTexts: number;
   /** All events of the run together, as JSON (what listeners such as the studio receive). */
   eventBytes: number;
   /** The transcript file, in bytes; the final `run-end` line is always written. */
@@ -55,6 +61,7 @@ export const DEFAULT_CAPS: RunCaps = {
   logLineBytes: 64 * 1024,
   logsInFlight: 64,
   untrustedBytes: 4 * MiB,
+  untrustedTexts: 10_000,
   eventBytes: 256 * MiB,
   transcriptBytes: 256 * MiB,
 };
@@ -243,8 +250,8 @@ export class Run {
     worker.worker.on('message', this.onWorkerMessage);
     worker.worker.on('error', this.onWorkerError);
     worker.worker.on('exit', this.onWorkerExit);
-    const { logLineBytes, logsInFlight, untrustedBytes } = this.caps;
-    const caps: WorkerCaps = { logLineBytes, logsInFlight, untrustedBytes };
+    const { logLineBytes, logsInFlight, untrustedBytes, untrustedTexts } = this.caps;
+    const caps: WorkerCaps = { logLineBytes, logsInFlight, untrustedBytes, untrustedTexts };
     const start: ToWorker = {
       type: 'start',
       runId: this.id,

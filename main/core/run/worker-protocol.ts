@@ -46,6 +46,8 @@ export interface WorkerCaps {
   logsInFlight: number;
   /** Largest text `untrusted()` accepts, in bytes. */
   untrustedBytes: number;
+  /** Texts `untrusted()` accepts per run (each is recorded for the taint rule). */
+  untrustedTexts: number;
 }
 
 /** Main → worker (over parentPort). */

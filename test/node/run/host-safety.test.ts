@@ -431,6 +431,22 @@ describe('host memory is bounded by the run', () => {
     );
   });
 
+  it('untrusted() refuses texts past the per-run cap with a catchable error, and a loop of refusals costs the host nothing', async () => {
+    const h = await hostile(
+      `for i = 1, 5 do untrusted('text ' .. i) end
+       local ok, err = pcall(untrusted, 'one more')
+       log(ok, err)
+       for i = 1, 100000 do pcall(untrusted, 'again') end
+       log('still running')`,
+      { overrides: { caps: { untrustedTexts: 5 } } },
+    );
+    expect(h.result.status).toBe('ok');
+    expect(h.logs).toEqual([
+      'false\tagent.lua:2: untrusted: this run has already wrapped 5 texts, the most one run may (each is remembered for the taint rule); wrap fewer, larger pieces',
+      'still running',
+    ]);
+  });
+
   it('a flood of tool-call events ends the run at the event volume limit', async () => {
     const h = await hostile(`local s = ('y'):rep(50000) while true do tools.call('echo', { text = s }) end`, {
       overrides: { caps: { eventBytes: 4 * 1024 * 1024 }, limits: { cpuMs: 60_000 } },
