@@ -1,4 +1,5 @@
 import { closeSync, readdirSync, statSync } from 'node:fs';
+import { agentNameOf } from '../../../common/agent-name.js';
 import path from 'node:path';
 import { blankNonces } from '../../../common/envelope.js';
 import type { RunEvent } from '../../../common/run-events.js';
@@ -84,7 +85,7 @@ export function summarizeRun(events: Iterable<RunEvent>, file: string): RunSumma
     runId: start.runId,
     file,
     script: start.script.path,
-    agent: path.posix.basename(start.script.path.split(path.sep).join('/'), '.lua'),
+    agent: agentNameOf(start.script.path),
     ...((answered ?? start.model) && { model: answered ?? start.model }),
     ...((replayed || start.replayOf !== undefined) && { replayed: true }),
     startedAt: start.t,
@@ -249,7 +250,7 @@ function comparedRun(start: Extract<RunEvent, { type: 'run-start' }> | undefined
   const script = start?.script.path ?? '';
   return {
     runId: start?.runId ?? fallbackId,
-    agent: script ? path.posix.basename(script.split(path.sep).join('/'), '.lua') : '',
+    agent: script ? agentNameOf(script) : '',
     script,
     startedAt: start?.t ?? '',
     scriptSha256: start?.script.sha256 ?? '',

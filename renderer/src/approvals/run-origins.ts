@@ -1,6 +1,7 @@
 import { useSyncExternalStore } from 'react';
 import type { RunEvent } from '../../../common/run-events.js';
 import type { RunSummary } from '../../../common/studio-schemas.js';
+import { agentNameOf } from '../../../common/agent-name.js';
 
 /** Which agent a run runs and when it started: what names the run on an approval card. */
 export interface RunOrigin {
@@ -8,12 +9,6 @@ export interface RunOrigin {
   agent: string;
   /** ISO time the run started. */
   startedAt: string;
-}
-
-/** The agent's name of a script path, as the run history writes it. */
-export function agentOfScript(scriptPath: string): string {
-  const name = scriptPath.split(/[\\/]/).pop() ?? scriptPath;
-  return name.endsWith('.lua') ? name.slice(0, -'.lua'.length) : name;
 }
 
 const origins = new Map<string, RunOrigin>();
@@ -37,14 +32,14 @@ export const runOrigins = {
       return;
     }
     if (event.type !== 'run-start' || origins.has(event.runId)) return;
-    origins.set(event.runId, { agent: agentOfScript(event.script.path), startedAt: event.t });
+    origins.set(event.runId, { agent: agentNameOf(event.script.path), startedAt: event.t });
     changed();
   },
   noteSummaries(runs: readonly RunSummary[]): void {
     let added = false;
     for (const run of runs) {
       if (origins.has(run.runId) || run.status !== 'running') continue;
-      origins.set(run.runId, { agent: run.agent || agentOfScript(run.script), startedAt: run.startedAt });
+      origins.set(run.runId, { agent: run.agent || agentNameOf(run.script), startedAt: run.startedAt });
       added = true;
     }
     if (added) changed();

@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { Modal } from '../shell/Dialogs';
 import { describeError } from '../shell/studio-api';
-import { agentName, isDirty, openFilesStore, type OpenFile } from './open-files-store';
+import { agentNameOf } from '../../../common/agent-name.js';
+import { isDirty, openFilesStore, type OpenFile } from './open-files-store';
 import { saveOpenFile } from './use-agent-buffers';
 
 /** What the tab strip's file menu offers for the active agent. */
@@ -93,7 +94,7 @@ function CloseDirtyDialog({ file, onDone, onCancel }: { file: OpenFile; onDone: 
   };
   return (
     <Modal
-      title={`Close ${agentName(file.path)} with unsaved edits?`}
+      title={`Close ${agentNameOf(file.path)} with unsaved edits?`}
       onClose={onCancel}
       actions={
         <>
@@ -254,7 +255,7 @@ export function AgentTabs({
                 }}
                 onKeyDown={(event) => onKeyDown(event, index)}
               >
-                <span className="agent-tab-name">{agentName(file.path)}</span>
+                <span className="agent-tab-name">{agentNameOf(file.path)}</span>
                 {dirty ? (
                   <span className="dirty-dot" aria-label="unsaved changes">
                     ●
@@ -263,7 +264,7 @@ export function AgentTabs({
                 <span
                   className="agent-tab-close"
                   aria-hidden="true"
-                  title={`Close ${agentName(file.path)} (Delete)`}
+                  title={`Close ${agentNameOf(file.path)} (Delete)`}
                   onClick={(event) => {
                     event.stopPropagation();
                     close(file);

@@ -54,11 +54,6 @@ export function isDirty(file: OpenFile): boolean {
   return file.text !== file.savedText || file.goneFromDisk === true;
 }
 
-/** `echo-loop` for `agents/echo-loop.lua`. */
-export function agentName(path: string): string {
-  return path.replace(/^agents\//, '').replace(/\.lua$/, '');
-}
-
 /** Reads a workspace file's text (the contract's `file:read`, injected so the store runs in tests). */
 export type ReadFile = (path: string) => Promise<string>;
 

@@ -26,7 +26,8 @@ import { NoAgentsState } from '../workspace/NoAgentsState';
 import { useWorkspace } from '../workspace/use-workspace';
 import { useAgentFileActions } from '../workspace/use-agent-file-actions';
 import { AgentTabs } from '../editor/AgentTabs';
-import { agentName, openFilesStore } from '../editor/open-files-store';
+import { agentNameOf } from '../../../common/agent-name.js';
+import { openFilesStore } from '../editor/open-files-store';
 import { saveOpenFile, useAgentBuffers } from '../editor/use-agent-buffers';
 import { findMissingKey, type MissingKey } from '../run/key-check';
 import { NoKeyDialog } from '../run/NoKeyDialog';
@@ -538,7 +539,7 @@ export function App() {
       {missingKey && agent ? (
         <NoKeyDialog
           missing={missingKey}
-          agent={agentName(agent.path)}
+          agent={agentNameOf(agent.path)}
           onClose={() => setMissingKey(null)}
           onRunWithKey={() => {
             setMissingKey(null);

@@ -1,6 +1,6 @@
 import type { CatalogFile, WorkspaceState } from '../../../common/studio-schemas.js';
 import { McpServersList } from './McpServersList';
-import { agentName } from '../editor/open-files-store';
+import { agentNameOf } from '../../../common/agent-name.js';
 import './workspace.css';
 
 /** What the center area shows. */
@@ -90,7 +90,7 @@ export function Explorer({
                 <span className="item-icon" aria-hidden="true">
                   ◆
                 </span>
-                <span className="item-label">{agentName(agent)}</span>
+                <span className="item-label">{agentNameOf(agent)}</span>
                 {unsaved.has(agent) ? (
                   <span className="dirty-dot" title="unsaved changes">
                     ●
@@ -172,7 +172,7 @@ export function Explorer({
                   className={`status-dot status-${runningRunIds.has(run.runId) ? 'running' : run.status}`}
                   aria-hidden="true"
                 />
-                <span className="item-label">{agentName(run.script.replace(/^.*\//, ''))}</span>
+                <span className="item-label">{agentNameOf(run.script)}</span>
                 <span className="muted small">{new Date(run.startedAt).toLocaleTimeString()}</span>
               </button>
             </li>

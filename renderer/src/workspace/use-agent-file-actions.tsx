@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { WorkspaceState } from '../../../common/studio-schemas.js';
-import { agentName, isDirty, openFilesStore } from '../editor/open-files-store';
+import { agentNameOf } from '../../../common/agent-name.js';
+import { isDirty, openFilesStore } from '../editor/open-files-store';
 import { runStore } from '../run/run-hooks';
 import { call, StudioCallError } from '../shell/studio-api';
 import { AgentNameDialog, DeleteAgentDialog } from './AgentFileDialogs';
@@ -200,7 +201,7 @@ export function useAgentFileActions({
             on disk{file && isDirty(file) ? ', without the unsaved edits' : ''}.
           </p>
         }
-        initialName={`${agentName(from)}-copy`}
+        initialName={`${agentNameOf(from)}-copy`}
         submitLabel="Save as"
         onSubmit={(name) => saveAs(from, name)}
         onClose={close}
@@ -212,7 +213,7 @@ export function useAgentFileActions({
     const recording = workspace?.recordings[from];
     element = (
       <AgentNameDialog
-        title={`Rename ${agentName(from)}`}
+        title={`Rename ${agentNameOf(from)}`}
         intro={
           <>
             <p>
@@ -236,7 +237,7 @@ export function useAgentFileActions({
             </p>
           </>
         }
-        initialName={agentName(from)}
+        initialName={agentNameOf(from)}
         submitLabel="Rename"
         onSubmit={(name) => rename(from, name)}
         onClose={close}
