@@ -25,7 +25,7 @@ import './approvals.css';
 
 type Mode = { kind: 'idle' } | { kind: 'edit'; text: string } | { kind: 'deny'; reason: string };
 
-function approvalKey(approval: PendingApproval): string {
+function approvalKey(approval: Pick<PendingApproval, 'runId' | 'callId'>): string {
   return `${approval.runId}/${approval.callId}`;
 }
 
@@ -531,7 +531,7 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
     const now = new Map<string, OnScreen>();
     const movedNow: string[] = [];
     for (const card of element?.querySelectorAll<HTMLElement>(':scope > .approval-card') ?? []) {
-      const key = `${card.dataset['runId']}/${card.dataset['callId']}`;
+      const key = approvalKey({ runId: card.dataset['runId'] ?? '', callId: card.dataset['callId'] ?? '' });
       const box = card.getBoundingClientRect();
       const place = { top: box.top, left: box.left, scrollTop: element!.scrollTop, scrollLeft: element!.scrollLeft };
       const before = onScreen.current.get(key);

@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { Modal } from '../shell/Dialogs';
+import { KeyInput } from '../settings/KeyInput';
 import { useKeyEntry } from '../settings/use-key-entry';
 import '../settings/settings.css';
 import type { MissingKey } from './key-check';
@@ -70,18 +71,7 @@ export function NoKeyDialog({
         }}
       >
         <label htmlFor={inputId}>{missing.label} API key</label>
-        <input
-          id={inputId}
-          type="password"
-          className="text-input"
-          autoComplete="off"
-          spellCheck={false}
-          autoFocus
-          aria-describedby={hintId}
-          placeholder="paste key"
-          value={entry.key}
-          onChange={(event) => entry.setKey(event.target.value)}
-        />
+        <KeyInput id={inputId} entry={entry} autoFocus aria-describedby={hintId} placeholder="paste key" />
       </form>
       <p id={hintId} className="muted small">
         The key goes to the OS keychain, as in Credentials; the studio never shows it again.

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
+import { KeyInput } from './KeyInput';
 import { useKeyEntry, type KeyTarget } from './use-key-entry';
 import './settings.css';
 
@@ -29,7 +30,7 @@ function KeyControls({
   onChanged: (message: string) => void;
 }) {
   const entry = useKeyEntry(target);
-  const { key, setKey } = entry;
+  const { key } = entry;
   const [deleting, setDeleting] = useState(false);
   const busy = entry.busy || deleting;
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -68,16 +69,7 @@ function KeyControls({
         <label htmlFor={inputId} className="visually-hidden">
           {fieldLabel}
         </label>
-        <input
-          id={inputId}
-          type="password"
-          className="text-input"
-          autoComplete="off"
-          spellCheck={false}
-          placeholder={set ? 'new key to replace' : 'paste key'}
-          value={key}
-          onChange={(event) => setKey(event.target.value)}
-        />
+        <KeyInput id={inputId} entry={entry} placeholder={set ? 'new key to replace' : 'paste key'} />
         <button
           type="submit"
           className="button"
