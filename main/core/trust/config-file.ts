@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../catalog/atomic-write.js';
+import { errorMessage } from '../../../common/error-message.js';
+import { ensurePrivateFolder } from './config-dir.js';
+
+/** Largest config file read: a bigger one is refused, not parsed. */
+const MAX_CONFIG_BYTES = 16 << 20;
+/** A lock older than this whose owner is gone is taken over. */
+const STALE_LOCK_MS = 30_000;
+
+/** A config file could not be read or written; the message names the file and the fix. */
+export class ConfigFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigFileError';
+  }
+}
+
+/**
+ * One JSON file in the user's config folder that the studio and the CLI both change: every update
+ * reads, changes and writes it under a lock file (`<file>.lock`, created exclusively), and the
+ * write is atomic, so two processes writing at once lose neither update and a crash leaves the old
+ * or the new file. Files are owner-only. A missing file reads as `empty()`; an unreadable or
+ * invalid one is an error naming it (never silently replaced, so nothing the person decided is lost).
+ */
+export class ConfigFile<T> {
+  constructor(
+    readonly file: string,
+    private readonly parse: (value: unknown) => T,
+    private readonly empty: () => T,
+  ) {}
+
+  async read(): Promise<T> {
+    let text: string;
+    try {
+      const handle = await fs.open(this.file, 'r');
+      try {
+        const { size } = await handle.stat();
+        if (size > MAX_CONFIG_BYTES)
+          throw new ConfigFileError(
+            `${this.file} is over ${MAX_CONFIG_BYTES} bytes; it is not a PromptForge config file`,
+          );
+        text = await handle.readFile('utf8');
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.empty();
+      if (error instanceof ConfigFileError) throw error;
+      throw new ConfigFileError(`${this.file}: cannot read (${errorMessage(error)})`);
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new ConfigFileError(
+        `${this.file}: not valid JSON (${errorMessage(error)}); fix it by hand, or move it away to start afresh`,
+      );
+    }
+    try {
+      return this.parse(value);
+    } catch (error) {
+      throw new ConfigFileError(
+        `${this.file}: ${errorMessage(error)}; fix it by hand, or move it away to start afresh`,
+      );
+    }
+  }
+
+  /** Reads, applies `change` and writes, all under the lock. Resolves with the written value. */
+  async update(change: (current: T) => T): Promise<T> {
+    ensurePrivateFolder(path.dirname(this.file));
+    const release = await acquireLock(`${this.file}.lock`);
+    try {
+      const next = change(await this.read());
+      await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`);
+      await fs.chmod(this.file, 0o600).catch(() => undefined);
+      return next;
+    } finally {
+      await release();
+    }
+  }
+}
+
+/** Appends one JSON line to an owner-only log (append-only: never rewritten). */
+export async function appendJsonLine(file: string, entry: unknown): Promise<void> {
+  ensurePrivateFolder(path.dirname(file));
+  const handle = await fs.open(file, 'a', 0o600);
+  try {
+    await handle.appendFile(`${JSON.stringify(entry)}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function acquireLock(lock: string): Promise<() => Promise<void>> {
+  const token = `${process.pid} ${randomBytes(6).toString('hex')}`;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const handle = await fs.open(lock, 'wx', 0o600);
+      try {
+        await handle.writeFile(token, 'utf8');
+      } finally {
+        await handle.close();
+      }
+      return async () => {
+        const held = await fs.readFile(lock, 'utf8').catch(() => undefined);
+        if (held === token) await fs.rm(lock, { force: true });
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (await lockIsStale(lock)) {
+        await fs.rm(lock, { force: true });
+        continue;
+      }
+      if (attempt > 2_000)
+        throw new ConfigFileError(
+          `${lock} has been held for too long; if no PromptForge studio or CLI is running, delete it`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, 2 + attempt)));
+    }
+  }
+}
+
+/** A lock whose process is gone, or one older than {@link STALE_LOCK_MS}. */
+async function lockIsStale(lock: string): Promise<boolean> {
+  const [text, stat] = await Promise.all([
+    fs.readFile(lock, 'utf8').catch(() => undefined),
+    fs.stat(lock).catch(() => undefined),
+  ]);
+  if (!stat) return false;
+  const pid = Number(text?.split(' ')[0]);
+  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    }
+  }
+  return Date.now() - stat.mtimeMs > STALE_LOCK_MS;
+}

@@ -1,0 +1,75 @@
+import { providerPreset } from '../providers/presets.js';
+import { originOf } from './workspace-manifest.js';
+import type { TrustStore, TrustVia } from './trust-store.js';
+
+/** The origin a provider's key belongs to (its preset's API), or undefined when it has none. */
+export function providerHomeOrigin(providerId: string): string | undefined {
+  const home = providerPreset(providerId)?.defaultBaseUrl;
+  return home === undefined ? undefined : originOf(home);
+}
+
+/** Asks the person whether `provider`'s key may go to `origin`; resolves their answer. */
+export type ConfirmKeyOrigin = (request: {
+  provider: string;
+  label: string;
+  origin: string;
+  model: string;
+}) => Promise<boolean>;
+
+/** What decides where a run may send a provider key. */
+export interface KeyOriginPolicy {
+  /** Whether the workspace is trusted: a restricted one sends keys only to their providers' own origins. */
+  trusted: boolean;
+  /** The person's approved origins; without it only home origins are allowed. */
+  store?: TrustStore;
+  /** Asks the person (the studio's dialog, the terminal); without it an unapproved origin is refused. */
+  confirm?: ConfirmKeyOrigin;
+  via?: TrustVia;
+}
+
+/** A key would go to an origin nobody approved for it: the message says where, and how to approve it. */
+export class KeyOriginError extends Error {
+  constructor(
+    readonly provider: string,
+    readonly origin: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'KeyOriginError';
+  }
+}
+
+/**
+ * Whether `provider`'s key may be sent to `baseUrl`: always to the provider's own origin; in a
+ * trusted workspace also to an origin the person approved for that key (asked now when `confirm`
+ * is given, and remembered). A restricted workspace's base URLs never get a key.
+ */
+export async function keyMayGo(
+  provider: string,
+  baseUrl: string,
+  model: string,
+  policy: KeyOriginPolicy,
+): Promise<boolean> {
+  const origin = originOf(baseUrl);
+  if (origin === undefined) return false;
+  if (origin === providerHomeOrigin(provider)) return true;
+  if (!policy.trusted) return false;
+  if (await policy.store?.keyOriginApproved(provider, origin)) return true;
+  if (!policy.confirm || !policy.store) return false;
+  const label = providerPreset(provider)?.label ?? provider;
+  if (!(await policy.confirm({ provider, label, origin, model }))) return false;
+  await policy.store.approveKeyOrigin(provider, origin, policy.via ?? 'studio');
+  return true;
+}
+
+/** The refusal when a key may not go to `baseUrl`, naming the origin and the fix. */
+export function keyOriginRefusal(provider: string, baseUrl: string, model: string, trusted: boolean): KeyOriginError {
+  const origin = originOf(baseUrl) ?? baseUrl;
+  const label = providerPreset(provider)?.label ?? provider;
+  const home = providerHomeOrigin(provider);
+  const why = `model "${model}" sends requests to ${origin}, and your ${label} key goes only to ${home ?? 'origins you approve for it'}`;
+  const fix = trusted
+    ? `If you mean it, approve that origin for the key: promptforge trust --allow-key ${provider} ${origin} (or in the studio's Trust view); else fix the baseUrl in models.yaml`
+    : `The workspace is restricted (not trusted), so none of its base URLs gets a key; trust it first (promptforge trust), then approve the origin`;
+  return new KeyOriginError(provider, origin, `${why}. ${fix}`);
+}
