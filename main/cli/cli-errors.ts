@@ -1,0 +1,23 @@
+/** The errors a command throws to end with a message and an exit code, and the Ctrl-C race. */
+
+/** The command line is wrong: the message and the usage hint are printed, exit code 2. */
+export class UsageError extends Error {}
+
+/** Ctrl-C arrived before the command could finish. */
+export class InterruptedError extends Error {}
+
+/** A command failed in a way the person can act on: the message is printed, exit code 1. */
+export class CommandError extends Error {}
+
+/** Settles like `promise`, or rejects with {@link InterruptedError} when `signal` aborts first. */
+export function untilInterrupted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new InterruptedError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new InterruptedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** The line after every usage error. */
+export const USAGE_HINT = 'Run `promptforge --help` for usage.';

@@ -1,0 +1,307 @@
+/** `promptforge run FILE.lua`: checks its flags, loads the workspace, runs the script and reports the result. */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { RunEvent } from '../../common/run-events.js';
+import type { Approver } from '../core/approval/approver.js';
+import { PolicyApprover } from '../core/approval/policy-approver.js';
+import type { Workspace } from '../core/catalog/workspace.js';
+import { recordingPathFor } from '../core/catalog/recording-path.js';
+import type { ProviderKeySource } from '../core/credentials/resolve-provider-key.js';
+import { SecretStoreUnavailableError, type SecretStore } from '../core/credentials/secret-store.js';
+import { PROVIDER_PRESETS, providerPreset } from '../core/providers/presets.js';
+import type * as PrepareRunModule from '../core/run/prepare-run.js';
+import { FORK_GO_LIVE_ADVICE } from '../core/run/run-errors.js';
+import type { WorkerPool } from '../core/run/worker-pool.js';
+import { parse, positiveNumber } from './cli-args.js';
+import { UsageError } from './cli-errors.js';
+import { forLauncher, type CliIo, type Printer } from './cli-io.js';
+import { loadCatalogModules, workspaceRoot, type CatalogModules } from './cli-workspace.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+import { forkOptions } from './fork-flags.js';
+import { TerminalApprover } from './terminal-approver.js';
+import { terminalSafeJson } from './terminal-text.js';
+
+/**
+ * The run machinery (worker pool, providers, MCP client) is imported only by the commands that use
+ * it, so `keys`, `--help` and `--version` start without loading it.
+ */
+let prepareRunModule: typeof PrepareRunModule | undefined;
+async function loadPrepareRun(): Promise<typeof PrepareRunModule> {
+  prepareRunModule ??= await import('../core/run/prepare-run.js');
+  return prepareRunModule;
+}
+
+/** The run machinery, if a command has loaded it (its error classes say how a failed run is reported). */
+export function loadedPrepareRun(): typeof PrepareRunModule | undefined {
+  return prepareRunModule;
+}
+
+/** `file` as one shell word: as is when it is plain, else in single quotes. */
+function shellWord(file: string): string {
+  return /^[\w./@%+=:,-]+$/.test(file) ? file : `'${file.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Why a call was denied when no `--approve` flag was given and stdin is not a terminal. */
+const NO_TERMINAL_DENIAL =
+  'no terminal to ask on and no --approve flag (run on a terminal, or pass --approve ask to answer on stdin, or --approve auto to allow it)';
+
+function approverFor(mode: 'ask' | 'auto' | 'deny', flagGiven: boolean, io: CliIo): Approver {
+  if (mode === 'ask') return new TerminalApprover({ input: io.stdin, output: io.stderr });
+  if (mode === 'deny' && !flagGiven)
+    return { source: 'policy', ask: async () => ({ kind: 'deny', reason: NO_TERMINAL_DENIAL }) };
+  return new PolicyApprover(mode);
+}
+
+/** The stderr line saying where a provider's key came from (never the key), if there is one to say. */
+function keySourceMessage(
+  providerId: string,
+  source: ProviderKeySource,
+  note: { keychainUnavailable: boolean },
+): string | undefined {
+  const preset = providerPreset(providerId);
+  if (source === 'keychain') return `${providerId} key from the OS keychain`;
+  if (source.startsWith('env:'))
+    return `${providerId} key from ${source.slice(4)} in the environment${note.keychainUnavailable ? ' (the OS keychain is not available)' : ''}`;
+  // No key and one is needed: the run's error says how to set one.
+  if (!preset || preset.needsKey) return undefined;
+  const where = [`keychain entry "${providerId}"`, ...(preset.keyEnvVar ? [preset.keyEnvVar] : [])].join(' or ');
+  return note.keychainUnavailable
+    ? `${providerId}: no key (the OS keychain is not available; ${preset.label} needs none); sending requests without one`
+    : `${providerId}: no key set (${where}); sending requests without one`;
+}
+
+export async function runCommand(args: string[], io: CliIo, print: Printer, interrupt: AbortSignal): Promise<number> {
+  const { values, positionals } = parse('run', args, {
+    workspace: { type: 'string' },
+    model: { type: 'string' },
+    'base-url': { type: 'string' },
+    'model-id': { type: 'string' },
+    approve: { type: 'string' },
+    replay: { type: 'string' },
+    transcript: { type: 'string' },
+    json: { type: 'boolean' },
+    'cpu-limit': { type: 'string' },
+    'memory-limit': { type: 'string' },
+    timeout: { type: 'string' },
+    'fork-at': { type: 'string' },
+    'edit-output': { type: 'string' },
+    'edit-reply': { type: 'string' },
+    'edit-calls': { type: 'string' },
+    force: { type: 'boolean' },
+  });
+  if (positionals.length !== 1) throw new UsageError('run takes exactly one script: promptforge run FILE.lua');
+  const scriptFile = path.resolve(io.cwd, positionals[0]!);
+  if (!statSync(scriptFile, { throwIfNoEntry: false })?.isFile())
+    throw new UsageError(`${positionals[0]}: no such script file`);
+  if (isTranscript(scriptFile))
+    throw new UsageError(
+      `${positionals[0]} is a transcript, not a Lua script; did you mean: ${forLauncher(`promptforge run SCRIPT --replay ${shellWord(positionals[0]!)}`, io.env)}?`,
+    );
+
+  const approve = values.approve ?? (io.stdin.isTTY ? 'ask' : 'deny');
+  if (approve !== 'ask' && approve !== 'auto' && approve !== 'deny')
+    throw new UsageError(`--approve must be ask, auto or deny, got "${approve}"`);
+  if ((values['base-url'] === undefined) !== (values['model-id'] === undefined))
+    throw new UsageError('--base-url and --model-id go together');
+  if (values['base-url'] !== undefined && values.model !== undefined)
+    throw new UsageError('use either --model or --base-url with --model-id, not both');
+  if (values['base-url'] !== undefined && !URL.canParse(values['base-url']))
+    throw new UsageError(`--base-url is not a URL: "${values['base-url']}"`);
+  const fork = await forkOptions(values, io);
+  if (
+    values.replay !== undefined &&
+    fork === undefined &&
+    (values.model !== undefined || values['base-url'] !== undefined)
+  )
+    throw new UsageError(
+      '--replay answers models.chat from the recording; drop --model / --base-url (or add --fork-at STEP to go on live from a step)',
+    );
+  const cpu = positiveNumber('--cpu-limit', values['cpu-limit'], 'seconds');
+  const memory = positiveNumber('--memory-limit', values['memory-limit'], 'MiB');
+  const timeout = positiveNumber('--timeout', values.timeout, 'seconds');
+
+  let transcriptDefault: string | false | undefined;
+  const found = await workspaceRoot(io, values.workspace, [path.dirname(scriptFile), io.cwd]);
+  const root = found ?? io.cwd;
+  // Without a workspace there is no runs/ folder to fill: write a transcript only when asked.
+  if (!found) transcriptDefault = false;
+  // The Lua worker boots (wasmoon's compile) on its own thread while the catalogs load.
+  const ownPool = io.pool ? undefined : startWorkerPool();
+  let workspace: Workspace;
+  let formatProblem: CatalogModules['formatProblem'];
+  try {
+    const catalog = await loadCatalogModules();
+    formatProblem = catalog.formatProblem;
+    workspace = await catalog.loadWorkspace(root);
+  } catch (error) {
+    void ownPool?.then((pool) => pool.close());
+    throw error;
+  }
+  for (const problem of workspace.problems) print.err(formatProblem(problem));
+
+  const json = values.json === true;
+  const [{ prepareRun }, pool] = await Promise.all([loadPrepareRun(), io.pool ?? ownPool!]);
+  const reported = new Set<string>();
+  const keys = keyWatch(io.secrets());
+  const onEvent = (event: RunEvent): void => {
+    if (json) io.stdout.write(`${terminalSafeJson(event)}\n`);
+    else if (event.type === 'log') print.out(event.text);
+  };
+  try {
+    const run = await prepareRun({
+      scriptFile,
+      workspace,
+      pool,
+      approver: approverFor(approve, values.approve !== undefined, io),
+      secrets: keys.store,
+      allowEnvKeys: true,
+      env: io.env,
+      ...(values.model !== undefined && { model: values.model }),
+      ...(values['base-url'] !== undefined && {
+        endpoint: { baseUrl: values['base-url'], modelId: values['model-id']! },
+      }),
+      ...(values.replay !== undefined && { replayPath: path.resolve(io.cwd, values.replay) }),
+      ...(fork && { fork: { ...fork, transcriptName: values.replay! } }),
+      ...(values.transcript !== undefined
+        ? { transcriptPath: path.resolve(io.cwd, values.transcript) }
+        : transcriptDefault === false
+          ? { transcriptPath: false as const }
+          : {}),
+      limits: {
+        ...(cpu !== undefined && { cpuMs: cpu * 1000 }),
+        ...(memory !== undefined && { memoryBytes: memory * 1024 * 1024 }),
+        ...(timeout !== undefined && { wallMs: timeout * 1000 }),
+      },
+      onEvent,
+      onMcpProblem: (problem) => print.err(formatProblem(problem)),
+      onKeySource: (providerId, source, note) => {
+        keys.found(providerId, source);
+        if (reported.has(providerId)) return;
+        reported.add(providerId);
+        const message = keySourceMessage(providerId, source, note);
+        if (message) print.say(message);
+      },
+    });
+    if (interrupt.aborted) {
+      print.say('interrupted (Ctrl-C) before the run started');
+      return EXIT.stopped;
+    }
+    const onInterrupt = () => run.stop('interrupted (Ctrl-C)');
+    interrupt.addEventListener('abort', onInterrupt, { once: true });
+    try {
+      await run.start();
+      const result = await run.done;
+      if (result.error) {
+        let message = /^[^\s:]+:\d+: /.test(result.error.message)
+          ? result.error.message
+          : `${run.scriptPath}: ${result.error.message}`;
+        if (fork)
+          message = message.replaceAll(
+            FORK_GO_LIVE_ADVICE,
+            `pass --model ALIAS (or --base-url URL --model-id ID) to go on live ${fork.edit ? 'after the edit' : 'from there'}`,
+          );
+        const keyless = keys.missing();
+        if (keyless) message = forLauncher(message, io.env);
+        print.err(message);
+        const recording = keyless && values.replay === undefined ? recordingOf(scriptFile, root) : undefined;
+        if (recording) {
+          const shown = (file: string) => {
+            const relative = path.relative(io.cwd, file);
+            return shellWord(relative.startsWith('..') || path.isAbsolute(relative) ? file : relative);
+          };
+          print.err(
+            `or run it offline from its recording: ${forLauncher(`promptforge run ${shown(scriptFile)} --replay ${shown(recording)}`, io.env)}`,
+          );
+        }
+      }
+      if (result.transcriptPath && !json) {
+        const relative = path.relative(io.cwd, result.transcriptPath);
+        print.say(`transcript ${relative.startsWith('..') ? result.transcriptPath : relative}`);
+      }
+      return exitCodeFor(result.status);
+    } finally {
+      interrupt.removeEventListener('abort', onInterrupt);
+    }
+  } finally {
+    if (ownPool) await pool.close();
+  }
+}
+
+/**
+ * The keychain a run reads provider keys from, watched: `missing()` says whether a provider that
+ * needs a key got none (no entry and no variable, or no keychain to ask).
+ */
+function keyWatch(store: SecretStore): {
+  store: SecretStore;
+  found(providerId: string, source: ProviderKeySource): void;
+  missing(): boolean;
+} {
+  const unreachable = new Set<string>();
+  const resolved = new Set<string>();
+  let none = false;
+  return {
+    store: {
+      get: async (name) => {
+        try {
+          return await store.get(name);
+        } catch (error) {
+          if (error instanceof SecretStoreUnavailableError) unreachable.add(name);
+          throw error;
+        }
+      },
+      set: (name, secret) => store.set(name, secret),
+      delete: (name) => store.delete(name),
+      has: (name) => store.has(name),
+    },
+    found(providerId, source) {
+      resolved.add(providerId);
+      if (source === 'none' && providerPreset(providerId)?.needsKey !== false) none = true;
+    },
+    missing: () =>
+      none || [...unreachable].some((name) => Object.hasOwn(PROVIDER_PRESETS, name) && !resolved.has(name)),
+  };
+}
+
+/**
+ * The recording of the agent `script`, `recordings/<name>.jsonl` in the workspace (the studio's
+ * convention, see main/core/studio/agent-files.ts), if there is one.
+ */
+function recordingOf(script: string, root: string): string | undefined {
+  const file = path.join(root, recordingPathFor(script));
+  return statSync(file, { throwIfNoEntry: false })?.isFile() ? file : undefined;
+}
+
+/** Bytes of a script read to tell whether it is a transcript. */
+const TRANSCRIPT_SNIFF_BYTES = 64 << 10;
+
+/** Whether `file` is a transcript: a `.jsonl` file, or one whose first line is a run-start event. */
+function isTranscript(file: string): boolean {
+  if (file.toLowerCase().endsWith('.jsonl')) return true;
+  let head: string;
+  try {
+    const handle = openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(TRANSCRIPT_SNIFF_BYTES);
+      head = buffer.subarray(0, readSync(handle, buffer, 0, buffer.length, 0)).toString('utf8');
+    } finally {
+      closeSync(handle);
+    }
+  } catch {
+    return false; // An unreadable script is reported when the run reads it.
+  }
+  if (!head.trimStart().startsWith('{')) return false;
+  try {
+    const first: unknown = JSON.parse(head.split('\n', 1)[0]!);
+    return typeof first === 'object' && first !== null && (first as { type?: unknown }).type === 'run-start';
+  } catch {
+    return false;
+  }
+}
+
+/** A pool of one Lua worker, already warming. */
+async function startWorkerPool(): Promise<WorkerPool> {
+  const { WorkerPool } = await import('../core/run/worker-pool.js');
+  const pool = new WorkerPool({ size: 1 });
+  pool.prewarm();
+  return pool;
+}
