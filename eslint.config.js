@@ -37,7 +37,7 @@ const rendererImports = {
 // The layers of main/core, lowest first (docs/architecture.md draws them). A folder imports only
 // from the layers below its own: never from a folder of its own layer, never from one above.
 const CORE_LAYERS = [
-  ['files', 'secrets'],
+  ['files', 'net', 'secrets'],
   ['tools', 'transcript', 'providers'],
   ['approval', 'catalog', 'credentials'],
   ['mcp'],

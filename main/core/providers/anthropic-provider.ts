@@ -111,7 +111,7 @@ export class AnthropicProvider implements ModelProvider {
 
     stream: for await (const batch of streamSse(
       this.endpoint,
-      { url, headers, body: JSON.stringify(body) },
+      { url, headers, body: JSON.stringify(body), keyHeaders: this.apiKey ? ['x-api-key'] : [] },
       this.options,
       signal,
     )) {

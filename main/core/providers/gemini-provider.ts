@@ -132,7 +132,7 @@ export class GeminiProvider implements ModelProvider {
 
     for await (const batch of streamSse(
       this.endpoint,
-      { url, headers, body: JSON.stringify(body) },
+      { url, headers, body: JSON.stringify(body), keyHeaders: this.apiKey ? ['x-goog-api-key'] : [] },
       this.options,
       signal,
     )) {

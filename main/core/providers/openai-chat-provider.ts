@@ -114,7 +114,7 @@ export class OpenAIChatProvider implements ModelProvider {
 
     stream: for await (const batch of streamSse(
       this.endpoint,
-      { url, headers, body: JSON.stringify(body) },
+      { url, headers, body: JSON.stringify(body), keyHeaders: this.apiKey ? ['authorization'] : [] },
       this.options,
       signal,
     )) {

@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { JsonValue } from '../../../common/json.js';
 import { ProviderError } from './model-provider.js';
 import { redactSecrets } from '../secrets/redact.js';
+import { RedirectRefusedError, fetchFollowingRedirects } from '../net/redirects.js';
 
 /**
  * Retry policy for 429 and 5xx answers. Every field is optional; `random` and `sleep` exist so
@@ -54,6 +55,8 @@ export interface StreamRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** Names of the headers in `headers` that carry the key, for messages (e.g. `x-api-key`). */
+  keyHeaders: readonly string[];
 }
 
 /** One parsed SSE item: a dispatched event, or a line that is not valid SSE (kept verbatim). */
@@ -85,9 +88,16 @@ const defaultSleep = async (ms: number, signal: AbortSignal): Promise<void> => {
 /**
  * Sends `request`, retrying 429/5xx answers, and yields the SSE items of the answer as they
  * arrive, one batch per network read (batches keep the per-event cost of async iteration off
- * the hot path; see bench/providers.bench.ts). Every failure is a {@link ProviderError} whose message has the secrets scrubbed:
- * `aborted` when `signal` fires, `timeout` on inactivity, `stream` when the connection breaks
- * mid-body or a line or event exceeds {@link MAX_SSE_EVENT_CHARS}. Ending the iteration early cancels the request.
+ * the hot path; see bench/providers.bench.ts).
+ *
+ * Redirects are followed by hand, only within the origin of `request.url` (at most 5, see
+ * main/core/net/redirects.ts): a redirect to another origin is refused before anything is sent
+ * there, since the request carries the key and the conversation.
+ *
+ * Every failure is a {@link ProviderError} whose message has the secrets scrubbed: `aborted`
+ * when `signal` fires, `timeout` on inactivity, `connection` for a refused redirect, `stream`
+ * when the connection breaks mid-body or a line or event exceeds {@link MAX_SSE_EVENT_CHARS}.
+ * Ending the iteration early cancels the request.
  */
 export async function* streamSse(
   endpoint: ProviderEndpoint,
@@ -246,12 +256,19 @@ class HttpSession {
       this.arm();
       let response: Response;
       try {
-        response = await this.fetchImpl(this.request.url, {
-          method: 'POST',
-          headers: this.request.headers,
-          body: this.request.body,
-          signal: this.controller.signal,
-        });
+        ({ response } = await this.whileOpen(
+          fetchFollowingRedirects(
+            this.fetchImpl,
+            this.request.url,
+            {
+              method: 'POST',
+              headers: this.request.headers,
+              body: this.request.body,
+              signal: this.controller.signal,
+            },
+            { crossOrigin: (from, to, origin) => this.crossOriginRefusal(from, to, origin) },
+          ),
+        ));
       } catch (error) {
         throw this.classifyFailure(error, 'connect');
       }
@@ -376,6 +393,8 @@ class HttpSession {
   /** Maps a fetch or body-read failure to a ProviderError. */
   classifyFailure(error: unknown, phase: 'connect' | 'stream'): ProviderError {
     if (error instanceof ProviderError) return error;
+    if (error instanceof RedirectRefusedError)
+      return providerError(this.endpoint, 'connection', `${this.endpoint.label}: ${error.message}`);
     if (this.signal.aborted) return this.aborted();
     if (this.timedOut) {
       const seconds = this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`;
@@ -418,6 +437,16 @@ class HttpSession {
 
   private aborted(): ProviderError {
     return abortedError(this.endpoint);
+  }
+
+  /** Why a redirect to another origin is not followed: the key and the conversation stay with the configured one. */
+  private crossOriginRefusal(from: string, to: string, origin: string): string {
+    const names = this.request.keyHeaders.map((name) => `"${name}"`).join(', ');
+    const sent = names !== '' ? `the key (header ${names}) and the conversation are` : 'the conversation is';
+    return (
+      `${from} redirected to another origin (${to}); ${sent} only sent to ${origin}, the origin of the model's base URL. ` +
+      "Set the model's baseUrl to the final address (or fix the redirect on the server)."
+    );
   }
 
   private disarm(): void {

@@ -3,13 +3,19 @@ import { redactSecrets } from '../secrets/redact.js';
 import { displayUrl, readBodyCapped, tail } from './bounded-text.js';
 import { ToolFailure } from './tool-spec.js';
 import { errorMessage } from '../../../common/error-message.js';
+import {
+  MAX_REDIRECTS as SHARED_MAX_REDIRECTS,
+  type RedirectableInit,
+  RedirectRefusedError,
+  fetchFollowingRedirects,
+} from '../net/redirects.js';
 
 /** Default milliseconds before an http tool call is abandoned. */
 export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 /** Largest response body an http tool accepts, in bytes. */
 export const HTTP_TOOL_MAX_BYTES = 4 * 1024 * 1024;
 /** Most redirects followed for one call (http tools and http_get). */
-export const MAX_REDIRECTS = 5;
+export const MAX_REDIRECTS = SHARED_MAX_REDIRECTS;
 
 /** Where header secrets come from: the keychain-backed SecretStore (only `get` is needed). */
 export interface SecretSource {
@@ -93,65 +99,50 @@ export interface SecretHeaders {
   secretHeaders: readonly string[];
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Headers a redirect to another origin never carries, even when written literally in the catalog. */
-const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
-
 /**
  * One request with a timeout (for the whole redirect chain) and a body cap. Redirects are
- * followed by hand, at most {@link MAX_REDIRECTS}, only to http(s) URLs; a redirect to another
- * origin is refused when secret headers are set, and drops credential headers otherwise.
+ * followed by hand by the shared `fetchFollowingRedirects` (main/core/net/redirects.ts): at most
+ * {@link MAX_REDIRECTS}, only to http(s) URLs without user info; a redirect to another origin is
+ * refused when secret headers are set, and otherwise followed without any literal header whose
+ * name looks like a credential (`Authorization`, `Cookie`, `X-Api-Key`, `X-Auth-Token`, ...).
  * Network failures, timeouts, aborts and oversize bodies become ToolFailures; URLs in messages
  * have no query string or user info, and messages are redacted. `url` is where the body came from.
  */
 export async function fetchText(
   fetchImpl: FetchLike,
   url: string,
-  init: RequestInit,
+  init: RedirectableInit,
   signal: AbortSignal,
   timeoutMs: number,
   maxBytes: number,
   secrets: SecretHeaders = { secretValues: [], secretHeaders: [] },
 ): Promise<{ ok: boolean; status: number; text: string; url: string }> {
-  const origin = new URL(url).origin;
   const timeout = AbortSignal.timeout(timeoutMs);
   const combined = AbortSignal.any([signal, timeout]);
   const fail = (message: string) => new ToolFailure(redactSecrets(message, secrets.secretValues));
   let current = url;
-  let request: RequestInit = { ...init };
   try {
-    for (let redirects = 0; ; redirects += 1) {
-      const response = await fetchImpl(current, { ...request, signal: combined, redirect: 'manual' });
-      if (REDIRECTS.has(response.status)) {
-        await response.body?.cancel().catch(() => undefined);
-        const location = response.headers.get('location');
-        if (location === null)
-          throw fail(`HTTP ${response.status} from ${displayUrl(current)} without a Location header`);
-        const next = redirectTarget(location, current);
-        if (next === undefined) throw fail(`${displayUrl(current)} redirected to an invalid URL`);
-        if (next.protocol !== 'http:' && next.protocol !== 'https:')
-          throw fail(`${displayUrl(current)} redirected to a ${next.protocol} URL; only http and https are followed`);
-        if (redirects >= MAX_REDIRECTS)
-          throw fail(`more than ${MAX_REDIRECTS} redirects, starting at ${displayUrl(url)}`);
-        if (next.origin !== origin) {
-          if (secrets.secretHeaders.length > 0)
-            throw fail(
-              `${displayUrl(current)} redirected to another origin (${next.origin}); the secret header ` +
-                `${secrets.secretHeaders.map((name) => `"${name}"`).join(', ')} is only sent to ${origin}. ` +
-                "Point the tool's url at the final address.",
-            );
-          request = { ...request, headers: withoutCredentials(request.headers) };
-        }
-        request = afterRedirect(request, response.status);
-        current = next.href;
-        continue;
-      }
-      const { text, exceeded } = await readBodyCapped(response.body, maxBytes);
-      if (exceeded) throw fail(`response from ${displayUrl(current)} exceeded ${maxBytes} bytes`);
-      return { ok: response.ok, status: response.status, text, url: current };
-    }
+    const { response, url: final } = await fetchFollowingRedirects(
+      fetchImpl,
+      url,
+      { ...init, signal: combined },
+      {
+        maxRedirects: MAX_REDIRECTS,
+        onRequest: (next) => (current = next),
+        crossOrigin: (from, to, origin) =>
+          secrets.secretHeaders.length > 0
+            ? `${from} redirected to another origin (${to}); the secret header ` +
+              `${secrets.secretHeaders.map((name) => `"${name}"`).join(', ')} is only sent to ${origin}. ` +
+              "Point the tool's url at the final address."
+            : undefined,
+      },
+    );
+    const { text, exceeded } = await readBodyCapped(response.body, maxBytes);
+    if (exceeded) throw fail(`response from ${displayUrl(final)} exceeded ${maxBytes} bytes`);
+    return { ok: response.ok, status: response.status, text, url: final };
   } catch (error) {
     if (error instanceof ToolFailure) throw error;
+    if (error instanceof RedirectRefusedError) throw fail(error.message);
     const where = displayUrl(current);
     if (timeout.aborted) throw fail(`timed out after ${timeoutMs} ms waiting for ${where}`);
     if (signal.aborted) throw fail(`cancelled while waiting for ${where}`);
@@ -159,30 +150,4 @@ export async function fetchText(
     const detail = cause?.code ?? cause?.message ?? errorMessage(error);
     throw fail(`request to ${where} failed: ${detail}`);
   }
-}
-
-function redirectTarget(location: string, base: string): URL | undefined {
-  try {
-    return new URL(location, base);
-  } catch {
-    return undefined;
-  }
-}
-
-/** 303, and 301/302 after a POST, continue as a GET without a body (as browsers do); 307/308 repeat the request. */
-function afterRedirect(request: RequestInit, status: number): RequestInit {
-  const method = (request.method ?? 'GET').toUpperCase();
-  if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
-    const headers = { ...(request.headers as Record<string, string> | undefined) };
-    delete headers['content-type'];
-    const { body: _body, ...rest } = request;
-    return { ...rest, method: method === 'HEAD' ? 'HEAD' : 'GET', headers };
-  }
-  return request;
-}
-
-function withoutCredentials(headers: RequestInit['headers']): Record<string, string> {
-  const out: Record<string, string> = { ...(headers as Record<string, string> | undefined) };
-  for (const name of Object.keys(out)) if (CREDENTIAL_HEADERS.includes(name.toLowerCase())) delete out[name];
-  return out;
 }
