@@ -60,7 +60,10 @@ interface ForkPoint {
   output?: RecordedOutcome;
 }
 
-/** What a fork needs to know of a tool it edits the output of (its trust, structured output). */
+/**
+ * What a fork needs to know of a tool it edits the output of, from the catalog of the run (its
+ * trust, structured output); undefined for a tool the catalog does not have.
+ */
 export type ForkToolInfo = (alias: string) => { trust: 'trusted' | 'untrusted'; structured: boolean } | undefined;
 
 /** Steps listed in a "not a step" message before it says how many more there are. */
@@ -104,6 +107,10 @@ function describeCall(alias: string, args: JsonValue): string {
  * A transcript read back for replay: the model rounds and tool dispatches in the order they
  * happened. Replay answers `models.chat` and `tools.call` from it, offline, and stops the run with
  * an error that says where as soon as the script asks for something the recording does not hold.
+ *
+ * The file is an input, never an authority: its `trust` labels and approval decisions are what the
+ * recorded run claims. The dispatcher takes trust from the run's catalog (a recorded label only
+ * lowers it) and reports a recorded decision without letting it decide any live call.
  */
 export class ReplayRecording {
   private readonly rounds: RecordedRound[] = [];
@@ -300,11 +307,16 @@ export class ReplayRecording {
         bad("a tool step's edit is its output; a model step's reply or calls are edited at a model round");
       const recorded = this.dispatches[point.dispatches - 1]!;
       const info = tool?.(recorded.alias);
+      // An edited output is as trusted as the tool is in the catalog, and no more than the recorded
+      // output was; a failed call's takes its tool's (untrusted if the catalog does not know it).
+      // The dispatcher lowers it again to the run's catalog (which also knows MCP tools).
+      const was = recorded.outcome.kind === 'output' ? recorded.outcome.trust : undefined;
+      const trust =
+        was === 'untrusted' || info?.trust === 'untrusted' ? 'untrusted' : (was ?? info?.trust ?? 'untrusted');
       point.output = {
         kind: 'output',
         output: edit.output!,
-        // An edited output keeps the trust it had; a failed call's takes its tool's (untrusted if unknown).
-        trust: recorded.outcome.kind === 'output' ? recorded.outcome.trust : (info?.trust ?? 'untrusted'),
+        trust,
         structured: recorded.outcome.kind === 'output' ? recorded.outcome.structured : (info?.structured ?? false),
       };
       if (point.output.structured) {

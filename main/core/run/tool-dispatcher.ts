@@ -52,7 +52,9 @@ type Fail = (stage: FailStage, message: string, provenance?: Provenance) => neve
 /**
  * The host side of `tools.call`: counts every attempt, checks the alias and the arguments, asks the
  * approval gate, runs the tool, turns structured output into a table and wraps untrusted output in
- * the run's envelope. In replay mode the outcome comes from the recording instead of the tool.
+ * the run's envelope. In replay mode the outcome comes from the recording instead of the tool, but
+ * its trust still comes from the run's catalog: a recorded `trust` label only lowers it, and a
+ * recorded approval decision is reported (source `replay`) and never counts for a live call.
  *
  * Taint follows the data: a call whose final arguments carry tainted spans produces untrusted
  * output (wrapped, flagged `trust: 'untrusted'` with `taintedBy`, and recorded so taint chains),
@@ -301,12 +303,22 @@ export class ToolDispatcher {
         decision: { ...recorded.decision, source: 'replay' },
       });
     }
-    const provenance = this.provenance('trusted', undefined, args);
+    // The recording is an input, not an authority: how far an outcome is trusted comes from this
+    // run's catalog (a tool it does not have, removed since the recording, is untrusted) and from
+    // the taint of the arguments. A recorded label can only lower that, never raise it.
+    const provenance = this.provenance(this.options.catalog.get(alias)?.trust ?? 'untrusted', undefined, args);
     if (recorded.outcome.kind === 'error') {
       const { stage, message } = recorded.outcome;
+      if (!message.includes(`<${ENVELOPE_TAG_PREFIX}`)) {
+        // An untrusted call's failure may quote the tool, and a recording may have lost (or been
+        // stripped of) the envelope that marked the quote: the whole text counts as tainted, so a
+        // later call repeating it is asked about.
+        if (provenance.trust === 'untrusted' && (stage === 'run' || stage === 'output'))
+          this.options.taint?.recordUntrustedOutput(callId, message);
+        return fail(stage, message, provenance);
+      }
       // A recorded envelope carries the recording's nonce: give it this run's, and treat what it
       // wraps as untrusted output again.
-      if (!message.includes(`<${ENVELOPE_TAG_PREFIX}`)) return fail(stage, message, provenance);
       this.options.taint?.recordUntrustedOutput(callId, message);
       return fail(stage, rewrapRecordedEnvelope(message, this.options.nonce), { ...provenance, trust: 'untrusted' });
     }
