@@ -1,7 +1,8 @@
 import type { JsonObject } from '../../../common/json.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
+import { toolDefinitionChange, toolDefinitionDigest, type DefinedTool } from '../tools/tool-definition.js';
 import type { ApprovalDecision, ApprovalGate, ApprovalRequest, DecisionSource } from './approval-types.js';
-import type { Approver, PendingCall, PersonDecision } from './approver.js';
+import type { Approver, PendingCall, PendingDefinitionChange, PersonDecision } from './approver.js';
 import { errorMessage } from '../../../common/error-message.js';
 
 /** What the gate reports, for the transcript and the studio. */
@@ -33,29 +34,61 @@ export interface ApprovalGateOptions {
   maxRejectedEdits?: number;
 }
 
+/** One asking of a person in flight: the definition its card shows, and how to withdraw it. */
+interface Asking {
+  alias: string;
+  /** The definition the card shows; undefined when the gate's catalog does not have the tool. */
+  spec: DefinedTool | undefined;
+  digest: string | undefined;
+  /** Ends the asking so the gate asks again with the current definition (idempotent). */
+  withdraw(): void;
+}
+
+/** The key of a decision bound to no definition (the gate has no catalog entry for the tool). */
+const NO_DEFINITION = '';
+
 /**
  * The approval gate. Policy, in order:
  * - the signal is already aborted: `cancelled`;
  * - `deny`: denied by policy, the person is never asked;
  * - `auto` and not tainted: approved by policy;
  * - `ask`, not tainted, and the person chose "allow for this run" for this alias earlier in this
- *   run: approved by policy with reason `allowed for this run`;
+ *   run, under the same tool definition: approved by policy with reason `allowed for this run`;
  * - otherwise (`ask`, or tainted `auto`/allowed `ask` with taintCheck on): the person decides.
  * A tool with taintCheck off is treated as untainted. Every decision carries its time and source
  * and is reported with the proposed arguments.
+ *
+ * Consent is bound to content: the gate looks the tool up in its catalog when it decides and
+ * binds the call to the digest of that definition (`toolDefinitionDigest`: description, schemas,
+ * annotations, trust, taint check and what runs). "Allow for this run" covers that definition
+ * only: when the server or the catalog redefines the alias, the next call asks again, and its card
+ * says what changed. An allowance comes back if the definition returns to exactly what was
+ * allowed (the person allowed that content; a server's behaviour was never bound by it anyway).
+ * A card whose tool changes while it is open is withdrawn and asked again with the change shown
+ * ({@link ApprovalGateImpl.definitionsChanged}); a decision that lets the call run is re-checked
+ * against the current definition first, and does not count when it changed. A denial always
+ * counts.
  */
 export class ApprovalGateImpl implements ApprovalGate {
-  private readonly allowedForRun = new Map<string, Set<string>>();
+  /** Run id → alias → the definitions allowed for the run (digest → that definition). */
+  private readonly allowedForRun = new Map<string, Map<string, Map<string, DefinedTool | undefined>>>();
+  /** Run id → alias → the definition the tool's last card in that run showed. */
+  private readonly lastShown = new Map<string, Map<string, DefinedTool>>();
+  private readonly asking = new Set<Asking>();
   private readonly now: () => Date;
 
   constructor(private readonly options: ApprovalGateOptions) {
     this.now = options.now ?? (() => new Date());
   }
 
-  async decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+  async decide(given: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    // The definition the call is asked under: the catalog's, now.
+    const spec = this.definitionOf(given.alias);
+    const { definitionDigest: _callers, ...rest } = given;
+    const request: ApprovalRequest = spec ? { ...rest, definitionDigest: toolDefinitionDigest(spec) } : rest;
     const policy = (kind: 'approve' | 'deny', reason: string): ApprovalDecision =>
       kind === 'approve'
-        ? { kind: 'approve', source: 'policy', at: this.timestamp(), reason }
+        ? { kind: 'approve', source: 'policy', at: this.timestamp(), reason, ...digestOf(request) }
         : { kind: 'deny', source: 'policy', at: this.timestamp(), reason };
 
     if (signal.aborted) return this.finish(request, this.cancelled(signal), false);
@@ -67,47 +100,92 @@ export class ApprovalGateImpl implements ApprovalGate {
         if (!tainted) return this.finish(request, policy('approve', 'approval: auto'), false);
         break;
       case 'ask':
-        if (!tainted && this.isAllowedForRun(request.runId, request.alias)) {
+        if (!tainted && this.isAllowedForRun(request.runId, request.alias, request.definitionDigest ?? NO_DEFINITION)) {
           return this.finish(request, policy('approve', 'allowed for this run'), false);
         }
         break;
       default:
         return this.finish(request, policy('deny', `unknown approval policy "${String(request.policy)}"`), false);
     }
-    return this.askPerson(request, tainted ? 'tainted' : 'policy', signal);
+    return this.askPerson(request, spec, tainted ? 'tainted' : 'policy', signal);
   }
 
-  /** Whether the person chose "allow for this run" for `alias` in run `runId`. */
-  isAllowedForRun(runId: string, alias: string): boolean {
-    return this.allowedForRun.get(runId)?.has(alias) ?? false;
+  /**
+   * Whether the person chose "allow for this run" for `alias` in run `runId`, under the definition
+   * whose digest is `digest` (default: the gate's catalog's current definition of the tool).
+   */
+  isAllowedForRun(runId: string, alias: string, digest?: string): boolean {
+    const key = digest ?? this.digestNow(alias);
+    return this.allowedForRun.get(runId)?.get(alias)?.has(key) ?? false;
   }
 
-  /** Drops a finished run's "allow for this run" memory. */
+  /** Drops a finished run's "allow for this run" memory and the definitions its cards showed. */
   forgetRun(runId: string): void {
     this.allowedForRun.delete(runId);
+    this.lastShown.delete(runId);
+  }
+
+  /**
+   * Re-checks every call waiting for a person against the catalog's current definitions: each one
+   * whose tool changed since its card was shown is withdrawn and asked again, its card saying what
+   * changed (a tool that left the catalog stays asked as shown; a decision to run it is refused).
+   * Call it when the catalog's definitions change. Returns how many calls were asked again.
+   */
+  definitionsChanged(): number {
+    let withdrawn = 0;
+    for (const asking of this.asking) {
+      if (asking.spec === undefined) continue;
+      const now = this.definitionOf(asking.alias);
+      if (now === undefined || toolDefinitionDigest(now) === asking.digest) continue;
+      asking.withdraw();
+      withdrawn += 1;
+    }
+    return withdrawn;
   }
 
   private async askPerson(
-    request: ApprovalRequest,
+    first: ApprovalRequest,
+    firstSpec: DefinedTool | undefined,
     reason: PendingCall['reason'],
     signal: AbortSignal,
   ): Promise<ApprovalDecision> {
     const approver = this.options.approver;
     const maxRejected = this.options.maxRejectedEdits ?? 3;
+    let request = first;
+    let spec = firstSpec;
+    let change = this.changeSinceEarlier(request, spec);
     let rejectedEdit: string | undefined;
-    for (let attempt = 0; ; attempt += 1) {
+    let rejectedEdits = 0;
+    /** The asking this one replaces (its tool changed while it was open): ended once the new one is out. */
+    let replaced: AbortController | undefined;
+    for (;;) {
+      const asked = new AbortController();
+      const onStop = () => asked.abort(signal.reason);
+      signal.addEventListener('abort', onStop, { once: true });
+      let withdraw!: () => void;
+      const withdrawn = new Promise<'withdrawn'>((resolve) => (withdraw = () => resolve('withdrawn')));
+      const asking: Asking = { alias: request.alias, spec, digest: request.definitionDigest, withdraw };
+      const alias = request.alias;
       const pending: PendingCall = {
         request,
         reason,
         askedAt: this.timestamp(),
         ...(rejectedEdit !== undefined ? { rejectedEdit } : {}),
         taintCheck: this.taintCheckOf(request),
-        validateEdit: (args) => this.validateEdit(request.alias, args),
+        validateEdit: (args) => this.validateEdit(alias, args),
+        ...(change !== undefined ? { definitionChange: change } : {}),
+        recheckDefinition: () => this.recheck(asking),
       };
+      this.asking.add(asking);
+      if (spec) nested(this.lastShown, request.runId).set(request.alias, spec);
       this.options.onEvent?.({ type: 'approval-pending', pending });
-      let person: PersonDecision | 'aborted';
+      let outcome: PersonDecision | 'aborted' | 'withdrawn';
       try {
-        person = await raceAbort(approver.ask(pending, signal), signal);
+        const answer = ask(approver, pending, asked.signal);
+        // The new asking is out (a queue puts it in the old card's place): now end the old one.
+        replaced?.abort(new Error(`tool "${request.alias}" changed; the call is asked again`));
+        replaced = undefined;
+        outcome = await Promise.race([answer, withdrawn, whenAborted(asked.signal)]);
       } catch (error) {
         if (signal.aborted) return this.finish(request, this.cancelled(signal), true);
         return this.finish(
@@ -120,27 +198,81 @@ export class ApprovalGateImpl implements ApprovalGate {
           },
           true,
         );
+      } finally {
+        this.asking.delete(asking);
+        signal.removeEventListener('abort', onStop);
       }
-      if (person === 'aborted' || signal.aborted) return this.finish(request, this.cancelled(signal), true);
-      const source: DecisionSource = person.source ?? approver.source ?? 'studio';
+      if (outcome === 'aborted' || signal.aborted) return this.finish(request, this.cancelled(signal), true);
       const at = this.timestamp();
+
+      // A decision that lets the call run counts only for the definition its card showed; a
+      // withdrawn asking is asked again with the current one. A denial always counts.
+      if (outcome === 'withdrawn') replaced = asked;
+      if (spec !== undefined && (outcome === 'withdrawn' || outcome.kind !== 'deny')) {
+        const now = this.definitionOf(request.alias);
+        if (now === undefined) {
+          replaced?.abort(new Error(`tool "${request.alias}" left the catalog`));
+          return this.finish(
+            request,
+            {
+              kind: 'deny',
+              reason: `tool "${request.alias}" is no longer in this run's catalog (it was removed while the call waited); the decision was not applied`,
+              source: 'policy',
+              at,
+            },
+            true,
+          );
+        }
+        const digest = toolDefinitionDigest(now);
+        if (digest !== request.definitionDigest) {
+          change = { since: 'open', ...toolDefinitionChange(spec, now) };
+          request = { ...request, description: now.description, policy: now.approval, definitionDigest: digest };
+          spec = now;
+          rejectedEdit = undefined;
+          if (now.approval === 'deny') {
+            replaced?.abort(new Error(`tool "${request.alias}" changed`));
+            return this.finish(
+              request,
+              {
+                kind: 'deny',
+                reason: `tool "${request.alias}" changed while the call waited, and now has approval: deny`,
+                source: 'policy',
+                at,
+              },
+              true,
+            );
+          }
+          continue;
+        }
+        // Withdrawn, but the definition is back to what the card showed: asked again as it was.
+        if (outcome === 'withdrawn') continue;
+      }
+      if (outcome === 'withdrawn') continue;
+
+      const person = outcome;
+      const source: DecisionSource = person.source ?? approver.source ?? 'studio';
+      const bound = digestOf(request);
       switch (person.kind) {
         case 'approve':
           return this.finish(
             request,
-            { kind: 'approve', source, at, ...(person.reason !== undefined ? { reason: person.reason } : {}) },
+            {
+              kind: 'approve',
+              source,
+              at,
+              ...(person.reason !== undefined ? { reason: person.reason } : {}),
+              ...bound,
+            },
             true,
           );
         case 'deny':
           return this.finish(request, { kind: 'deny', reason: person.reason.trim() || 'denied', source, at }, true);
         case 'allow-for-run': {
-          let aliases = this.allowedForRun.get(request.runId);
-          if (!aliases) {
-            aliases = new Set();
-            this.allowedForRun.set(request.runId, aliases);
-          }
-          aliases.add(request.alias);
-          return this.finish(request, { kind: 'allow-for-run', source, at }, true);
+          // The latest allowed definition last: a later change is described against it.
+          const allowed = nested(nested(this.allowedForRun, request.runId), request.alias);
+          allowed.delete(request.definitionDigest ?? NO_DEFINITION);
+          allowed.set(request.definitionDigest ?? NO_DEFINITION, spec);
+          return this.finish(request, { kind: 'allow-for-run', source, at, ...bound }, true);
         }
         case 'approve-edited': {
           const problem = this.validateEdit(request.alias, person.arguments);
@@ -153,6 +285,7 @@ export class ApprovalGateImpl implements ApprovalGate {
                 proposed: request.arguments,
                 source,
                 at,
+                ...bound,
               },
               true,
             );
@@ -164,7 +297,8 @@ export class ApprovalGateImpl implements ApprovalGate {
             message: problem,
           });
           rejectedEdit = problem;
-          if (attempt + 1 >= maxRejected) {
+          rejectedEdits += 1;
+          if (rejectedEdits >= maxRejected) {
             return this.finish(
               request,
               { kind: 'deny', reason: `edited arguments were rejected: ${problem}`, source, at },
@@ -181,6 +315,45 @@ export class ApprovalGateImpl implements ApprovalGate {
           );
       }
     }
+  }
+
+  /** See {@link PendingCall.recheckDefinition}. */
+  private recheck(asking: Asking): string | undefined {
+    if (asking.spec === undefined) return undefined;
+    const now = this.definitionOf(asking.alias);
+    if (now === undefined)
+      return `tool "${asking.alias}" is no longer in this run's catalog, so the call cannot run now; deny it, or wait until the tool is back`;
+    if (toolDefinitionDigest(now) === asking.digest) return undefined;
+    asking.withdraw();
+    return `tool "${asking.alias}" changed while its card was open, so the decision was not applied; the card now shows what changed: decide again`;
+  }
+
+  /**
+   * How the tool differs from the definition the person allowed for this run (when that is not
+   * the current one), else from the one its last card in this run showed; undefined when neither.
+   */
+  private changeSinceEarlier(
+    request: ApprovalRequest,
+    spec: DefinedTool | undefined,
+  ): PendingDefinitionChange | undefined {
+    if (spec === undefined) return undefined;
+    const allowed = this.allowedForRun.get(request.runId)?.get(request.alias);
+    const lastAllowed = allowed ? [...allowed.values()].at(-1) : undefined;
+    if (lastAllowed !== undefined && !allowed?.has(request.definitionDigest ?? NO_DEFINITION))
+      return { since: 'allowed', ...toolDefinitionChange(lastAllowed, spec) };
+    const seen = this.lastShown.get(request.runId)?.get(request.alias);
+    if (seen !== undefined && toolDefinitionDigest(seen) !== request.definitionDigest)
+      return { since: 'seen', ...toolDefinitionChange(seen, spec) };
+    return undefined;
+  }
+
+  private definitionOf(alias: string): DefinedTool | undefined {
+    return this.options.catalog?.get(alias);
+  }
+
+  private digestNow(alias: string): string {
+    const spec = this.definitionOf(alias);
+    return spec ? toolDefinitionDigest(spec) : NO_DEFINITION;
   }
 
   private validateEdit(alias: string, args: unknown): string | undefined {
@@ -214,10 +387,34 @@ export class ApprovalGateImpl implements ApprovalGate {
   }
 }
 
+/** The inner map of `outer` at `key`, made when missing. */
+function nested<K, V>(outer: Map<string, Map<K, V>>, key: string): Map<K, V> {
+  let inner = outer.get(key);
+  if (!inner) {
+    inner = new Map();
+    outer.set(key, inner);
+  }
+  return inner;
+}
+
+/** `approver.ask`, with a synchronous throw as a rejection. */
+function ask(approver: Approver, pending: PendingCall, signal: AbortSignal): Promise<PersonDecision> {
+  try {
+    return approver.ask(pending, signal);
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+function digestOf(request: ApprovalRequest): { definitionDigest?: string } {
+  return request.definitionDigest !== undefined ? { definitionDigest: request.definitionDigest } : {};
+}
+
 /**
  * Adds `scope` to a decision that lets the call run: exactly what it allows, in words, for the
  * transcript, the studio and the CLI. "Allow for this run" covers the tool's later untainted calls
- * only; a later call carrying untrusted text still asks (unless the tool has taintCheck off).
+ * under the same definition only; a later call carrying untrusted text still asks (unless the tool
+ * has taintCheck off), and so does any call once the tool is redefined.
  */
 export function withScope(request: ApprovalRequest, decision: ApprovalDecision, taintCheck: boolean): ApprovalDecision {
   const tool = `tool "${request.alias}"`;
@@ -239,7 +436,7 @@ export function withScope(request: ApprovalRequest, decision: ApprovalDecision, 
       const later =
         request.policy === 'auto'
           ? `later untainted calls of ${tool} run anyway (approval: auto)`
-          : `every later untainted call of ${tool} in this run runs without asking`;
+          : `every later untainted call of ${tool} in this run runs without asking, while the tool's definition stays as it is now`;
       const still = taintCheck
         ? 'calls whose arguments carry untrusted text still ask'
         : `${tool} has taintCheck off, so tainted calls are covered too`;
@@ -263,23 +460,8 @@ export function approvedArguments(request: ApprovalRequest, decision: ApprovalDe
   }
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 'aborted'> {
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.resolve('aborted');
-  }
-  return new Promise<T | 'aborted'>((resolve, reject) => {
-    const onAbort = () => resolve('aborted');
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+/** Resolves `aborted` when `signal` aborts (at once when it already has). */
+function whenAborted(signal: AbortSignal): Promise<'aborted'> {
+  if (signal.aborted) return Promise.resolve('aborted');
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve('aborted'), { once: true }));
 }

@@ -33,6 +33,12 @@ export interface ApprovalRequest {
    * absent the gate reads it from its catalog, else assumes true.
    */
   taintCheck?: boolean;
+  /**
+   * The digest (`toolDefinitionDigest`, tools/tool-definition.ts) of the tool definition the call is asked under. The
+   * gate sets it from its catalog when it decides (a caller's value is replaced), and a decision
+   * that covers later calls is bound to it. Absent when the gate has no catalog entry for the tool.
+   */
+  definitionDigest?: string;
 }
 
 /** Who made a decision. */
@@ -41,10 +47,19 @@ export type DecisionSource = 'studio' | 'cli-prompt' | 'policy';
 /**
  * The outcome for one call. `at` is an ISO timestamp. `scope` (set by the gate on every decision
  * that lets a call run) says in words exactly what it allows, e.g. that "allow for this run"
- * covers the tool's later untainted calls while tainted ones still ask.
+ * covers the tool's later untainted calls while tainted ones still ask. `definitionDigest` (on the
+ * decisions that let a call run, when the gate knows the tool) is the definition the decision was
+ * made under: the one to run.
  */
 export type ApprovalDecision =
-  | { kind: 'approve'; source: DecisionSource; at: string; reason?: string; scope?: string }
+  | {
+      kind: 'approve';
+      source: DecisionSource;
+      at: string;
+      reason?: string;
+      scope?: string;
+      definitionDigest?: string;
+    }
   | {
       kind: 'approve-edited';
       /** The edited arguments: these run. */
@@ -54,6 +69,7 @@ export type ApprovalDecision =
       /** The arguments as proposed by the script, kept for the record. */
       proposed?: JsonObject;
       scope?: string;
+      definitionDigest?: string;
     }
   | {
       kind: 'allow-for-run';
@@ -62,6 +78,7 @@ export type ApprovalDecision =
       scope?: string;
       /** The tool's taint check as the gate applied it (set with `scope`). */
       taintCheck?: boolean;
+      definitionDigest?: string;
     }
   | { kind: 'deny'; reason: string; source: DecisionSource; at: string }
   | { kind: 'cancelled'; reason: string; source: DecisionSource; at: string };

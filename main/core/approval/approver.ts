@@ -1,5 +1,13 @@
 import type { JsonObject } from '../../../common/json.js';
+import type { ToolDefinitionChange } from '../tools/tool-definition.js';
 import type { ApprovalRequest, DecisionSource } from './approval-types.js';
+
+/**
+ * How the tool's definition differs from one the person decided on before, and which: the one
+ * they allowed for this run (`allowed`), the one the last card of the tool in this run showed
+ * (`seen`), or the one this same call's card showed while it was open (`open`).
+ */
+export type PendingDefinitionChange = ToolDefinitionChange & { since: 'allowed' | 'seen' | 'open' };
 
 /** A call waiting for a person, as shown in the studio's pending list or on the terminal. */
 export interface PendingCall {
@@ -20,6 +28,19 @@ export interface PendingCall {
    * message naming the bad field. A function, so it is dropped when the call is serialized.
    */
   validateEdit(args: JsonObject): string | undefined;
+  /**
+   * Set when the tool's definition differs from one the person decided on before: what changed,
+   * in words, for the card ("This tool changed since you allowed it").
+   */
+  definitionChange?: PendingDefinitionChange;
+  /**
+   * Checks the tool's definition against the one this asking shows (`request.definitionDigest`).
+   * Undefined while it is the same. Otherwise a message saying why a decision that lets the call
+   * run cannot be taken now; when the tool changed, the gate withdraws this asking and asks again
+   * with the change shown. A queue calls it before settling such a decision (a denial always
+   * counts). A function, so it is dropped when the call is serialized.
+   */
+  recheckDefinition?(): string | undefined;
 }
 
 /** What a person decided about one call. The gate adds the time and the source. */

@@ -22,7 +22,8 @@ interface Entry {
 /**
  * The calls waiting for a person, across runs. The studio lists them and resolves them; the
  * {@link QueueApprover} puts them here. A resolve with invalid edited arguments is refused with
- * the validation message and the call stays pending.
+ * the validation message and the call stays pending; so is one that would let the call run after
+ * its tool's definition changed (see {@link PendingCall.recheckDefinition}).
  */
 export class PendingApprovals {
   private readonly entries: Entry[] = [];
@@ -45,7 +46,9 @@ export class PendingApprovals {
 
   /**
    * Decides pending call `callId` (of run `runId` when several runs have that call id). Refuses
-   * unknown or ambiguous ids and invalid edited arguments; the call then stays pending.
+   * unknown or ambiguous ids, invalid edited arguments, and a decision that lets the call run when
+   * its tool changed since the card was shown; the call then stays pending (a changed tool's call
+   * is asked again at once, with the change shown).
    */
   resolve(callId: string, decision: PersonDecision, runId?: string): ResolveResult {
     const matches = this.entries.filter(
@@ -62,6 +65,12 @@ export class PendingApprovals {
     }
     if (decision.kind === 'deny' && typeof decision.reason !== 'string')
       return { ok: false, error: 'a denial needs a reason' };
+    // A decision that lets the call run is for the tool definition the card shows: when the tool
+    // changed since, the gate asks again (the new card takes this one's place) and this is refused.
+    if (decision.kind !== 'deny') {
+      const changed = entry.pending.recheckDefinition?.();
+      if (changed !== undefined) return { ok: false, error: changed };
+    }
     this.remove(entry);
     entry.settle(decision);
     this.emit({ type: 'approval-resolved', request: entry.pending.request, decision });
@@ -91,14 +100,15 @@ export class PendingApprovals {
         reject(new Error('cancelled: the run was stopped'));
         return;
       }
-      // A repeated ask for the same call (after a rejected edit) replaces the earlier entry.
+      // A repeated ask for the same call (the gate asks again because the tool changed while the
+      // card was open) takes the earlier entry's place; the earlier asking then ends quietly.
       const previous = this.entries.findIndex(
         (other) =>
           other.pending.request.callId === pending.request.callId &&
           other.pending.request.runId === pending.request.runId,
       );
-      if (previous >= 0) this.entries.splice(previous, 1);
-      this.entries.push(entry);
+      if (previous >= 0) this.entries[previous] = entry;
+      else this.entries.push(entry);
       signal.addEventListener('abort', onAbort, { once: true });
       this.emit({ type: 'approval-pending', pending });
     });

@@ -5,6 +5,7 @@ import type { ApprovalRequest, TaintSpan } from '../../../main/core/approval/app
 import type { Approver, PendingCall, PersonDecision } from '../../../main/core/approval/approver.js';
 import { PolicyApprover } from '../../../main/core/approval/policy-approver.js';
 import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';
+import { toolDefinitionDigest } from '../../../main/core/tools/tool-definition.js';
 
 const AT = new Date('2025-05-06T07:08:09.000Z');
 const taint: TaintSpan[] = [{ path: '/text', start: 0, end: 30, sourceOutputId: 'call-1' }];
@@ -43,6 +44,8 @@ function gate(approver: Approver, events: GateEvent[] = []) {
   });
 }
 const signal = () => new AbortController().signal;
+/** The builtin echo's definition digest: every decision that lets an echo call run is bound to it. */
+const definitionDigest = toolDefinitionDigest(createBuiltinCatalog().get('echo')!);
 
 describe('policy decisions', () => {
   it('deny is refused by policy without asking', async () => {
@@ -66,6 +69,7 @@ describe('policy decisions', () => {
       source: 'policy',
       at: AT.toISOString(),
       scope: 'this call (tool "echo" has approval: auto)',
+      definitionDigest,
     });
     expect(approver.asked).toHaveLength(0);
   });
@@ -78,6 +82,7 @@ describe('policy decisions', () => {
       source: 'studio',
       at: AT.toISOString(),
       scope: 'this call only (its arguments carry untrusted text)',
+      definitionDigest,
     });
     expect(approver.asked[0]?.reason).toBe('tainted');
   });
@@ -87,7 +92,8 @@ describe('policy decisions', () => {
     expect((await gate(approver).decide(request({ policy: 'auto', taint, taintCheck: false }), signal())).kind).toBe(
       'approve',
     );
-    const catalog = { get: () => ({ taintCheck: false }) as never, validateArguments: () => undefined };
+    const echo = createBuiltinCatalog().get('echo')!;
+    const catalog = { get: () => ({ ...echo, taintCheck: false }), validateArguments: () => undefined };
     const fromCatalog = new ApprovalGateImpl({ approver, catalog });
     expect((await fromCatalog.decide(request({ policy: 'auto', taint }), signal())).source).toBe('policy');
     expect(approver.asked).toHaveLength(0);
@@ -114,7 +120,7 @@ describe('allow for this run', () => {
       kind: 'allow-for-run',
       taintCheck: true,
       scope:
-        'this call; every later untainted call of tool "echo" in this run runs without asking; calls whose arguments carry untrusted text still ask',
+        'this call; every later untainted call of tool "echo" in this run runs without asking, while the tool\'s definition stays as it is now; calls whose arguments carry untrusted text still ask',
     });
     expect(await subject.decide(request({ callId: 'call-3' }), signal())).toEqual({
       kind: 'approve',
@@ -122,6 +128,7 @@ describe('allow for this run', () => {
       source: 'policy',
       at: AT.toISOString(),
       scope: 'this untainted call of tool "echo", under an earlier "allow for this run"; tainted calls still ask',
+      definitionDigest,
     });
     // A tainted call still asks.
     expect((await subject.decide(request({ callId: 'call-4', taint }), signal())).kind).toBe('deny');
@@ -147,6 +154,7 @@ describe('approve with edits', () => {
       source: 'studio',
       at: AT.toISOString(),
       scope: 'this call only, with the edited arguments',
+      definitionDigest,
     });
     expect(approvedArguments(req, decision)).toEqual({ text: 'edited' });
     const resolved = events.find((event) => event.type === 'approval-resolved');
@@ -228,6 +236,7 @@ describe('PolicyApprover', () => {
       source: 'policy',
       at: AT.toISOString(),
       scope: 'this call only',
+      definitionDigest,
     });
   });
 
