@@ -1,4 +1,4 @@
-import { cpSync, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
@@ -18,27 +18,23 @@ import type {
   TranscriptPage,
   WorkspaceState,
 } from '../../../common/studio-schemas.js';
-import type { PendingCall } from '../approval/approver.js';
 import { PendingApprovals, QueueApprover } from '../approval/pending-approvals.js';
 import { writeFileAtomic } from '../catalog/atomic-write.js';
 import { writeCatalogFile } from '../catalog/catalog-edit.js';
 import { watchWorkspace } from '../catalog/watch-workspace.js';
 import { buildWorkspace, loadWorkspace, readCatalogTexts, RUNS_DIR, type Workspace } from '../catalog/workspace.js';
-import { SecretStoreUnavailableError, type SecretStore } from '../credentials/secret-store.js';
-import { workspaceSecrets } from '../catalog/workspace-secrets.js';
-import { PROVIDER_PRESETS } from '../providers/presets.js';
 import { ForkError, prepareRun, RunSetupError } from '../run/prepare-run.js';
-import { McpServerManager } from '../mcp/mcp-manager.js';
-import type { ToolSpec } from '../tools/tool-spec.js';
-import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import type { Run } from '../run/run.js';
 import { WorkerPool } from '../run/worker-pool.js';
-import { copyRegularFile, FileReadError, readRegularFileText } from '../files/regular-file.js';
-import { TranscriptError } from '../transcript/transcript-reader.js';
-import { readTranscriptPage, TranscriptGoneError } from '../transcript/transcript-pages.js';
-import { compareTranscripts, comparisonHeader, listRuns } from '../transcript/run-history.js';
-import { errorMessage } from '../../../common/error-message.js';
+import { FileReadError, readRegularFileText } from '../files/regular-file.js';
+import { readTranscriptPage } from '../transcript/transcript-pages.js';
+import { listRuns } from '../transcript/run-history.js';
+import type { SecretStore } from '../credentials/secret-store.js';
 import { ContractError } from './contract-error.js';
+import { StudioHistory, transcriptContractError } from './studio-history.js';
+import { StudioKeys, type KeyTarget } from './studio-keys.js';
+import { StudioMcp } from './studio-mcp.js';
+import { toPendingApproval, toToolInfo } from './studio-views.js';
 import {
   createAgent,
   deleteAgent,
@@ -50,17 +46,13 @@ import {
 } from './agent-files.js';
 import { checkArguments, requireValidTrialArguments, TOOL_TRIAL_SCRIPT, trialScriptName } from './tool-trial.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
-import { isInside } from '../tools/workspace-path.js';
+import { checkInsideWorkspace } from '../tools/workspace-path.js';
 import { RECORDINGS_DIR, recordingPathFor } from '../catalog/recording-path.js';
 
 /** Largest workspace file the studio opens in an editor. */
 const MAX_WORKSPACE_FILE_BYTES = 16 << 20;
 
-/**
- * A keychain entry the studio may write: a provider id (bare, or `{ provider }`), or
- * `{ secret }`, a secret the open workspace's tools.yaml names.
- */
-export type KeyTarget = string | { provider: string } | { secret: string };
+export type { KeyTarget } from './studio-keys.js';
 
 /** What the studio service needs from its host (the Electron glue, or the e2e test bridge). */
 export interface StudioServiceOptions {
@@ -83,7 +75,8 @@ export interface StudioServiceOptions {
 /**
  * The studio's state in the main process: the open workspace (watched for external edits), the
  * runs in progress, the queue of calls waiting for a person, and the keychain. Every contract
- * handler is a thin call into this class; it never imports Electron.
+ * handler is a thin call into this class; it never imports Electron. The keychain, the MCP
+ * servers and the run history are in studio-keys.ts, studio-mcp.ts and studio-history.ts.
  */
 export class StudioService {
   private workspace: Workspace | undefined;
@@ -91,19 +84,26 @@ export class StudioService {
   private readonly runs = new Map<string, Run>();
   private readonly pending: PendingApprovals;
   private readonly pool: WorkerPool;
-  /** The open workspace's MCP servers: one manager per workspace, shared by its runs. */
-  private mcp: { manager: McpServerManager; key: string; problems: CatalogProblem[] } | undefined;
-  private mcpEmitScheduled = false;
-  /** The workspace whose MCP servers the studio has listed (and so shows). */
-  private mcpListedRoot: string | undefined;
+  private readonly mcp: StudioMcp;
+  private readonly keys: StudioKeys;
+  private readonly history: StudioHistory;
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
     this.pool.prewarm();
+    this.mcp = new StudioMcp({
+      secrets: options.secrets,
+      emit: options.emit,
+      workspace: () => this.workspace,
+      requireWorkspace: () => this.requireWorkspace(),
+      workspaceChanged: (ws) => options.emit('workspace-changed', this.describe(ws)),
+    });
+    this.keys = new StudioKeys(options.secrets, () => this.workspace);
+    this.history = new StudioHistory((relative) => this.resolve(relative), options);
     this.pending = new PendingApprovals({
       onEvent: (event) => {
         if (event.type === 'approval-pending')
-          options.emit('approval-pending', toPendingApproval(event.pending, this.workspace, this.mcp?.manager));
+          options.emit('approval-pending', toPendingApproval(event.pending, this.workspace, this.mcp.manager));
         else options.emit('approval-resolved', { runId: event.request.runId, callId: event.request.callId });
       },
     });
@@ -123,11 +123,11 @@ export class StudioService {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
       throw new ContractError('not-found', `no folder at ${dir}`);
     this.workspace = await loadWorkspace(dir);
-    this.syncMcp(this.workspace);
+    this.mcp.sync(this.workspace);
     this.stopWatching?.();
     this.stopWatching = watchWorkspace(this.workspace.root, ({ workspace }) => {
       this.workspace = workspace;
-      this.syncMcp(workspace);
+      this.mcp.sync(workspace);
       this.options.emit('workspace-changed', this.describe(workspace));
     });
     return this.describe(this.workspace);
@@ -219,7 +219,7 @@ export class StudioService {
       pool: this.pool,
       approver: new QueueApprover(this.pending, 'studio'),
       secrets: this.options.secrets,
-      ...(this.mcp && { mcp: this.mcp.manager }),
+      ...(this.mcp.manager && { mcp: this.mcp.manager }),
       onEvent: (event: RunEvent) => this.options.emit('run-event', event),
     };
   }
@@ -248,7 +248,7 @@ export class StudioService {
    */
   async forkRun(request: ForkRequest): Promise<{ runId: string }> {
     const ws = this.requireWorkspace();
-    const transcript = this.transcriptFile(request.runId);
+    const transcript = this.history.transcriptFile(request.runId);
     const shown = path.posix.join(RUNS_DIR, `${request.runId}.jsonl`);
     let script: string;
     try {
@@ -341,7 +341,7 @@ export class StudioService {
   /** The workspace's tools and the MCP servers' (listed first when `alias` is not among them yet). */
   private async liveCatalog(alias: string): Promise<ToolCatalogImpl> {
     const ws = this.requireWorkspace();
-    const mcp = this.mcp?.manager;
+    const mcp = this.mcp.manager;
     if (!mcp) return ws.tools;
     if (!ws.tools.get(alias) && !mcp.currentTools().some((tool) => tool.alias === alias)) {
       await mcp.listTools();
@@ -380,7 +380,7 @@ export class StudioService {
   }
 
   listApprovals(): PendingApproval[] {
-    return this.pending.list().map((call) => toPendingApproval(call, this.workspace, this.mcp?.manager));
+    return this.pending.list().map((call) => toPendingApproval(call, this.workspace, this.mcp.manager));
   }
 
   decide(runId: string, callId: string, decision: StudioDecision): { ok: true } {
@@ -395,26 +395,7 @@ export class StudioService {
     keys: KeyStatus[];
     secrets: WorkspaceSecretStatus[];
   }> {
-    const keys: KeyStatus[] = [];
-    const secrets: WorkspaceSecretStatus[] = [];
-    try {
-      for (const [provider, preset] of Object.entries(PROVIDER_PRESETS)) {
-        keys.push({
-          provider,
-          label: preset.label,
-          set: await this.options.secrets.has(provider),
-          needsKey: preset.needsKey,
-          envVar: preset.keyEnvVar ?? null,
-        });
-      }
-      for (const [name, usedBy] of workspaceSecrets(this.workspace))
-        secrets.push({ name, usedBy, set: await this.options.secrets.has(name) });
-      return { available: true, error: null, keys, secrets };
-    } catch (error) {
-      if (error instanceof SecretStoreUnavailableError)
-        return { available: false, error: error.message, keys: [], secrets: [] };
-      throw error;
-    }
+    return this.keys.status();
   }
 
   /**
@@ -422,14 +403,11 @@ export class StudioService {
    * entry `promptforge keys set NAME` uses. Never returns or logs the value.
    */
   async setKey(target: KeyTarget, key: string): Promise<{ replaced: boolean }> {
-    const name = this.keychainName(target);
-    const replaced = await this.options.secrets.has(name);
-    await this.options.secrets.set(name, key.trim());
-    return { replaced };
+    return this.keys.set(target, key);
   }
 
   async deleteKey(target: KeyTarget): Promise<{ deleted: boolean }> {
-    return { deleted: await this.options.secrets.delete(this.keychainName(target)) };
+    return this.keys.delete(target);
   }
 
   /**
@@ -438,124 +416,37 @@ export class StudioService {
    * `null` when the person cancelled.
    */
   async exportRun(runId: string): Promise<{ path: string | null }> {
-    const file = this.transcriptFile(runId);
-    if (!this.options.chooseSaveFile) throw new ContractError('not-supported', 'this host cannot show a save dialog');
-    const target = await this.options.chooseSaveFile(`${runId}.jsonl`);
-    if (target === null) return { path: null };
-    if (!path.isAbsolute(target)) throw new ContractError('export-failed', `${target}: not an absolute path`);
-    try {
-      await copyRegularFile(file, target, 'transcript', path.posix.join(RUNS_DIR, `${runId}.jsonl`));
-    } catch (error) {
-      if (error instanceof FileReadError) throw new ContractError('not-found', error.message);
-      throw new ContractError('export-failed', errorMessage(error));
-    }
-    return { path: target };
+    return this.history.exportRun(runId);
   }
 
   /** A window of a run's transcript, read by byte range (see {@link readTranscriptPage}). */
   readPage(runId: string, from: number, count: number): TranscriptPage {
-    const file = this.transcriptFile(runId);
-    try {
-      return readTranscriptPage(file, from, count, path.posix.join(RUNS_DIR, `${runId}.jsonl`));
-    } catch (error) {
-      throw transcriptContractError(error);
-    }
+    return this.history.readPage(runId, from, count);
   }
 
   /** Two runs compared as streams, only as far as the window asked for needs. */
   compare(left: string, right: string, window: { from?: number; count?: number } = {}): RunComparison {
-    const l = { file: this.transcriptFile(left), shown: path.posix.join(RUNS_DIR, `${left}.jsonl`), runId: left };
-    const r = { file: this.transcriptFile(right), shown: path.posix.join(RUNS_DIR, `${right}.jsonl`), runId: right };
-    try {
-      return { ...compareTranscripts(l, r, window), ...comparisonHeader(l, r) };
-    } catch (error) {
-      throw transcriptContractError(error);
-    }
+    return this.history.compare(left, right, window);
   }
 
   /** The MCP servers with status and tools; lists (and so starts) every server not running. */
   async listMcp(): Promise<McpServersInfo> {
-    this.requireWorkspace();
-    this.mcpListedRoot = this.workspace?.root;
-    const mcp = this.mcp;
-    if (!mcp) return { servers: [], problems: [] };
-    mcp.problems = (await mcp.manager.listTools()).problems;
-    return this.describeMcp();
+    return this.mcp.list();
   }
 
   async restartMcp(server: string): Promise<McpServersInfo> {
-    await this.requireMcp(server)
-      .restart(server)
-      .catch(() => undefined);
-    return this.listMcp();
+    return this.mcp.restart(server);
   }
 
   async stopMcp(server: string): Promise<McpServersInfo> {
-    await this.requireMcp(server).stop(server);
-    return this.describeMcp();
-  }
-
-  private requireMcp(server: string): McpServerManager {
-    const manager = this.mcp?.manager;
-    if (!manager || !manager.statuses().some((status) => status.name === server))
-      throw new ContractError('not-found', `no MCP server "${server}" in tools.yaml`);
-    return manager;
-  }
-
-  private describeMcp(): McpServersInfo {
-    const mcp = this.mcp;
-    if (!mcp) return { servers: [], problems: [] };
-    return { servers: mcp.manager.statuses(), problems: mcp.problems };
-  }
-
-  /** Keeps one MCP manager per workspace; a changed server list in tools.yaml replaces it. */
-  private syncMcp(ws: Workspace): void {
-    const servers = ws.mcpServers ?? [];
-    const key = JSON.stringify([ws.root, servers.map(({ location: _location, ...spec }) => spec)]);
-    if (this.mcp?.key === key) return;
-    void this.mcp?.manager.close();
-    this.mcp = undefined;
-    // tools.yaml changed under a shown server list: list the new servers (starting them) and say so.
-    if (this.mcpListedRoot === ws.root)
-      queueMicrotask(() => {
-        if (this.workspace !== ws) return;
-        this.listMcp().then(
-          (info) => this.options.emit('mcp-changed', info),
-          () => undefined,
-        );
-      });
-    if (servers.length === 0) return;
-    const manager = new McpServerManager({
-      workspaceRoot: ws.root,
-      servers,
-      secrets: this.options.secrets,
-      reservedAliases: ws.tools.list().map((tool) => tool.alias),
-    });
-    this.mcp = { manager, key, problems: [] };
-    // Coalesced: a server flooding stderr cannot flood the renderer.
-    let shownTools = '[]';
-    manager.onChange(() => {
-      if (this.mcpEmitScheduled) return;
-      this.mcpEmitScheduled = true;
-      setTimeout(() => {
-        this.mcpEmitScheduled = false;
-        if (this.mcp?.manager !== manager) return;
-        this.options.emit('mcp-changed', this.describeMcp());
-        // Newly listed (or dropped) MCP tools join the workspace's tools.
-        const listed = JSON.stringify(manager.currentTools().map(toToolInfo));
-        if (listed === shownTools || !this.workspace) return;
-        shownTools = listed;
-        this.options.emit('workspace-changed', this.describe(this.workspace));
-      }, 100).unref();
-    });
+    return this.mcp.stop(server);
   }
 
   /** Stops every run and the watcher; for app shutdown. */
   async close(): Promise<void> {
     for (const run of this.runs.values()) run.stop('the studio is closing');
     await Promise.all([...this.runs.values()].map((run) => run.done));
-    await this.mcp?.manager.close();
-    this.mcp = undefined;
+    await this.mcp.close();
     this.stopWatching?.();
     if (!this.options.pool) await this.pool.close();
   }
@@ -571,78 +462,34 @@ export class StudioService {
     return this.workspace;
   }
 
-  /** The keychain account of a provider id or of a secret the workspace names; refuses anything else. */
-  private keychainName(target: KeyTarget): string {
-    if (typeof target === 'string' || 'provider' in target) {
-      const provider = typeof target === 'string' ? target : target.provider;
-      if (!Object.hasOwn(PROVIDER_PRESETS, provider))
-        throw new ContractError(
-          'unknown-provider',
-          `unknown provider "${provider}"; known: ${Object.keys(PROVIDER_PRESETS).join(', ')}`,
-        );
-      return provider;
-    }
-    const named = [...workspaceSecrets(this.workspace).keys()];
-    if (!named.includes(target.secret))
-      throw new ContractError(
-        'unknown-secret',
-        this.workspace === undefined
-          ? `"${target.secret}" is not a secret named in tools.yaml: no workspace is open`
-          : `"${target.secret}" is not a secret named in this workspace's tools.yaml; ` +
-              (named.length > 0
-                ? `it names: ${named.join(', ')}`
-                : 'it names none (use `{ secret: NAME }` in a header or an MCP server env)'),
-      );
-    return target.secret;
-  }
-
   /**
    * A workspace-relative path resolved inside the open workspace (the schema already refused `..`).
    * A folder or file on the way may be a symbolic link: the part of the path that exists is
    * followed to its real path, which must stay inside the workspace's real path too, so a link
    * never lets a read, a write or a run reach outside it. (A link whose target is missing is refused:
-   * writing through it would create its target, wherever that is.)
+   * writing through it would create its target, wherever that is.) See {@link checkInsideWorkspace}.
    */
   private resolve(relative: string): string {
     const root = this.requireWorkspace().root;
-    const file = path.resolve(root, relative);
-    if (!file.startsWith(root + path.sep))
-      throw new ContractError('outside-workspace', `${relative} is outside the workspace`);
-    let existing = file;
-    for (;;) {
-      try {
-        lstatSync(existing);
-        break;
-      } catch {
-        existing = path.dirname(existing);
-      }
+    const outside = () => new ContractError('outside-workspace', `${relative} is outside the workspace`);
+    // The workspace folder itself is not a file in it.
+    if (path.resolve(root, relative) === root) throw outside();
+    const checked = checkInsideWorkspace(root, relative, { missing: 'nearest' });
+    if (checked.ok) return checked.path;
+    switch (checked.problem) {
+      case 'outside':
+        throw outside();
+      case 'missing':
+        throw new ContractError(
+          'outside-workspace',
+          `${relative} goes through a symbolic link whose target is missing; remove the link or point it inside the workspace`,
+        );
+      case 'link-outside':
+        throw new ContractError(
+          'outside-workspace',
+          `${relative} leads outside the workspace through a symbolic link; open the linked folder as its own workspace, or copy the file in`,
+        );
     }
-    let real: string;
-    try {
-      real = realpathSync(existing);
-    } catch {
-      throw new ContractError(
-        'outside-workspace',
-        `${relative} goes through a symbolic link whose target is missing; remove the link or point it inside the workspace`,
-      );
-    }
-    if (!isInside(realpathSync(root), real))
-      throw new ContractError(
-        'outside-workspace',
-        `${relative} leads outside the workspace through a symbolic link; open the linked folder as its own workspace, or copy the file in`,
-      );
-    return file;
-  }
-
-  private transcriptFile(runId: string): string {
-    if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ContractError('run-not-found', `no run "${runId}"`);
-    const file = this.resolve(path.join(RUNS_DIR, `${runId}.jsonl`));
-    if (!existsSync(file))
-      throw new ContractError(
-        'run-not-found',
-        `no transcript for run "${runId}" in ${RUNS_DIR}/: it was never recorded here, or it was deleted or moved`,
-      );
-    return file;
   }
 
   private describe(ws: Workspace): WorkspaceState {
@@ -658,7 +505,7 @@ export class StudioService {
       name: path.basename(ws.root),
       agents: ws.agents,
       // The catalog's tools, then the MCP servers' tools as last listed (explorer tags, completion).
-      tools: [...ws.tools.list(), ...(this.mcp?.manager.currentTools() ?? [])].map(toToolInfo),
+      tools: [...ws.tools.list(), ...(this.mcp.manager?.currentTools() ?? [])].map(toToolInfo),
       models: ws.models.list().map((model) => ({
         alias: model.alias,
         provider: model.provider,
@@ -671,48 +518,4 @@ export class StudioService {
       recordings,
     };
   }
-}
-
-/** One tool as the workspace description lists it. */
-function toToolInfo(tool: ToolSpec): WorkspaceState['tools'][number] {
-  return {
-    alias: tool.alias,
-    description: tool.description,
-    kind: tool.settings.kind,
-    trust: tool.trust,
-    approval: tool.approval,
-    taintCheck: tool.taintCheck,
-    parameters: tool.parameters,
-    structured: tool.outputSchema !== undefined,
-    source: tool.source,
-  };
-}
-
-/** A transcript read failure as a contract error: a vanished file is `run-not-found`. */
-function transcriptContractError(error: unknown): unknown {
-  if (error instanceof TranscriptGoneError) return new ContractError('run-not-found', error.message);
-  if (error instanceof TranscriptError) return new ContractError('transcript-unreadable', error.message);
-  return error;
-}
-
-function toPendingApproval(
-  call: PendingCall,
-  workspace: Workspace | undefined,
-  mcp?: McpServerManager,
-): PendingApproval {
-  const { request } = call;
-  return {
-    runId: request.runId,
-    callId: request.callId,
-    alias: request.alias,
-    description: request.description,
-    arguments: request.arguments,
-    parameters: workspace?.tools.get(request.alias)?.parameters ??
-      mcp?.currentTools().find((tool) => tool.alias === request.alias)?.parameters ?? { type: 'object' },
-    reason: call.reason,
-    taint: request.taint,
-    askedAt: call.askedAt,
-    ...(call.rejectedEdit !== undefined && { rejectedEdit: call.rejectedEdit }),
-    taintCheck: call.taintCheck,
-  };
 }

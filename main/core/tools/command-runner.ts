@@ -6,7 +6,7 @@ import type { JsonObject } from '../../../common/json.js';
 import { tail } from './bounded-text.js';
 import { ToolFailure } from './tool-spec.js';
 import { CALL_MARKER_VARIABLE, ProcessTree } from './process-tree.js';
-import { isInside } from './workspace-path.js';
+import { checkInsideWorkspace } from './workspace-path.js';
 
 /** Default milliseconds before a command tool's process group is killed. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
@@ -164,14 +164,14 @@ export async function runCommand(
 
 async function resolveCwd(rootReal: string, cwd: string | undefined): Promise<string> {
   if (cwd === undefined) return rootReal;
-  const candidate = path.resolve(rootReal, cwd);
-  if (!isInside(rootReal, candidate)) throw new ToolFailure(`working directory "${cwd}" is outside the workspace`);
-  let real: string;
-  try {
-    real = await fs.realpath(candidate);
-  } catch {
-    throw new ToolFailure(`working directory "${cwd}" does not exist`);
+  const checked = checkInsideWorkspace(rootReal, cwd, { missing: 'refuse' });
+  if (checked.ok) return checked.real;
+  switch (checked.problem) {
+    case 'outside':
+      throw new ToolFailure(`working directory "${cwd}" is outside the workspace`);
+    case 'missing':
+      throw new ToolFailure(`working directory "${cwd}" does not exist`);
+    case 'link-outside':
+      throw new ToolFailure(`working directory "${cwd}" leads outside the workspace`);
   }
-  if (!isInside(rootReal, real)) throw new ToolFailure(`working directory "${cwd}" leads outside the workspace`);
-  return real;
 }

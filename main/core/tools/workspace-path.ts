@@ -1,7 +1,54 @@
-import { constants as fsConstants, promises as fs, type Stats } from 'node:fs';
+import { constants as fsConstants, promises as fs, lstatSync, realpathSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolFailure } from './tool-spec.js';
+
+/** Why {@link checkInsideWorkspace} refused a path; each caller words its own message. */
+export type WorkspacePathProblem =
+  /** `..` or an absolute path leads outside the root, before any link is followed. */
+  | { problem: 'outside' }
+  /** The path (or, with `missing: 'nearest'`, its nearest existing folder) has no real path. */
+  | { problem: 'missing'; code: string | undefined }
+  /** A symbolic link on the way (or the file itself) leads outside the root's real path. */
+  | { problem: 'link-outside' };
+
+/**
+ * The one symlink-safe check that a path stays inside a workspace: `requested` (relative to
+ * `root`, or absolute) is resolved against `root` and checked lexically, then the part of it that
+ * exists is followed to its real path, which must be inside `root`'s real path too. With
+ * `missing: 'refuse'` the whole path must exist; with `'nearest'` (a file about to be written) its
+ * nearest existing ancestor is followed instead. `path` is the resolved path, `real` its real path
+ * (with `'nearest'`: the real path of the nearest existing ancestor). Throws only when `root`
+ * itself has no real path.
+ */
+export function checkInsideWorkspace(
+  root: string,
+  requested: string,
+  options: { missing: 'refuse' | 'nearest' },
+): { ok: true; path: string; real: string } | ({ ok: false } & WorkspacePathProblem) {
+  const candidate = path.resolve(root, requested);
+  // The lexical check catches `..` and outside absolute paths before touching the filesystem.
+  if (!isInside(root, candidate)) return { ok: false, problem: 'outside' };
+  let existing = candidate;
+  if (options.missing === 'nearest')
+    for (;;) {
+      try {
+        lstatSync(existing);
+        break;
+      } catch {
+        existing = path.dirname(existing);
+      }
+    }
+  let real: string;
+  try {
+    real = realpathSync.native(existing);
+  } catch (error) {
+    return { ok: false, problem: 'missing', code: (error as NodeJS.ErrnoException).code };
+  }
+  // The real-path check catches symlinks that lead out of the workspace.
+  if (!isInside(realpathSync.native(root), real)) return { ok: false, problem: 'link-outside' };
+  return { ok: true, path: candidate, real };
+}
 
 /**
  * Resolves `requested` (relative to the workspace, or absolute inside it) to a real path that is
@@ -14,21 +61,18 @@ export async function resolveInsideWorkspace(workspaceRoot: string | undefined, 
   if (requested.includes('\0'))
     throw new ToolFailure(`path "${requested.replaceAll('\0', '\\0')}" contains a NUL byte`);
   const rootReal = await fs.realpath(workspaceRoot);
-  const candidate = path.resolve(rootReal, requested);
-  // The lexical check catches `..` and outside absolute paths before touching the filesystem.
-  if (!isInside(rootReal, candidate)) throw new ToolFailure(`path "${requested}" is outside the workspace`);
-  let real: string;
-  try {
-    real = await fs.realpath(candidate);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new ToolFailure(`path "${requested}" does not exist`);
-    throw new ToolFailure(`cannot open "${requested}": ${code ?? 'error'}`);
+  const checked = checkInsideWorkspace(rootReal, requested, { missing: 'refuse' });
+  if (checked.ok) return checked.real;
+  switch (checked.problem) {
+    case 'outside':
+      throw new ToolFailure(`path "${requested}" is outside the workspace`);
+    case 'missing':
+      if (checked.code === 'ENOENT' || checked.code === 'ENOTDIR')
+        throw new ToolFailure(`path "${requested}" does not exist`);
+      throw new ToolFailure(`cannot open "${requested}": ${checked.code ?? 'error'}`);
+    case 'link-outside':
+      throw new ToolFailure(`path "${requested}" leads outside the workspace (through a symbolic link)`);
   }
-  // The real-path check catches symlinks that lead out of the workspace.
-  if (!isInside(rootReal, real))
-    throw new ToolFailure(`path "${requested}" leads outside the workspace (through a symbolic link)`);
-  return real;
 }
 
 /** Whether `candidate` is `root` or below it (both absolute and normalized). */

@@ -1,0 +1,124 @@
+/**
+ * The open workspace's MCP servers in the studio: one manager per workspace (replaced when
+ * tools.yaml changes its server list), shared by its runs, listed, restarted and stopped on
+ * request, with `mcp-changed` pushed (coalesced) when a server's state or tools change.
+ */
+import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
+import type { McpServersInfo } from '../../../common/studio-schemas.js';
+import type { CatalogProblem } from '../catalog/catalog-problem.js';
+import type { Workspace } from '../catalog/workspace.js';
+import type { SecretStore } from '../credentials/secret-store.js';
+import { McpServerManager } from '../mcp/mcp-manager.js';
+import { ContractError } from './contract-error.js';
+import { toToolInfo } from './studio-views.js';
+
+/** What the MCP part needs from the studio service. */
+export interface StudioMcpHost {
+  secrets: SecretStore;
+  emit: <E extends ContractEventName>(event: E, payload: ContractEventPayload<E>) => void;
+  /** The open workspace, if any. */
+  workspace(): Workspace | undefined;
+  /** The open workspace; refuses when none is. */
+  requireWorkspace(): Workspace;
+  /** Pushes `workspace-changed` for `ws` (its tools now include the MCP servers' new ones). */
+  workspaceChanged(ws: Workspace): void;
+}
+
+export class StudioMcp {
+  /** The open workspace's MCP servers: one manager per workspace, shared by its runs. */
+  private mcp: { manager: McpServerManager; key: string; problems: CatalogProblem[] } | undefined;
+  private mcpEmitScheduled = false;
+  /** The workspace whose MCP servers the studio has listed (and so shows). */
+  private mcpListedRoot: string | undefined;
+
+  constructor(private readonly host: StudioMcpHost) {}
+
+  /** The open workspace's MCP manager, when it has MCP servers. */
+  get manager(): McpServerManager | undefined {
+    return this.mcp?.manager;
+  }
+
+  /** The MCP servers with status and tools; lists (and so starts) every server not running. */
+  async list(): Promise<McpServersInfo> {
+    this.host.requireWorkspace();
+    this.mcpListedRoot = this.host.workspace()?.root;
+    const mcp = this.mcp;
+    if (!mcp) return { servers: [], problems: [] };
+    mcp.problems = (await mcp.manager.listTools()).problems;
+    return this.describe();
+  }
+
+  async restart(server: string): Promise<McpServersInfo> {
+    await this.requireMcp(server)
+      .restart(server)
+      .catch(() => undefined);
+    return this.list();
+  }
+
+  async stop(server: string): Promise<McpServersInfo> {
+    await this.requireMcp(server).stop(server);
+    return this.describe();
+  }
+
+  private requireMcp(server: string): McpServerManager {
+    const manager = this.mcp?.manager;
+    if (!manager || !manager.statuses().some((status) => status.name === server))
+      throw new ContractError('not-found', `no MCP server "${server}" in tools.yaml`);
+    return manager;
+  }
+
+  describe(): McpServersInfo {
+    const mcp = this.mcp;
+    if (!mcp) return { servers: [], problems: [] };
+    return { servers: mcp.manager.statuses(), problems: mcp.problems };
+  }
+
+  /** Keeps one MCP manager per workspace; a changed server list in tools.yaml replaces it. */
+  sync(ws: Workspace): void {
+    const servers = ws.mcpServers ?? [];
+    const key = JSON.stringify([ws.root, servers.map(({ location: _location, ...spec }) => spec)]);
+    if (this.mcp?.key === key) return;
+    void this.mcp?.manager.close();
+    this.mcp = undefined;
+    // tools.yaml changed under a shown server list: list the new servers (starting them) and say so.
+    if (this.mcpListedRoot === ws.root)
+      queueMicrotask(() => {
+        if (this.host.workspace() !== ws) return;
+        this.list().then(
+          (info) => this.host.emit('mcp-changed', info),
+          () => undefined,
+        );
+      });
+    if (servers.length === 0) return;
+    const manager = new McpServerManager({
+      workspaceRoot: ws.root,
+      servers,
+      secrets: this.host.secrets,
+      reservedAliases: ws.tools.list().map((tool) => tool.alias),
+    });
+    this.mcp = { manager, key, problems: [] };
+    // Coalesced: a server flooding stderr cannot flood the renderer.
+    let shownTools = '[]';
+    manager.onChange(() => {
+      if (this.mcpEmitScheduled) return;
+      this.mcpEmitScheduled = true;
+      setTimeout(() => {
+        this.mcpEmitScheduled = false;
+        if (this.mcp?.manager !== manager) return;
+        this.host.emit('mcp-changed', this.describe());
+        // Newly listed (or dropped) MCP tools join the workspace's tools.
+        const listed = JSON.stringify(manager.currentTools().map(toToolInfo));
+        const workspace = this.host.workspace();
+        if (listed === shownTools || !workspace) return;
+        shownTools = listed;
+        this.host.workspaceChanged(workspace);
+      }, 100).unref();
+    });
+  }
+
+  /** Stops the servers; for app shutdown. */
+  async close(): Promise<void> {
+    await this.mcp?.manager.close();
+    this.mcp = undefined;
+  }
+}
