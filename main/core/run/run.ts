@@ -83,10 +83,15 @@ export interface RunOptions {
   taint?: TaintChecker;
   replay?: ReplayRecording;
   limits?: Partial<RunLimits>;
-  /** JSONL transcript path; events are appended and flushed one by one. */
+  /**
+   * JSONL transcript path; events are appended and flushed one by one, to a file only its owner may
+   * read. A path inside `workspace` must stay inside it through symbolic links, or the run is not
+   * built (a TranscriptPathError).
+   */
   transcriptPath?: string;
   /** Secrets used by this run (provider keys, tool secrets): redacted from every event, reply and error. */
   secrets?: readonly string[];
+  /** The workspace root: named in the run-start event, and what a transcript inside it must stay in. */
   workspace?: string;
   catalogHashes?: Record<string, string>;
   /** The model used by default, for the run-start event. */
@@ -168,7 +173,10 @@ export class Run {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     if (options.onEvent) this.listeners.add(options.onEvent);
     if (options.transcriptPath)
-      this.transcript = new TranscriptWriter(options.transcriptPath, this.caps.transcriptBytes);
+      // Inside the workspace by name means inside it in fact (no runs/ link that leads elsewhere).
+      this.transcript = new TranscriptWriter(options.transcriptPath, this.caps.transcriptBytes, {
+        ...(options.workspace !== undefined && { workspace: options.workspace }),
+      });
     const emit = (event: RunEventBody): void => this.emit(event);
     this.driver = new ModelDriver(options.models, options.catalog, emit);
     this.dispatcher = new ToolDispatcher({
