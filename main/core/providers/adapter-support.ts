@@ -106,6 +106,17 @@ export function malformedEvent(data: string, secrets: readonly (string | undefin
   return { type: 'raw', note: 'malformed SSE', data: redactSecrets(data, secrets) };
 }
 
+/**
+ * Whether a wire value carries something: a non-empty string, array or object (numbers and
+ * booleans are flags and counts, not content). Adapters use it to tell content-bearing events,
+ * which restart the stream's inactivity timer, from keep-alives.
+ */
+export function carriesSomething(value: JsonValue | undefined): boolean {
+  if (typeof value === 'string') return value !== '';
+  if (Array.isArray(value)) return value.length > 0;
+  return isPlainObject(value) && Object.keys(value).length > 0;
+}
+
 /** Reads a finite non-negative number, or 0. */
 export function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;

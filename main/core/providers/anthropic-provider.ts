@@ -3,6 +3,7 @@ import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, ProviderErro
 import {
   ToolCallBudget,
   argumentsObject,
+  carriesSomething,
   joinUrl,
   malformedEvent,
   mergeProviderOptions,
@@ -15,6 +16,7 @@ import {
   describeProviderText,
   parseJsonData,
   providerError,
+  StreamProgress,
   streamCutOffError,
   streamSse,
 } from './provider-http.js';
@@ -101,6 +103,7 @@ export class AnthropicProvider implements ModelProvider {
     if (this.apiKey) headers['x-api-key'] = this.apiKey;
 
     const secrets = this.endpoint.secrets;
+    const progress = new StreamProgress();
     const blocks = new Map<number, ToolUseBlock>();
     const budget = new ToolCallBudget(this.endpoint);
     let inputTokens = 0;
@@ -114,6 +117,7 @@ export class AnthropicProvider implements ModelProvider {
       { url, headers, body: JSON.stringify(body), keyHeaders: this.apiKey ? ['x-api-key'] : [] },
       this.options,
       signal,
+      progress,
     )) {
       for (const item of batch) {
         // A batch can hold the rest of the round; a stop must not let it run to the end.
@@ -122,12 +126,15 @@ export class AnthropicProvider implements ModelProvider {
           yield malformedEvent(item.line, secrets);
           continue;
         }
+        // An empty event is a keep-alive: not content, and not malformed either.
+        if (item.data.trim() === '') continue;
         const event = parseJsonData(item.data);
         if (!isPlainObject(event)) {
           yield malformedEvent(item.data, secrets);
           continue;
         }
         const type = typeof event.type === 'string' ? event.type : item.event;
+        if (isContent(type, event)) progress.content();
         switch (type) {
           case 'message_start': {
             const message = isPlainObject(event.message) ? event.message : {};
@@ -217,6 +224,30 @@ export class AnthropicProvider implements ModelProvider {
       usage: { inputTokens, outputTokens },
       ...(stopReason !== undefined ? { providerFinishReason: stopReason } : {}),
     };
+  }
+}
+
+/**
+ * Whether an event is the model at work, which restarts the stream's inactivity timer: the
+ * message and block events, and deltas that carry something (text, tool input, thinking,
+ * signatures, citations). `ping`, empty deltas and unknown event types are not.
+ */
+function isContent(type: string | undefined, event: JsonObject): boolean {
+  switch (type) {
+    case 'message_start':
+    case 'content_block_start':
+    case 'content_block_stop':
+    case 'message_stop':
+      return true;
+    case 'message_delta':
+      return isPlainObject(event.delta) && typeof event.delta.stop_reason === 'string';
+    case 'content_block_delta':
+      return (
+        isPlainObject(event.delta) &&
+        Object.entries(event.delta).some(([key, value]) => key !== 'type' && carriesSomething(value))
+      );
+    default:
+      return false;
   }
 }
 

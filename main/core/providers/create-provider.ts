@@ -33,6 +33,7 @@ export function createProvider(options: CreateProviderOptions): ModelProvider {
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxRoundMs !== undefined ? { maxRoundMs: options.maxRoundMs } : {}),
   };
   const apiKey = options.apiKey ? { apiKey: options.apiKey } : {};
   switch (preset.kind) {

@@ -10,6 +10,7 @@ import type {
 import {
   ToolCallBudget,
   argumentsObject,
+  carriesSomething,
   joinUrl,
   malformedEvent,
   mergeProviderOptions,
@@ -22,6 +23,7 @@ import {
   describeProviderText,
   parseJsonData,
   providerError,
+  StreamProgress,
   streamCutOffError,
   streamSse,
 } from './provider-http.js';
@@ -123,6 +125,7 @@ export class GeminiProvider implements ModelProvider {
     if (this.apiKey) headers['x-goog-api-key'] = this.apiKey;
 
     const secrets = this.endpoint.secrets;
+    const progress = new StreamProgress();
     let finishReason: string | undefined;
     let blockReason: string | undefined;
     let sawCalls = false;
@@ -135,6 +138,7 @@ export class GeminiProvider implements ModelProvider {
       { url, headers, body: JSON.stringify(body), keyHeaders: this.apiKey ? ['x-goog-api-key'] : [] },
       this.options,
       signal,
+      progress,
     )) {
       for (const item of batch) {
         // A batch can hold the rest of the round; a stop must not let it run to the end.
@@ -143,6 +147,8 @@ export class GeminiProvider implements ModelProvider {
           yield malformedEvent(item.line, secrets);
           continue;
         }
+        // An empty event is a keep-alive: not content, and not malformed either.
+        if (item.data.trim() === '') continue;
         const chunk = parseJsonData(item.data);
         if (!isPlainObject(chunk)) {
           yield malformedEvent(item.data, secrets);
@@ -165,6 +171,7 @@ export class GeminiProvider implements ModelProvider {
         }
         if (isPlainObject(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === 'string') {
           blockReason = chunk.promptFeedback.blockReason;
+          progress.content();
         }
         const candidate = Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined;
         if (!isPlainObject(candidate)) continue;
@@ -172,6 +179,8 @@ export class GeminiProvider implements ModelProvider {
         const parts = Array.isArray(content.parts) ? content.parts : [];
         for (const part of parts) {
           if (!isPlainObject(part)) continue;
+          // Text, thoughts, calls, signatures: anything in a part is the model at work.
+          if (Object.values(part).some(carriesSomething)) progress.content();
           if (isPlainObject(part.functionCall)) {
             sawCalls = true;
             yield this.toolCallEvent(part.functionCall, part.thoughtSignature, budget);
@@ -181,6 +190,7 @@ export class GeminiProvider implements ModelProvider {
         }
         if (typeof candidate.finishReason === 'string' && candidate.finishReason !== 'FINISH_REASON_UNSPECIFIED') {
           finishReason = candidate.finishReason;
+          progress.content();
         }
       }
     }

@@ -8,6 +8,7 @@ import {
   describeProviderText,
   parseJsonData,
   providerError,
+  StreamProgress,
   streamCutOffError,
   streamSse,
 } from './provider-http.js';
@@ -97,6 +98,7 @@ export class OpenAIChatProvider implements ModelProvider {
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
 
     const secrets = this.endpoint.secrets;
+    const progress = new StreamProgress();
     const budget = new ToolCallBudget(this.endpoint);
     const toolCalls = new ToolCallAssembler(budget);
     let sawToolCalls = false;
@@ -117,6 +119,7 @@ export class OpenAIChatProvider implements ModelProvider {
       { url, headers, body: JSON.stringify(body), keyHeaders: this.apiKey ? ['authorization'] : [] },
       this.options,
       signal,
+      progress,
     )) {
       // Text of consecutive deltas in one network read goes out as one event: fewer async hops,
       // same text, same order (it is flushed before any other event and at the end of the read).
@@ -135,6 +138,8 @@ export class OpenAIChatProvider implements ModelProvider {
           yield malformedEvent(item.line, secrets);
           continue;
         }
+        // An empty event is a keep-alive: not content, and not malformed either.
+        if (item.data.trim() === '') continue;
         if (item.data.trim() === '[DONE]') {
           yield* flushText();
           done = true;
@@ -169,20 +174,32 @@ export class OpenAIChatProvider implements ModelProvider {
         for (const choice of choices) {
           if (!isPlainObject(choice) || (choice.index !== undefined && choice.index !== 0)) continue;
           const delta = isPlainObject(choice.delta) ? choice.delta : {};
-          if (typeof delta.content === 'string') text += delta.content;
+          if (typeof delta.content === 'string' && delta.content !== '') {
+            text += delta.content;
+            progress.content();
+          }
           if (typeof delta.refusal === 'string' && delta.refusal !== '') {
             // A refusal is the model's answer: the script sees it as content, and the finish says why.
             refused = true;
             text += delta.refusal;
+            progress.content();
           }
+          // Reasoning servers (vLLM, Ollama, OpenRouter, DeepSeek) stream the thinking in a field
+          // of its own before any content: it is not passed on, but it is the model at work.
+          if (
+            (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '') ||
+            (typeof delta.reasoning === 'string' && delta.reasoning !== '')
+          )
+            progress.content();
           if (Array.isArray(delta.tool_calls)) {
             for (const part of delta.tool_calls) {
               if (!isPlainObject(part)) continue;
               sawToolCalls = true;
-              toolCalls.add(part);
+              if (toolCalls.add(part)) progress.content();
             }
           }
           if (typeof choice.finish_reason === 'string') {
+            progress.content();
             providerReason = choice.finish_reason;
             yield* flushText();
             yield* flushToolCalls();
@@ -211,7 +228,8 @@ class ToolCallAssembler {
 
   constructor(private readonly budget: ToolCallBudget) {}
 
-  add(part: JsonObject): void {
+  /** Adds one fragment; returns whether it carried anything (an id, a name or arguments). */
+  add(part: JsonObject): boolean {
     const fn = isPlainObject(part.function) ? part.function : {};
     const id = typeof part.id === 'string' && part.id !== '' ? part.id : undefined;
     let index: number;
@@ -228,7 +246,9 @@ class ToolCallAssembler {
             : Math.max(this.lastIndex, 0);
     }
     let call = this.pending.get(index);
+    let carried = false;
     if (!call) {
+      carried = true;
       this.budget.addCall();
       call = { index, id: '', name: '', rawArguments: '' };
       this.pending.set(index, call);
@@ -236,10 +256,12 @@ class ToolCallAssembler {
     if (id !== undefined && id !== call.id) {
       call.id = id;
       this.byId.set(id, index);
+      carried = true;
     }
     if (typeof fn.name === 'string') {
       this.budget.addChars(fn.name.length);
       call.name += fn.name;
+      if (fn.name !== '') carried = true;
     }
     const args =
       typeof fn.arguments === 'string'
@@ -250,12 +272,14 @@ class ToolCallAssembler {
     if (args !== undefined) {
       this.budget.addChars(args.length);
       call.rawArguments += args;
+      if (args !== '') carried = true;
     }
     if (call.id === '') {
       call.id = `call-${index}`;
       this.byId.set(call.id, index);
     }
     this.lastIndex = Math.max(index, this.lastIndex);
+    return carried;
   }
 
   /** The pending calls in index order; forgets them. */

@@ -29,11 +29,18 @@ export interface ProviderHttpOptions {
   fetch?: typeof fetch;
   retry?: RetryOptions;
   /**
-   * Inactivity timeout in ms: the longest wait for the response headers or for the next chunk of
-   * the stream (default 600000, the OpenAI SDK's default; slow local models and reasoning models
-   * can be silent for minutes).
+   * Inactivity timeout in ms: the longest wait for the response headers, and then for the next
+   * event that carries content (default 600000, the OpenAI SDK's default; slow local models and
+   * reasoning models can be silent for minutes). SSE comments, pings, empty events and keep-alive
+   * bytes do not restart it: a server that only keeps the connection open times out.
    */
   timeoutMs?: number;
+  /**
+   * The longest one model round may take in all, in ms, from its first request to its last
+   * event, retries included, however steadily content arrives (default
+   * {@link DEFAULT_MAX_ROUND_MS}). A round over it fails with a `timeout` error.
+   */
+  maxRoundMs?: number;
 }
 
 /** Who an HTTP exchange is with, for error messages. */
@@ -59,10 +66,39 @@ export interface StreamRequest {
   keyHeaders: readonly string[];
 }
 
+/**
+ * How an adapter tells {@link streamSse} that an event it was given carried content (text, a
+ * tool-call fragment, a finish, ...). Only content restarts the stream's inactivity timer;
+ * comments, pings, empty events and keep-alive bytes never do.
+ */
+export class StreamProgress {
+  private seen = false;
+
+  /** Marks the batch being handled as having carried content. */
+  content(): void {
+    this.seen = true;
+  }
+
+  /** Whether content was marked since the last call; clears the mark. */
+  take(): boolean {
+    const seen = this.seen;
+    this.seen = false;
+    return seen;
+  }
+}
+
 /** One parsed SSE item: a dispatched event, or a line that is not valid SSE (kept verbatim). */
 export type SseItem = { kind: 'event'; event: string | undefined; data: string } | { kind: 'malformed'; line: string };
 
 export const DEFAULT_TIMEOUT_MS = 600_000;
+/**
+ * Default {@link ProviderHttpOptions.maxRoundMs}: 30 minutes. Well above what a real round needs
+ * (64k output tokens at a slow 40 tokens a second is under 30 minutes), and it bounds a round
+ * that a hostile or broken endpoint keeps alive by trickling content forever.
+ */
+export const DEFAULT_MAX_ROUND_MS = 30 * 60_000;
+/** The longest delay a Node timer can wait (longer ones fire at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEFAULT_RETRY = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
 /** Characters of a provider's error text shown in a message. */
 const ERROR_BODY_LIMIT = 500;
@@ -88,22 +124,24 @@ const defaultSleep = async (ms: number, signal: AbortSignal): Promise<void> => {
 /**
  * Sends `request`, retrying 429/5xx answers, and yields the SSE items of the answer as they
  * arrive, one batch per network read (batches keep the per-event cost of async iteration off
- * the hot path; see bench/providers.bench.ts).
+ * the hot path; see bench/providers.bench.ts). The adapter calls `progress.content()` while it
+ * handles a batch that carried content: only that restarts the inactivity timer.
  *
  * Redirects are followed by hand, only within the origin of `request.url` (at most 5, see
  * main/core/net/redirects.ts): a redirect to another origin is refused before anything is sent
  * there, since the request carries the key and the conversation.
  *
  * Every failure is a {@link ProviderError} whose message has the secrets scrubbed: `aborted`
- * when `signal` fires, `timeout` on inactivity, `connection` for a refused redirect, `stream`
- * when the connection breaks mid-body or a line or event exceeds {@link MAX_SSE_EVENT_CHARS}.
- * Ending the iteration early cancels the request.
+ * when `signal` fires, `timeout` on inactivity or when the round passes its overall cap,
+ * `connection` for a refused redirect, `stream` when the connection breaks mid-body or a line
+ * or event exceeds {@link MAX_SSE_EVENT_CHARS}. Ending the iteration early cancels the request.
  */
 export async function* streamSse(
   endpoint: ProviderEndpoint,
   request: StreamRequest,
   http: ProviderHttpOptions,
   signal: AbortSignal,
+  progress: StreamProgress,
 ): AsyncGenerator<SseItem[]> {
   const session = new HttpSession(endpoint, request, http, signal);
   try {
@@ -112,8 +150,9 @@ export async function* streamSse(
     const reader = response.body.getReader();
     const parser = new SseParser();
     try {
+      // The headers arrived: a fresh wait for the first content.
+      session.restartIdle();
       for (;;) {
-        session.arm();
         let chunk: Awaited<ReturnType<typeof reader.read>>;
         try {
           chunk = await session.whileOpen(reader.read());
@@ -122,10 +161,19 @@ export async function* streamSse(
         }
         if (chunk.done) break;
         const items = session.parse(() => parser.push(chunk.value));
-        if (items.length > 0) {
-          // The timeout measures the provider's silence, not the time the consumer spends.
-          session.pause();
-          yield items;
+        if (items.length === 0) {
+          // Comments, whitespace, half an event: the timer runs on.
+          session.sawKeepAlive();
+          continue;
+        }
+        // The timeout measures the provider's silence, not the time the consumer spends.
+        session.pauseIdle();
+        progress.take();
+        yield items;
+        if (progress.take()) session.restartIdle();
+        else {
+          session.sawKeepAlive();
+          session.resumeIdle();
         }
       }
       const rest = session.parse(() => parser.end());
@@ -184,9 +232,17 @@ class HttpSession {
   private readonly controller = new AbortController();
   private readonly forwardAbort = (): void => this.controller.abort();
   private readonly abortedPromise: Promise<never>;
-  private timer: NodeJS.Timeout | undefined;
-  private timedOut = false;
+  /** The inactivity timer, its deadline (performance.now()) and, while paused, the time left. */
+  private idleTimer: NodeJS.Timeout | undefined;
+  private idleDeadline = 0;
+  private idleLeft: number | undefined;
+  /** Whether something other than content arrived since the inactivity timer last restarted. */
+  private keepAlive = false;
+  private readonly roundTimer: NodeJS.Timeout;
+  /** Which limit stopped the round, if one did. */
+  private stoppedBy: 'idle' | 'round' | undefined;
   private readonly timeoutMs: number;
+  private readonly maxRoundMs: number;
   private readonly retry: Required<RetryOptions>;
   private readonly fetchImpl: typeof fetch;
 
@@ -204,6 +260,10 @@ class HttpSession {
     });
     this.abortedPromise.catch(() => undefined);
     this.timeoutMs = http.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRoundMs = http.maxRoundMs ?? DEFAULT_MAX_ROUND_MS;
+    this.roundTimer = setTimeout(() => this.stop('round'), timerDelay(this.maxRoundMs));
+    // The round's own work keeps the process alive; an abandoned round must not for half an hour.
+    this.roundTimer.unref();
     this.retry = {
       ...DEFAULT_RETRY,
       random: Math.random,
@@ -213,16 +273,41 @@ class HttpSession {
     this.fetchImpl = http.fetch ?? globalThis.fetch;
   }
 
-  /** (Re)starts the inactivity timer. */
-  arm(): void {
-    if (this.timer) {
-      this.timer.refresh();
-      return;
-    }
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort();
-    }, this.timeoutMs);
+  /** (Re)starts the inactivity timer with the full timeout. */
+  restartIdle(): void {
+    this.keepAlive = false;
+    this.idleLeft = undefined;
+    this.scheduleIdle(this.timeoutMs);
+  }
+
+  /** Stops the inactivity timer while the consumer holds the stream, keeping the time left. */
+  pauseIdle(): void {
+    if (this.idleTimer === undefined) return;
+    this.idleLeft = Math.max(0, this.idleDeadline - performance.now());
+    this.disarm();
+  }
+
+  /** Restarts the inactivity timer with the time that was left when it paused. */
+  resumeIdle(): void {
+    const left = this.idleLeft ?? this.timeoutMs;
+    this.idleLeft = undefined;
+    this.scheduleIdle(left);
+  }
+
+  /** Records that bytes arrived that carried no content. */
+  sawKeepAlive(): void {
+    this.keepAlive = true;
+  }
+
+  private scheduleIdle(ms: number): void {
+    this.disarm();
+    this.idleDeadline = performance.now() + ms;
+    this.idleTimer = setTimeout(() => this.stop('idle'), timerDelay(ms));
+  }
+
+  private stop(limit: 'idle' | 'round'): void {
+    this.stoppedBy ??= limit;
+    this.controller.abort();
   }
 
   /**
@@ -238,13 +323,9 @@ class HttpSession {
     return Promise.race([operation, this.abortedPromise]);
   }
 
-  /** Stops the inactivity timer while the consumer holds the stream. */
-  pause(): void {
-    this.disarm();
-  }
-
   close(): void {
     this.disarm();
+    clearTimeout(this.roundTimer);
     this.signal.removeEventListener('abort', this.forwardAbort);
     // No abort() here: a consumer that stops early is handled by cancelling the body reader, and
     // aborting a finished fetch costs a DOMException per round (bench/providers.bench.ts).
@@ -253,7 +334,7 @@ class HttpSession {
   async open(): Promise<Response> {
     if (this.signal.aborted) throw this.aborted();
     for (let attempt = 0; ; attempt += 1) {
-      this.arm();
+      this.restartIdle();
       let response: Response;
       try {
         ({ response } = await this.whileOpen(
@@ -279,12 +360,15 @@ class HttpSession {
       const wait = this.controller.signal.aborted ? { retry: false as const } : this.retryWait(response, attempt);
       if (wait.retry) {
         try {
-          await this.retry.sleep(wait.ms, this.signal);
+          // The session's signal: a stop or the round's cap ends the wait.
+          await this.retry.sleep(wait.ms, this.controller.signal);
         } catch (error) {
           if (this.signal.aborted) throw this.aborted();
+          if (this.stoppedBy === 'round') throw this.roundCapped();
           throw error;
         }
         if (this.signal.aborted) throw this.aborted();
+        if (this.stoppedBy === 'round') throw this.roundCapped();
         continue;
       }
       throw this.httpError(response.status, text, attempt, wait.refusedRetryAfterMs);
@@ -306,7 +390,7 @@ class HttpSession {
     let complete = false;
     try {
       while (bytes < ERROR_BODY_READ_BYTES) {
-        this.arm();
+        this.restartIdle();
         const chunk = await this.whileOpen(reader.read());
         if (chunk.done) {
           complete = true;
@@ -396,13 +480,19 @@ class HttpSession {
     if (error instanceof RedirectRefusedError)
       return providerError(this.endpoint, 'connection', `${this.endpoint.label}: ${error.message}`);
     if (this.signal.aborted) return this.aborted();
-    if (this.timedOut) {
+    if (this.stoppedBy === 'round') return this.roundCapped();
+    if (this.stoppedBy === 'idle') {
       const seconds = this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`;
-      const what = phase === 'connect' ? 'did not answer' : 'stopped sending';
+      const what =
+        phase === 'connect'
+          ? `did not answer within ${seconds}`
+          : this.keepAlive
+            ? `sent no content within ${seconds}, only keep-alives (SSE comments, pings, empty events) or lines it could not read, which do not count as activity`
+            : `stopped sending within ${seconds}`;
       return providerError(
         this.endpoint,
         'timeout',
-        `${this.endpoint.label} ${what} within ${seconds} (request to ${this.request.url}). Try again, or raise the provider timeout.`,
+        `${this.endpoint.label} ${what} (request to ${this.request.url}). Try again, or raise the provider timeout.`,
       );
     }
     const code = errorCode(error);
@@ -439,6 +529,16 @@ class HttpSession {
     return abortedError(this.endpoint);
   }
 
+  /** The error for a round stopped by {@link ProviderHttpOptions.maxRoundMs}. */
+  private roundCapped(): ProviderError {
+    return providerError(
+      this.endpoint,
+      'timeout',
+      `the round with ${this.endpoint.label} was stopped after ${formatDuration(this.maxRoundMs)}, the most one model round may take (request to ${this.request.url}); the round's output is incomplete. ` +
+        `If the model really needs longer, raise the provider option \`maxRoundMs\` (default ${formatDuration(DEFAULT_MAX_ROUND_MS)}).`,
+    );
+  }
+
   /** Why a redirect to another origin is not followed: the key and the conversation stay with the configured one. */
   private crossOriginRefusal(from: string, to: string, origin: string): string {
     const names = this.request.keyHeaders.map((name) => `"${name}"`).join(', ');
@@ -450,8 +550,8 @@ class HttpSession {
   }
 
   private disarm(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
   }
 }
 
@@ -491,6 +591,18 @@ function describeError(error: unknown): string {
     return cause instanceof Error && cause.message ? `${error.message}: ${cause.message}` : error.message;
   }
   return String(error);
+}
+
+/** A Node timer delay: at most {@link MAX_TIMER_MS}, and a number (NaN waits the most, not zero). */
+function timerDelay(ms: number): number {
+  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_TIMER_MS) : MAX_TIMER_MS;
+}
+
+/** A duration in words: `300 ms`, `45 s`, `30 min`. */
+export function formatDuration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= 1000) return `${Math.round(ms / 1000)} s`;
+  return `${ms} ms`;
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {
@@ -612,7 +724,10 @@ export class SseParser {
       else this.event = undefined;
       return;
     }
-    if (line.charCodeAt(0) === 58 /* ':' */) return;
+    const first = line.charCodeAt(0);
+    if (first === 58 /* ':' */) return;
+    // Blank-looking lines (spaces, tabs) are keep-alive padding, not fields and not malformed.
+    if ((first === 32 || first === 9) && line.trim() === '') return;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);

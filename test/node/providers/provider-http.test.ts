@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_SSE_EVENT_CHARS,
   SseParser,
+  formatDuration,
   type SseItem,
   SseTooLongError,
   parseRetryAfter,
@@ -58,8 +59,23 @@ describe('SseParser', () => {
     ]);
   });
 
+  it('ignores lines of spaces and tabs (keep-alive padding): not malformed, and they end no event', () => {
+    expect(parseAll('  \n\t\ndata: a\n \t \ndata: b\n\n   ')).toEqual([
+      { kind: 'event', event: undefined, data: 'a\nb' },
+    ]);
+  });
+
   it('dispatches a last event that lacks the final blank line', () => {
     expect(parseAll('data: [DONE]')).toEqual([{ kind: 'event', event: undefined, data: '[DONE]' }]);
+  });
+});
+
+describe('formatDuration', () => {
+  it('says minutes when whole, else seconds, else milliseconds', () => {
+    expect(formatDuration(30 * 60_000)).toBe('30 min');
+    expect(formatDuration(90_000)).toBe('90 s');
+    expect(formatDuration(1500)).toBe('2 s');
+    expect(formatDuration(300)).toBe('300 ms');
   });
 });
 
