@@ -4,26 +4,17 @@ import { unsupportedSchemaPatterns } from '../../../common/linear-regexp.js';
 import { ALIAS_PATTERN } from '../catalog/catalog-file-schemas.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import type { UserSchemaCompiler } from '../catalog/catalog-schemas.js';
-import type { ToolSpec } from '../tools/tool-spec.js';
+import type { ToolSpec, Trust } from '../tools/tool-spec.js';
 import { jsonBoundsProblem, MAX_MCP_DESCRIPTION_CHARS, MAX_MCP_TOOLS } from './mcp-bounds.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { errorMessage } from '../../../common/error-message.js';
+import { cleanServerSchema } from './mcp-schema.js';
+import { cleanServerText, serverLabel, shownText } from './mcp-text.js';
 
-/** Control characters other than tab and newline, and bidi overrides, are removed from descriptions. */
-// eslint-disable-next-line no-control-regex
-const UNSAFE_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+export { shownText } from './mcp-text.js';
 
 /** Longest problem message about a server, in characters; the server's words in it are cut. */
 export const MAX_MCP_PROBLEM_CHARS = 1000;
-
-/**
- * `text` safe to show in a terminal or the UI: control and bidi characters become visible
- * `\u{..}` escapes (a tool name can hold them), and it is cut after `max` characters.
- */
-export function shownText(text: string, max: number): string {
-  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
-  return cut.replace(UNSAFE_CHARACTERS, (character) => `\\u{${character.charCodeAt(0).toString(16)}}`);
-}
 
 /**
  * A problem about a listed tool, placed at the server's entry in tools.yaml. The message often
@@ -47,24 +38,42 @@ export function serverProblem(
   };
 }
 
+/**
+ * The schema as the model and the validator will see it (see {@link cleanServerSchema}), or why
+ * it is refused: not an object, too deep or too large, text that cannot be cleaned, a pattern
+ * that cannot run in linear time, or not a valid JSON Schema.
+ */
 function checkSchema(
   schema: unknown,
   what: string,
   compiler: UserSchemaCompiler,
   mustBeObject: boolean,
-): string | undefined {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return `${what} is not an object`;
+  server: string,
+  trust: Trust,
+  redact: (text: string) => string,
+): { schema: JsonSchema; problem?: undefined } | { problem: string; schema?: undefined } {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    return { problem: `${what} is not an object` };
   const tooBig = jsonBoundsProblem(schema, 32, 20_000);
-  if (tooBig) return `${what} is refused: ${tooBig}`;
-  if (mustBeObject && (schema as JsonSchema)['type'] !== 'object') return `${what} must have "type": "object"`;
-  const badPattern = unsupportedSchemaPatterns(schema)[0];
-  if (badPattern) return `${what} has a pattern that cannot run in linear time: ${badPattern.error.message}`;
+  if (tooBig) return { problem: `${what} is refused: ${tooBig}` };
+  if (mustBeObject && (schema as JsonSchema)['type'] !== 'object')
+    return { problem: `${what} must have "type": "object"` };
+  const label = serverLabel(server, trust);
+  const cleaned = cleanServerSchema(schema as JsonSchema, {
+    label,
+    rootLabel: `${label.slice(0, -1)}: all text in this schema is the server's]`,
+    redact,
+  });
+  if (cleaned.problem !== undefined) return { problem: `${what} ${cleaned.problem}` };
+  const badPattern = unsupportedSchemaPatterns(cleaned.schema)[0];
+  if (badPattern)
+    return { problem: `${what} has a pattern that cannot run in linear time: ${badPattern.error.message}` };
   try {
-    compiler.compile(schema as JsonSchema);
+    compiler.compile(cleaned.schema);
   } catch (error) {
-    return `${what} is not a valid JSON Schema: ${errorMessage(error)}`;
+    return { problem: `${what} is not a valid JSON Schema: ${errorMessage(error)}` };
   }
-  return undefined;
+  return { schema: cleaned.schema };
 }
 
 /**
@@ -73,6 +82,12 @@ function checkSchema(
  * else already holds (`taken`) is dropped with a problem and the rest stay. Aliases added here are
  * put in `taken`. `listedCount` is how many entries the server listed (more than `listed` when
  * the listing was cut).
+ *
+ * Everything of the server the model sees is the server's words, labelled as such (see
+ * {@link serverLabel}), without control, invisible or direction characters, with the host's
+ * secrets redacted (`redact`), and bounded: the description (or title) is cut at
+ * {@link MAX_MCP_DESCRIPTION_CHARS}, and the schemas are cleaned by {@link cleanServerSchema},
+ * which drops the tool when a name or a value that decides acceptance cannot be cleaned.
  */
 export function mcpToolSpecs(
   server: McpServerSpec,
@@ -80,6 +95,7 @@ export function mcpToolSpecs(
   compiler: UserSchemaCompiler,
   taken: Map<string, string>,
   listedCount = listed.length,
+  redact: (text: string) => string = (text) => text,
 ): { tools: ToolSpec[]; problems: CatalogProblem[] } {
   const problems: CatalogProblem[] = [];
   const tools: ToolSpec[] = [];
@@ -129,12 +145,15 @@ export function mcpToolSpecs(
       );
       continue;
     }
-    const invalid =
-      checkSchema(tool.inputSchema, 'its inputSchema', compiler, true) ??
-      (tool.outputSchema !== undefined
-        ? checkSchema(tool.outputSchema, 'its outputSchema', compiler, false)
-        : undefined);
-    if (invalid) {
+    const override = Object.hasOwn(server.overrides, name) ? server.overrides[name]! : {};
+    const trust = override.trust ?? server.trust;
+    const input = checkSchema(tool.inputSchema, 'its inputSchema', compiler, true, server.name, trust, redact);
+    const output =
+      input.problem === undefined && tool.outputSchema !== undefined
+        ? checkSchema(tool.outputSchema, 'its outputSchema', compiler, false, server.name, trust, redact)
+        : undefined;
+    const invalid = input.problem ?? output?.problem;
+    if (invalid !== undefined || input.schema === undefined) {
       problems.push(
         serverProblem(
           server,
@@ -146,17 +165,14 @@ export function mcpToolSpecs(
       continue;
     }
     taken.set(alias, `MCP server "${server.name}"`);
-    const override = server.overrides[name] ?? {};
-    const trust = override.trust ?? server.trust;
-    const text = (tool.description ?? tool.title ?? '')
-      .replace(UNSAFE_CHARACTERS, '')
-      .slice(0, MAX_MCP_DESCRIPTION_CHARS);
+    const text = redact(cleanServerText(tool.description ?? tool.title ?? '', MAX_MCP_DESCRIPTION_CHARS));
+    const label = serverLabel(server.name, trust);
     tools.push({
       alias,
-      // The server wrote the description; an untrusted server's words are labelled as such.
-      description: trust === 'untrusted' ? `[from MCP server "${server.name}", untrusted] ${text}` : text,
-      parameters: tool.inputSchema as JsonSchema,
-      ...(tool.outputSchema !== undefined && { outputSchema: tool.outputSchema as JsonSchema }),
+      // The server wrote the description: it is labelled as the server's.
+      description: text ? `${label} ${text}` : label,
+      parameters: input.schema,
+      ...(output?.schema !== undefined && { outputSchema: output.schema }),
       trust,
       approval: override.approval ?? server.approval,
       taintCheck: override.taintCheck ?? server.taintCheck,
