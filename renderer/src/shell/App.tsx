@@ -7,7 +7,7 @@ import { AgentEditor } from '../editor/AgentEditor';
 import { call, describeError, useStudioEvent } from './studio-api';
 import { CatalogEditor } from '../catalog/CatalogEditor';
 import { ToolTrialView } from '../tool-trial/ToolTrial';
-import { CredentialsPanel } from '../settings/CredentialsPanel';
+import { isSettingsView, SettingsViewButtons, SettingsViewContent, settingsViewActions } from './settings-views';
 import { ConfirmDialog, ShortcutsDialog } from './Dialogs';
 import { Explorer, type CenterView } from '../workspace/Explorer';
 import { HistoryView } from '../history/HistoryView';
@@ -204,7 +204,7 @@ export function App() {
   // onto a card (a card takes keys only once the person moves into it).
   // A run tab shows even from Credentials (where the run panel is hidden) or with the panel collapsed.
   const showRunTab = (next: RunTab): void => {
-    if (view.kind === 'credentials') setView(agent ? { kind: 'agent', path: agent.path } : { kind: 'none' });
+    if (isSettingsView(view)) setView(agent ? { kind: 'agent', path: agent.path } : { kind: 'none' });
     panels.toggleRunPanel(false);
     setTab(next);
   };
@@ -247,7 +247,7 @@ export function App() {
     history: { run: () => selectView({ kind: 'history' }), unavailable: noWorkspace },
     'edit-tools': { run: () => selectView({ kind: 'catalog', file: 'tools.yaml' }), unavailable: noWorkspace },
     'edit-models': { run: () => selectView({ kind: 'catalog', file: 'models.yaml' }), unavailable: noWorkspace },
-    credentials: { run: () => selectView({ kind: 'credentials' }), unavailable: noWorkspace },
+    ...settingsViewActions(selectView, noWorkspace),
     'new-agent': { run: fileActions.newAgent, unavailable: noWorkspace },
     'open-example': { run: () => void openExample() },
     'open-folder': { run: () => void chooseFolder() },
@@ -285,16 +285,7 @@ export function App() {
               </span>
             </button>
           ) : null}
-          {workspace ? (
-            <button
-              type="button"
-              className="button button-quiet"
-              aria-pressed={view.kind === 'credentials'}
-              onClick={() => selectView({ kind: 'credentials' })}
-            >
-              Credentials
-            </button>
-          ) : null}
+          {workspace ? <SettingsViewButtons current={view} onSelect={selectView} /> : null}
           <button
             type="button"
             className="button button-quiet panel-toggle"
@@ -311,7 +302,7 @@ export function App() {
               type="button"
               className="button button-quiet panel-toggle"
               aria-pressed={!panels.layout.runPanelCollapsed}
-              aria-controls={view.kind === 'credentials' ? undefined : 'run-panel'}
+              aria-controls={isSettingsView(view) ? undefined : 'run-panel'}
               onClick={() => panels.toggleRunPanel()}
               aria-label="Run panel"
               title="Show or hide the run panel (Ctrl/⌘+Shift+Y)"
@@ -451,7 +442,7 @@ export function App() {
               {view.kind === 'tool' ? (
                 <ToolTrialView alias={view.alias} tools={workspace.tools} onShowApprovals={showApprovals} />
               ) : null}
-              {view.kind === 'credentials' ? <CredentialsPanel /> : null}
+              <SettingsViewContent view={view} />
               {view.kind === 'history' ? (
                 <HistoryView runs={workspace.runs} onOpen={openRun} onReplay={replayRun} />
               ) : null}
@@ -474,7 +465,7 @@ export function App() {
                 </div>
               ) : null}
             </main>
-            {view.kind === 'credentials' ? null : (
+            {isSettingsView(view) ? null : (
               <Splitter
                 label="Run panel width"
                 controls="run-panel"
@@ -487,7 +478,7 @@ export function App() {
                 onToggle={() => panels.toggleRunPanel()}
               />
             )}
-            {view.kind === 'credentials' ? null : (
+            {isSettingsView(view) ? null : (
               <div id="run-panel" className="panel-slot" hidden={panels.layout.runPanelCollapsed}>
                 <RunPanel
                   narrow={view.kind === 'history' || view.kind === 'catalog'}
