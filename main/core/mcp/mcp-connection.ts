@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -10,27 +10,27 @@ import {
   McpError,
   type Tool,
   ToolListChangedNotificationSchema,
-  JSONRPCMessageSchema,
   ToolSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import type { JsonObject } from '../../../common/json.js';
 import { displayUrl, tail } from '../tools/bounded-text.js';
 import type { SecretSource } from '../tools/http-runner.js';
-import { CALL_MARKER_VARIABLE, ProcessTree } from '../tools/process-tree.js';
+import { CALL_MARKER_VARIABLE } from '../tools/process-tree.js';
 import { ToolFailure } from '../tools/tool-spec.js';
+import { checkInsideWorkspace } from '../tools/workspace-path.js';
 import {
   BoundedTail,
-  jsonBoundsProblem,
-  MAX_MCP_INPUT_BACKLOG_BYTES,
   MAX_MCP_INVALID_TOOL_NOTES,
-  MAX_MCP_JSON_DEPTH,
   MAX_MCP_LIST_PAGES,
-  MAX_MCP_MESSAGE_BYTES,
   MAX_MCP_TOOLS,
   MCP_PROGRESS_TIMEOUT_FACTOR,
 } from './mcp-bounds.js';
+import { serverFetch } from './mcp-http.js';
 import { resultToOutput } from './mcp-result.js';
+import { McpSecretList, serverPassThroughSecrets } from './mcp-secrets.js';
+import { HOST_REFUSED, HOST_REFUSED_DATA, ServerProcessTransport } from './mcp-stdio.js';
+import { SECRET_LOOKING_NAME } from '../catalog/entry-checks.js';
 import type { McpServerSpec, SecretRef } from '../catalog/mcp-spec.js';
 import { errorMessage } from '../../../common/error-message.js';
 
@@ -39,13 +39,6 @@ export type McpServerState = 'stopped' | 'starting' | 'ready' | 'error';
 
 /** Malformed or unexpected messages tolerated before a server is stopped as broken. */
 const MAX_PROTOCOL_ERRORS = 100;
-/** The code of the error answer put in place of a message the host refused (see guardReadBuffer). */
-const HOST_REFUSED = -32099;
-/**
- * The `data` of that error answer. Only the host holds this object, so a server that sends the
- * same code with its own message cannot pass its words off as the host's.
- */
-const HOST_REFUSED_DATA = Object.freeze({ refusedBy: 'promptforge' });
 /** First and largest wait before a crashed server is started again. */
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
@@ -65,13 +58,21 @@ export interface McpConnectionOptions {
   workspaceRoot: string;
   /** The keychain: `{ secret: NAME }` env values and headers are read here, in main. */
   secrets: SecretSource;
+  /**
+   * The secrets every server of the workspace knows: this connection adds the keychain values and
+   * pass-through values it starts the server with, and redacts them all from what it exposes.
+   */
+  secretList?: McpSecretList;
   /** Told whenever state or tools change (`tools`), or stderr grows (`stderr`). */
   onChange: (what: 'tools' | 'stderr') => void;
 }
 
 /**
  * One MCP server, through the official SDK client: started on demand, with an initialisation
- * timeout; restarted with backoff after a crash; stopped with its whole process tree.
+ * timeout; restarted with backoff after a crash; stopped with its whole process tree (see
+ * {@link ServerProcessTransport}) on stop, restart, close, a crash and a broken bound. What it
+ * exposes (the stderr tail, errors, the server's words in call failures) has every secret of
+ * {@link McpConnectionOptions.secretList} redacted.
  */
 export class McpConnection {
   state: McpServerState = 'stopped';
@@ -83,8 +84,15 @@ export class McpConnection {
   /** How many entries the last listing held, valid or not, read or not. */
   listedCount = 0;
   private readonly stderr = new BoundedTail();
+  /** Grows with each stderr chunk: the redacted tail is cached per version. */
+  private stderrVersion = 0;
+  private redactedTail: { version: number; secrets: number; text: string } | undefined;
+  private readonly secretList: McpSecretList;
+  /** Whether a start was ever begun (see {@link attempted}). */
+  private everStarted = false;
   private client: Client | undefined;
-  private tree: ProcessTree | undefined;
+  /** The stdio server's process tree, while it runs. */
+  private process: ServerProcessTransport | undefined;
   private starting: Promise<Client> | undefined;
   private closing = false;
   private failures = 0;
@@ -100,11 +108,30 @@ export class McpConnection {
   constructor(
     readonly spec: McpServerSpec,
     private readonly options: McpConnectionOptions,
-  ) {}
+  ) {
+    this.secretList = options.secretList ?? new McpSecretList();
+    this.secretList.addServers([spec]);
+  }
 
-  /** The last 64 KiB of the server's stderr. */
+  /** The last 64 KiB of the server's stderr, with the secrets the host knows redacted. */
   stderrTail(): string {
-    return this.stderr.text();
+    const cached = this.redactedTail;
+    if (cached && cached.version === this.stderrVersion && cached.secrets === this.secretList.version)
+      return cached.text;
+    // The whole tail is redacted at once: a secret split across chunks is caught.
+    const text = this.redact(this.stderr.text());
+    this.redactedTail = { version: this.stderrVersion, secrets: this.secretList.version, text };
+    return text;
+  }
+
+  /** `text` with the secrets the host knows redacted. */
+  redact(text: string): string {
+    return this.secretList.redact(text);
+  }
+
+  /** Whether a start was ever begun: the server was started (or failed to start) at least once. */
+  get attempted(): boolean {
+    return this.everStarted;
   }
 
   /** Starts the server if it is not running (waiting out a backoff) and lists its tools. */
@@ -116,6 +143,14 @@ export class McpConnection {
     if (this.client && this.state === 'ready') return this.client;
     this.starting ??= this.start().finally(() => (this.starting = undefined));
     return this.starting;
+  }
+
+  /** Resolves once no start is in flight (a start that fails resolves it too). */
+  async settled(): Promise<void> {
+    await this.starting?.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** The server's tools, starting it when needed. */
@@ -133,6 +168,8 @@ export class McpConnection {
       if (signal.aborted) throw new ToolFailure('cancelled before it started');
       throw startFailure(error);
     }
+    // The tree is snapshotted while the call runs and at its end (a server forks most while it works).
+    const release = this.process?.busy();
     // A signal per call: the SDK listens on it, and the run's signal must not collect a listener per call.
     const call = new AbortController();
     const forward = () => call.abort();
@@ -150,6 +187,7 @@ export class McpConnection {
     } catch (error) {
       throw this.callFailure(error, signal, timeoutMs);
     } finally {
+      release?.();
       signal.removeEventListener('abort', forward);
     }
     this.failures = 0;
@@ -162,8 +200,7 @@ export class McpConnection {
     this.generation += 1;
     const client = this.client;
     this.client = undefined;
-    this.tree?.kill();
-    this.tree = undefined;
+    this.killTree();
     await client?.close().catch(() => undefined);
     this.state = 'stopped';
     this.closing = false;
@@ -179,6 +216,7 @@ export class McpConnection {
   }
 
   private async start(): Promise<Client> {
+    this.everStarted = true;
     this.state = 'starting';
     this.lastError = undefined;
     this.protocolErrors = 0;
@@ -187,9 +225,16 @@ export class McpConnection {
     const generation = ++this.generation;
     this.options.onChange('tools');
     let transport: Transport | undefined;
+    let own: ServerProcessTransport | undefined;
+    let release: (() => void) | undefined;
     try {
       const client = new Client({ name: 'promptforge', version: '1' }, { capabilities: {} });
       transport = await this.transport((reason) => this.broken(client, reason));
+      own = transport instanceof ServerProcessTransport ? transport : undefined;
+      if (generation !== this.generation)
+        throw new McpStartError(`MCP server "${this.spec.name}" was stopped while starting`);
+      this.process = own;
+      release = own?.busy();
       client.onerror = (error) => this.protocolError(client, error);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolsChanged(client));
       client.onclose = () => this.closed(client, generation);
@@ -206,13 +251,18 @@ export class McpConnection {
       if (generation === this.generation) {
         const client = this.client;
         this.client = undefined;
-        this.tree?.kill();
-        this.tree = undefined;
+        this.killTree();
         await client?.close().catch(() => undefined);
         await transport?.close().catch(() => undefined);
         this.noteFailure(failure.message);
+      } else {
+        // A start the person stopped (or restarted) meanwhile: its process goes, the newer one stays.
+        own?.kill();
+        await transport?.close().catch(() => undefined);
       }
       throw failure;
+    } finally {
+      release?.();
     }
   }
 
@@ -253,9 +303,8 @@ export class McpConnection {
   private broken(client: Client, reason: string): void {
     if (this.client !== client || this.stopReason !== undefined) return;
     this.stopReason = reason;
-    this.stderr.push(`[promptforge] stopping the server: ${reason}\n`);
-    this.options.onChange('stderr');
-    this.tree?.kill();
+    this.pushStderr(`[promptforge] stopping the server: ${reason}\n`);
+    this.killTree();
     void client.close().catch(() => undefined);
   }
 
@@ -263,15 +312,14 @@ export class McpConnection {
     this.failures += 1;
     this.nextStartAt = Date.now() + Math.min(FIRST_BACKOFF_MS * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
     this.state = 'error';
-    this.lastError = message;
+    this.lastError = this.redact(message);
     this.options.onChange('tools');
   }
 
   private closed(client: Client, generation: number): void {
     if (this.client !== client || this.closing || generation !== this.generation) return;
     this.client = undefined;
-    this.tree?.kill();
-    this.tree = undefined;
+    this.killTree();
     // A server that was ready and stopped by itself crashed; one that was starting is reported by start().
     if (this.state === 'ready')
       this.noteFailure(
@@ -282,7 +330,7 @@ export class McpConnection {
   }
 
   private protocolError(client: Client, error: Error): void {
-    this.stderr.push(`[promptforge] protocol error: ${error.message.slice(0, 500)}\n`);
+    this.pushStderr(`[promptforge] protocol error: ${error.message.slice(0, 500)}\n`);
     this.protocolErrors += 1;
     if (this.protocolErrors === MAX_PROTOCOL_ERRORS)
       this.broken(client, `it sent ${MAX_PROTOCOL_ERRORS} malformed or unexpected messages`);
@@ -292,13 +340,18 @@ export class McpConnection {
   private async transport(onBroken: (reason: string) => void): Promise<Transport> {
     const spec = this.spec;
     const transport = spec.transport;
+    for (const value of serverPassThroughSecrets(spec)) this.secretList.add(value);
     if (transport.type === 'http') {
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(transport.headers))
+      const secretHeaders: string[] = [];
+      for (const [name, value] of Object.entries(transport.headers)) {
         headers[name] = typeof value === 'string' ? value : await this.secret(value, `header "${name}"`);
+        if (typeof value !== 'string' || SECRET_LOOKING_NAME.test(name)) secretHeaders.push(name);
+      }
       return new StreamableHTTPClientTransport(new URL(transport.url), {
         requestInit: { headers },
-        fetch: cappedFetch(onBroken),
+        fetch: serverFetch({ url: transport.url, secretHeaders, onBroken }),
+        redirectPolicy: 'same-origin',
         reconnectionOptions: {
           maxRetries: 2,
           initialReconnectionDelay: 500,
@@ -307,6 +360,8 @@ export class McpConnection {
         },
       });
     }
+    const root = this.options.workspaceRoot;
+    const cwd = await serverCwd(spec.name, root, transport.cwd);
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(transport.env)) {
       if (value === null) {
@@ -314,30 +369,29 @@ export class McpConnection {
         if (host !== undefined) env[name] = host;
       } else env[name] = typeof value === 'string' ? value : await this.secret(value, `variable "${name}"`);
     }
-    const marker = randomBytes(12).toString('hex');
-    env[CALL_MARKER_VARIABLE] = marker;
-    const root = this.options.workspaceRoot;
+    env[CALL_MARKER_VARIABLE] = randomBytes(12).toString('hex');
     const command = transport.command.includes('/') ? path.resolve(root, transport.command) : transport.command;
-    const stdio = new StdioClientTransport({
+    const stdio = new ServerProcessTransport({
       command,
       args: transport.args,
-      cwd: path.resolve(root, transport.cwd ?? '.'),
+      cwd,
       env,
-      stderr: 'pipe',
-      maxBufferSize: MAX_MCP_MESSAGE_BYTES,
-    } as ConstructorParameters<typeof StdioClientTransport>[0]);
-    stdio.stderr?.on('data', (chunk: Buffer) => {
-      this.stderr.push(chunk.toString('utf8'));
-      this.options.onChange('stderr');
+      onBroken,
+      onStderr: (text) => this.pushStderr(text),
     });
-    guardReadBuffer(stdio, onBroken);
-    guardInputBacklog(stdio, onBroken);
-    const start = stdio.start.bind(stdio);
-    stdio.start = async () => {
-      await start();
-      if (stdio.pid !== null) this.tree = new ProcessTree(stdio.pid, marker);
-    };
     return stdio;
+  }
+
+  private pushStderr(text: string): void {
+    this.stderr.push(text);
+    this.stderrVersion += 1;
+    this.options.onChange('stderr');
+  }
+
+  /** Kills the stdio server's whole process tree (SIGKILL), now. */
+  private killTree(): void {
+    this.process?.kill();
+    this.process = undefined;
   }
 
   private async secret(ref: SecretRef, what: string): Promise<string> {
@@ -353,6 +407,7 @@ export class McpConnection {
       throw new McpStartError(
         `MCP server "${this.spec.name}": ${what} names keychain secret "${ref.secret}", which is not in the keychain; set it with \`promptforge keys set ${ref.secret}\``,
       );
+    this.secretList.add(value);
     return value;
   }
 
@@ -376,8 +431,11 @@ export class McpConnection {
     else if (cause === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(errorMessage(error)))
       reason = 'the connection was refused; check that the server is running and "url:" is right';
     else reason = `it failed to start: ${errorMessage(error).slice(0, 500)}`;
-    const stderr = tail(this.stderr.text(), 2000);
-    return new McpStartError(`MCP server "${spec.name}" ${where} is not available: ${reason}`, stderr || undefined);
+    const stderr = tail(this.stderrTail(), 2000);
+    return new McpStartError(
+      this.redact(`MCP server "${spec.name}" ${where} is not available: ${reason}`),
+      stderr || undefined,
+    );
   }
 
   private callFailure(error: unknown, signal: AbortSignal, timeoutMs: number): ToolFailure {
@@ -391,7 +449,7 @@ export class McpConnection {
         );
       // A server can send the ConnectionClosed code itself; only a closed connection counts.
       if (error.code === ErrorCode.ConnectionClosed && this.client === undefined) {
-        const stderr = tail(this.stderr.text(), 2000);
+        const stderr = tail(this.stderrTail(), 2000);
         const message =
           this.stopReason !== undefined
             ? `MCP server "${this.spec.name}" was stopped during the call because ${this.stopReason}; it is started again on the next call`
@@ -402,85 +460,12 @@ export class McpConnection {
       if (error.code === HOST_REFUSED && error.data === HOST_REFUSED_DATA)
         return new ToolFailure(error.message.replace(/^MCP error -?\d+: /, ''));
       // Any other error message was written by the server.
-      const text = error.message.slice(0, 4000);
+      const text = this.redact(error.message.slice(0, 4000));
       return new ToolFailure(`the server answered with an error: ${text}`, text);
     }
-    const text = errorMessage(error).slice(0, 4000);
+    const text = this.redact(errorMessage(error).slice(0, 4000));
     return new ToolFailure(`the call failed: ${text}`, text);
   }
-}
-
-/**
- * Bounds what the host reads from a stdio server. The SDK's buffer refuses more than
- * {@link MAX_MCP_MESSAGE_BYTES} unread bytes, but then clears itself and reads on from the middle
- * of the line, and waits seconds for a server that ignores the end of its input and SIGTERM; here
- * the first overflow stops the server at once (`onBroken`) and everything after it is dropped.
- *
- * The SDK also parses each line with zod, which recurses: a hostile 10,000-deep message would
- * overflow the stack and take the connection down. Lines are parsed here first: an answer nested
- * deeper than {@link MAX_MCP_JSON_DEPTH} becomes an error answer to its request, and any other
- * message that deep is refused.
- */
-function guardReadBuffer(transport: StdioClientTransport, onBroken: (reason: string) => void): void {
-  const holder = transport as unknown as { _readBuffer?: { readMessage(): unknown; append(chunk: Buffer): void } };
-  const buffer = holder._readBuffer;
-  if (!buffer || typeof buffer.readMessage !== 'function' || typeof buffer.append !== 'function') return;
-  const inner = buffer as unknown as { _buffer?: Buffer };
-  let overflowed = false;
-  const append = buffer.append.bind(buffer);
-  buffer.append = (chunk: Buffer) => {
-    if (overflowed) return;
-    try {
-      append(chunk);
-    } catch (error) {
-      overflowed = true;
-      inner._buffer = undefined;
-      onBroken(`it sent a message over ${MAX_MCP_MESSAGE_BYTES} bytes (or a line that does not end) on stdout`);
-      throw error;
-    }
-  };
-  buffer.readMessage = () => {
-    const data = inner._buffer;
-    if (!data || overflowed) return null;
-    const index = data.indexOf('\n');
-    if (index === -1) return null;
-    const line = data.toString('utf8', 0, index).replace(/\r$/, '');
-    inner._buffer = data.subarray(index + 1);
-    const value: unknown = JSON.parse(line);
-    const tooDeep = jsonBoundsProblem(value, MAX_MCP_JSON_DEPTH + 8, Number.MAX_SAFE_INTEGER);
-    if (tooDeep) {
-      const message = value as { id?: unknown; method?: unknown } | null;
-      const id = message?.id;
-      // Only an answer (an id and no method) is turned into an error answer to the host's request.
-      if ((typeof id !== 'string' && typeof id !== 'number') || message?.method !== undefined)
-        throw new Error(`refused a message: ${tooDeep}`);
-      return {
-        jsonrpc: '2.0',
-        id,
-        error: { code: HOST_REFUSED, message: `the host refused the answer: ${tooDeep}`, data: HOST_REFUSED_DATA },
-      };
-    }
-    return JSONRPCMessageSchema.parse(value);
-  };
-}
-
-/**
- * Stops a stdio server that does not read its input: a server flooding requests (pings, requests
- * the client does not offer) and never reading the answers would make them pile up in the host.
- * A message is refused and the server stopped once {@link MAX_MCP_INPUT_BACKLOG_BYTES} wait unread.
- */
-function guardInputBacklog(transport: StdioClientTransport, onBroken: (reason: string) => void): void {
-  const holder = transport as unknown as { _process?: { stdin?: { writableLength: number } | null } };
-  const send = transport.send.bind(transport);
-  transport.send = async (message) => {
-    const waiting = holder._process?.stdin?.writableLength ?? 0;
-    if (waiting > MAX_MCP_INPUT_BACKLOG_BYTES) {
-      const reason = `it does not read its input (more than ${MAX_MCP_INPUT_BACKLOG_BYTES} bytes of messages to it wait unread)`;
-      onBroken(reason);
-      throw new Error(`refused to send: ${reason}`);
-    }
-    return send(message);
-  };
 }
 
 /** A start failure as a call's error: host words, then the server's stderr tail as tool text. */
@@ -567,31 +552,37 @@ function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * fetch for Streamable HTTP whose response bodies stop after {@link MAX_MCP_MESSAGE_BYTES}. The
- * server is then stopped (`onBroken`): the SDK drops an SSE stream that fails, and the call waiting
- * for its answer on that stream would otherwise wait until its timeout.
+ * The real path of a stdio server's working directory (`cwd:`, relative to the workspace root;
+ * the root by default). It is resolved through symbolic links and must be inside the
+ * workspace's real path: a `cwd` that is, or passes through, a link leading outside the
+ * workspace (to `/`, to a sibling folder) is refused with an error naming the server and the fix,
+ * and the server is not started. The checked real path is what the server is started in.
  */
-function cappedFetch(onBroken: (reason: string) => void) {
-  return async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    const response = await fetch(input, init);
-    if (!response.body) return response;
-    let total = 0;
-    const capped = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          total += chunk.byteLength;
-          if (total > MAX_MCP_MESSAGE_BYTES) {
-            const reason = `it sent more than ${MAX_MCP_MESSAGE_BYTES} bytes in one response`;
-            controller.error(new Error(`the server sent more than ${MAX_MCP_MESSAGE_BYTES} bytes in one response`));
-            onBroken(reason);
-          } else controller.enqueue(chunk);
-        },
-      }),
+export async function serverCwd(server: string, workspaceRoot: string, cwd: string | undefined): Promise<string> {
+  const shown = cwd ?? '.';
+  const subject = `MCP server "${server}": cwd "${shown}"`;
+  const fix = 'set "cwd:" to a folder inside the workspace (relative to its root), then restart the server';
+  let checked: ReturnType<typeof checkInsideWorkspace>;
+  try {
+    checked = checkInsideWorkspace(workspaceRoot, shown, { missing: 'refuse' });
+  } catch {
+    throw new McpStartError(
+      `MCP server "${server}": the workspace folder cannot be read, so the server is not started`,
     );
-    return new Response(capped, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
-  };
+  }
+  if (!checked.ok) {
+    if (checked.problem === 'outside') throw new McpStartError(`${subject} is outside the workspace; ${fix}`);
+    if (checked.problem === 'link-outside')
+      throw new McpStartError(
+        `${subject} leads outside the workspace through a symbolic link, so the server is not started; ${fix} (not a link that leads out of it)`,
+      );
+    throw new McpStartError(
+      checked.code === 'ENOENT' || checked.code === 'ENOTDIR'
+        ? `${subject} does not exist; create the folder, or ${fix}`
+        : `${subject} cannot be opened (${checked.code ?? 'error'}); ${fix}`,
+    );
+  }
+  const stat = await fs.stat(checked.real).catch(() => undefined);
+  if (!stat?.isDirectory()) throw new McpStartError(`${subject} is not a folder; ${fix}`);
+  return checked.real;
 }

@@ -7,7 +7,33 @@ import { ToolFailure, type ToolSpec } from '../tools/tool-spec.js';
 import { McpConnection, type McpServerState } from './mcp-connection.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { mcpToolSpecs, serverProblem } from './mcp-tools.js';
+import { McpSecretList } from './mcp-secrets.js';
 import { errorMessage } from '../../../common/error-message.js';
+
+/** Catalog entries listed by MCP servers, with the problems of those servers. */
+export interface McpListing {
+  tools: ToolSpec[];
+  /** Each server that failed to start, and each tool that was dropped, as a problem at the server's entry. */
+  problems: CatalogProblem[];
+}
+
+/** What {@link McpServerManager.ensureFor} did for one alias. */
+export interface McpEnsureResult extends McpListing {
+  /** The servers that may own the alias (by prefix), in tools.yaml order; empty when none may. */
+  servers: string[];
+}
+
+/** One server's catalog entries and problems, as made from one listing. */
+interface BuiltListing {
+  listed: readonly unknown[];
+  /** The known secrets' version and the aliases taken before the server, when it was made. */
+  key: string;
+  tools: ToolSpec[];
+  problems: CatalogProblem[];
+}
+
+/** The fix of a problem about a server that did not start. */
+const START_FIX = 'Fix the server entry in tools.yaml, then restart the server.';
 
 /** What the studio and `promptforge mcp list` show about one server. */
 export interface McpServerStatus {
@@ -15,7 +41,7 @@ export interface McpServerStatus {
   transport: 'stdio' | 'http';
   state: McpServerState;
   error?: string;
-  /** The last 64 KiB of stderr (stdio servers). */
+  /** The last 64 KiB of stderr (stdio servers), with the secrets the host knows redacted. */
   stderrTail: string;
   /** The tools as catalog aliases, once listed. */
   tools: { alias: string; name: string; description: string; inputSchema: JsonSchema; outputSchema?: JsonSchema }[];
@@ -34,24 +60,39 @@ export interface McpServerManagerOptions {
  * The MCP servers of one workspace (the studio keeps one per workspace, the CLI one per run). A
  * server starts when its tools are first listed or called, and `close()` stops every server with
  * its process tree. Implements the ToolRunner's {@link McpToolCaller}.
+ *
+ * Starting lazily: {@link ensureFor} starts only the servers that may own an alias (the run calls
+ * it when a script first advertises or calls an alias it does not know), {@link listServer} one
+ * server, {@link listTools} all of them (the person's explicit list). {@link serversFor} says,
+ * without starting anything, which servers may own an alias.
+ *
+ * Secrets: everything it exposes (statuses, stderr tails, errors, problems, the tools' descriptions
+ * and schemas) has the secrets the host knows redacted: the keychain values servers are started
+ * with, and their secret-looking pass-through and literal values (see mcpPassThroughSecrets).
  */
 export class McpServerManager implements McpToolCaller {
   private readonly connections = new Map<string, McpConnection>();
   private readonly listeners = new Set<() => void>();
   private readonly reserved: ReadonlySet<string>;
+  private readonly secretList = new McpSecretList();
   private specs = new Map<string, ToolSpec>();
-  private problems: CatalogProblem[] = [];
+  /** The listing problems of each server (dropped tools), by server name. */
+  private problems = new Map<string, CatalogProblem[]>();
+  /** What the last rebuild made of each server's listing (see {@link rebuild}). */
+  private built = new Map<string, BuiltListing>();
   private closed = false;
   private version = 0;
 
   constructor(options: McpServerManagerOptions) {
     this.reserved = new Set(options.reservedAliases ?? []);
+    this.secretList.addServers(options.servers);
     for (const spec of options.servers) {
       this.connections.set(
         spec.name,
         new McpConnection(spec, {
           workspaceRoot: options.workspaceRoot,
           secrets: options.secrets,
+          secretList: this.secretList,
           onChange: (what) => this.changed(what),
         }),
       );
@@ -68,28 +109,93 @@ export class McpServerManager implements McpToolCaller {
    * Starts every server that is not running (in parallel) and returns their tools as catalog
    * entries, with a problem for each server that failed and each tool that was dropped.
    */
-  async listTools(): Promise<{ tools: ToolSpec[]; problems: CatalogProblem[] }> {
+  async listTools(): Promise<McpListing> {
+    return this.list([...this.connections.values()]);
+  }
+
+  /**
+   * Starts the server `name` if it is not running (a failed one too, after its backoff) and returns
+   * its tools and problems, as {@link listTools} does for all. Throws for a name tools.yaml does
+   * not define.
+   */
+  async listServer(name: string): Promise<McpListing> {
+    return this.list([this.connection(name)]);
+  }
+
+  /**
+   * The servers that may own `alias`, without starting any: those whose prefix starts it (a server
+   * with an empty prefix may own any alias), in tools.yaml order. None for an alias of the
+   * workspace's other tools (`reservedAliases`), which no server can take.
+   */
+  serversFor(alias: string): string[] {
+    if (this.reserved.has(alias)) return [];
+    return [...this.connections.values()]
+      .filter((connection) => alias.startsWith(connection.spec.prefix) && alias.length > connection.spec.prefix.length)
+      .map((connection) => connection.spec.name);
+  }
+
+  /**
+   * Makes sure every server that may own `alias` ({@link serversFor}) has listed its tools: one never
+   * started is started now (in parallel) and listed; one starting is waited for; one that is ready,
+   * failed, or was stopped is left as it is (a call still starts it again). Resolves when they are
+   * settled, never rejects; a closed manager does nothing. The catalog entries are rebuilt before it
+   * resolves, so {@link currentTools} (and an McpAwareCatalog) then hold the alias if a server
+   * lists it. `tools` and `problems` are those of these servers (a failed start, dropped tools),
+   * the same on each call until they change.
+   */
+  async ensureFor(alias: string): Promise<McpEnsureResult> {
+    if (this.closed) return { servers: [], tools: [], problems: [] };
+    const owners = this.serversFor(alias).map((name) => this.connection(name));
+    await Promise.all(
+      owners.map((connection) =>
+        connection.attempted
+          ? connection.settled()
+          : connection.listTools().then(
+              () => undefined,
+              () => undefined,
+            ),
+      ),
+    );
+    const names = new Set(owners.map((connection) => connection.spec.name));
+    return {
+      servers: [...names],
+      tools: this.currentTools().filter((spec) => spec.settings.kind === 'mcp' && names.has(spec.settings.server)),
+      problems: owners.flatMap((connection) => [
+        ...this.startProblem(connection),
+        ...(this.problems.get(connection.spec.name) ?? []),
+      ]),
+    };
+  }
+
+  private async list(connections: McpConnection[]): Promise<McpListing> {
     if (this.closed) return { tools: [], problems: [] };
     const startProblems: CatalogProblem[] = [];
     await Promise.all(
-      [...this.connections.values()].map(async (connection) => {
+      connections.map(async (connection) => {
         try {
           await connection.listTools();
         } catch (error) {
-          const message = errorMessage(error);
           startProblems.push(
-            serverProblem(
-              connection.spec,
-              'error',
-              message,
-              'Fix the server entry in tools.yaml, then restart the server.',
-            ),
+            serverProblem(connection.spec, 'error', connection.redact(errorMessage(error)), START_FIX),
           );
         }
       }),
     );
     this.rebuild();
-    return { tools: [...this.specs.values()], problems: [...startProblems, ...this.problems] };
+    const names = new Set(connections.map((connection) => connection.spec.name));
+    return {
+      tools: [...this.specs.values()].filter((spec) => spec.settings.kind === 'mcp' && names.has(spec.settings.server)),
+      problems: [
+        ...startProblems,
+        ...connections.flatMap((connection) => this.problems.get(connection.spec.name) ?? []),
+      ],
+    };
+  }
+
+  /** The problem of a server whose last start failed, or none. */
+  private startProblem(connection: McpConnection): CatalogProblem[] {
+    if (connection.state !== 'error' || connection.lastError === undefined) return [];
+    return [serverProblem(connection.spec, 'error', connection.lastError, START_FIX)];
   }
 
   /** Grows each time the catalog entries are rebuilt. */
@@ -107,7 +213,7 @@ export class McpServerManager implements McpToolCaller {
       name: connection.spec.name,
       transport: connection.spec.transport.type,
       state: connection.state,
-      ...(connection.lastError !== undefined && { error: connection.lastError }),
+      ...(connection.lastError !== undefined && { error: connection.redact(connection.lastError) }),
       stderrTail: connection.stderrTail(),
       tools: [...this.specs.values()]
         .filter((spec) => spec.settings.kind === 'mcp' && spec.settings.server === connection.spec.name)
@@ -162,18 +268,28 @@ export class McpServerManager implements McpToolCaller {
     return connection;
   }
 
-  /** Rebuilds the catalog entries from every server's last listing. */
+  /**
+   * Rebuilds the catalog entries from every server's last listing, in tools.yaml order. A server
+   * whose listing, aliases taken before it and known secrets are those of the last rebuild keeps
+   * its entries (its schemas are not cleaned and compiled again).
+   */
   private rebuild(): void {
     const compiler = new UserSchemaCompiler();
     const taken = new Map<string, string>([...this.reserved].map((alias) => [alias, `tool "${alias}" of the catalog`]));
     const specs = new Map<string, ToolSpec>();
-    const problems: CatalogProblem[] = [];
+    const problems = new Map<string, CatalogProblem[]>();
+    const redact = (text: string) => this.secretList.redact(text);
+    const built = new Map<string, BuiltListing>();
     for (const connection of this.connections.values()) {
-      if (connection.tools === undefined) continue;
-      const built = mcpToolSpecs(connection.spec, connection.tools, compiler, taken, connection.listedCount);
-      for (const spec of built.tools) specs.set(spec.alias, spec);
-      for (const message of connection.invalidTools)
-        problems.push(
+      const listed = connection.tools;
+      if (listed === undefined) continue;
+      const key = `${this.secretList.version}\u0000${[...taken.keys()].join('\u0000')}`;
+      const previous = this.built.get(connection.spec.name);
+      let own: BuiltListing;
+      if (previous && previous.listed === listed && previous.key === key) own = previous;
+      else {
+        const made = mcpToolSpecs(connection.spec, listed, compiler, new Map(taken), connection.listedCount, redact);
+        const ownProblems: CatalogProblem[] = connection.invalidTools.map((message) =>
           serverProblem(
             connection.spec,
             'error',
@@ -181,8 +297,26 @@ export class McpServerManager implements McpToolCaller {
             'Fix the tool on the server; its other tools are loaded.',
           ),
         );
-      problems.push(...built.problems);
+        ownProblems.push(...made.problems);
+        own = {
+          listed,
+          key,
+          tools: made.tools,
+          problems: ownProblems.map((problem) => ({
+            ...problem,
+            message: redact(problem.message),
+            fix: redact(problem.fix),
+          })),
+        };
+      }
+      built.set(connection.spec.name, own);
+      for (const spec of own.tools) {
+        specs.set(spec.alias, spec);
+        taken.set(spec.alias, `MCP server "${connection.spec.name}"`);
+      }
+      problems.set(connection.spec.name, own.problems);
     }
+    this.built = built;
     this.specs = specs;
     this.problems = problems;
     this.version += 1;
