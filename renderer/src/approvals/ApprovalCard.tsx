@@ -1,0 +1,327 @@
+import { json as jsonLanguage } from '@codemirror/lang-json';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import type { PendingApproval, StudioDecision } from '../../../common/studio-schemas.js';
+import { CodeEditor } from '../editor/CodeEditor';
+import { isTyping } from '../shell/keyboard';
+import type { Theme } from '../shell/theme';
+import { TaintedJson } from '../run/TaintedJson';
+import { approvalKey, decisionFor, type CardActions, type CardOrigin, type Mode } from './approval-card-logic';
+import { allowForRunScope, scopeSentence } from './approval-scope';
+import { focusWasDeliberate } from './deliberate-focus';
+import { useArgumentsCheck } from './use-arguments-check';
+import { useCardArming } from './use-card-arming';
+
+/** The props of {@link ApprovalCard}. */
+export interface ApprovalCardProps {
+  approval: PendingApproval;
+  origin: CardOrigin;
+  /** The cards above this one: when it changes, the card moved. */
+  place: string;
+  /** How often the panel saw the card move on screen (see ApprovalsPanel): each move arms again. */
+  moved: number;
+  theme: Theme;
+  /** Sends the decision to main: resolves with undefined once taken, or with why it was not. */
+  decide: (decision: StudioDecision) => Promise<string | undefined>;
+  onDecided: (announcement: string) => void;
+  /** The card is going away (decided elsewhere or here) while focus is inside it. */
+  onFocusLost: () => void;
+}
+
+/** One call waiting for a decision: what it is, its arguments, and the decision buttons. */
+export function ApprovalCard({
+  approval,
+  origin,
+  place,
+  moved,
+  theme,
+  decide,
+  onDecided,
+  onFocusLost,
+}: ApprovalCardProps) {
+  const [mode, setMode] = useState<Mode>({ kind: 'idle' });
+  // The busy state belongs to one asking of the call (\`askedAt\`), and arming to one \`arming\`
+  // token (that asking, the cards above, and every other reason to arm again): when the call is
+  // asked anew (an edit the core refused comes back as the same card with \`rejectedEdit\`) or the
+  // card moves, it is disarmed in the same render, with no window in which an old \`armed\` could
+  // take a key or a click.
+  const [busyFor, setBusyFor] = useState<string | null>(null);
+  const card = useRef<HTMLElement>(null);
+  const { armed, arming, shown } = useCardArming(card, approval.askedAt, place, moved);
+  const busy = busyFor === approval.askedAt;
+  const [error, setError] = useState<string | null>(null);
+  const denyInput = useRef<HTMLInputElement>(null);
+  /** Focus came in by the person's click or Tab/arrow, and has not left the card since. */
+  const deliberate = useRef(false);
+  const key = approvalKey(approval);
+  const originalText = useMemo(() => JSON.stringify(approval.arguments, null, 2), [approval.arguments]);
+  // The core's verdict (the validator the dispatcher runs for this run), asked while the person types.
+  const check = useArgumentsCheck(approval.alias, mode.kind === 'edit' ? mode.text : undefined, approval.runId);
+  // The run's own taint check (from the core), not the workspace's current tools.yaml.
+  const taintCheck = approval.taintCheck;
+  const scope = allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', undefined);
+  const focusLost = useRef(onFocusLost);
+  useEffect(() => {
+    focusLost.current = onFocusLost;
+  });
+  useLayoutEffect(() => {
+    const element = card.current;
+    return () => {
+      if (element?.contains(document.activeElement)) focusLost.current();
+    };
+  }, []);
+
+  const send = async (decision: StudioDecision, announcement: string): Promise<void> => {
+    setBusyFor(approval.askedAt);
+    setError(null);
+    const problem = await decide(decision);
+    if (problem === undefined) {
+      onDecided(announcement);
+      return;
+    }
+    setError(problem);
+    setBusyFor(null);
+  };
+
+  const idleAgain = (): void => {
+    setMode({ kind: 'idle' });
+    card.current?.focus();
+  };
+
+  const actions: CardActions = {
+    approve: () => void send({ kind: 'approve' }, `Approved by you: ${approval.alias} ${approval.callId}.`),
+    edit: () => setMode({ kind: 'edit', text: originalText }),
+    deny: () => setMode({ kind: 'deny', reason: '' }),
+    allowForRun: () =>
+      void send(
+        { kind: 'allow-for-run' },
+        scopeSentence(allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', 'by you')),
+      ),
+  };
+  useEffect(() => {
+    if (mode.kind === 'deny') denyInput.current?.focus();
+  }, [mode.kind]);
+
+  /**
+   * A button's click acts only on an armed card, and never as the second click of a double click:
+   * the first click may have decided the card that was here, and this one is in its place now.
+   */
+  const onClick =
+    (act: () => void) =>
+    (event: MouseEvent<HTMLButtonElement>): void => {
+      if (event.detail > 1 || !armed || busy) return;
+      act();
+    };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>): void => {
+    const decision = decisionFor(event);
+    if (decision === undefined || mode.kind !== 'idle' || isTyping(event.nativeEvent)) return;
+    // Keys count only when the person put focus here, and only once the card is armed.
+    event.preventDefault();
+    if (!deliberate.current || !armed || busy) return;
+    actions[decision]();
+  };
+
+  const taintSources = [...new Set(approval.taint.map((span) => span.sourceOutputId))];
+  const titleId = `approval-${approval.runId}-${approval.callId}`;
+  return (
+    <article
+      ref={card}
+      className={`approval-card${armed ? '' : ' arming'}`}
+      aria-labelledby={`${titleId} ${titleId}-origin`}
+      aria-describedby={`${titleId}-keys`}
+      data-call-id={approval.callId}
+      data-run-id={approval.runId}
+      data-armed={armed ? 'true' : 'false'}
+      data-shown={shown ? 'true' : 'false'}
+      tabIndex={0}
+      onKeyDown={onKeyDown}
+      onFocus={(event) => {
+        deliberate.current = deliberate.current || focusWasDeliberate(event.currentTarget);
+      }}
+      onBlur={(event) => {
+        if (!(event.relatedTarget instanceof Node && event.currentTarget.contains(event.relatedTarget)))
+          deliberate.current = false;
+      }}
+    >
+      {armed ? null : (
+        <div
+          className="arm-bar"
+          aria-hidden="true"
+          title="This new or moved card accepts keys and clicks in a moment"
+          // The bar fills while the card waits; it starts again each time the card arms again.
+          key={arming}
+        />
+      )}
+      <p id={`${titleId}-keys`} className="visually-hidden">
+        {armed
+          ? 'Keys: A approve, E edit, D deny, Shift+L allow for this run.'
+          : 'New or moved card: keys and buttons wake up a moment after it is shown.'}
+      </p>
+      <header className="card-header">
+        <h3 id={titleId}>
+          <code>{approval.alias}</code> <span className="muted small">{approval.callId}</span>
+        </h3>
+        <span className={`reason-badge reason-${approval.reason}`}>
+          {approval.reason === 'tainted' ? 'tainted arguments' : 'policy: ask'}
+        </span>
+      </header>
+      <p id={`${titleId}-origin`} className="approval-origin small">
+        {origin.agent !== undefined ? (
+          <>
+            Agent <code>{origin.agent}</code>
+            {origin.startedAt !== undefined ? `, run started ${origin.startedAt}` : ''}
+            {origin.runId !== undefined ? ` (${origin.runId})` : ''}
+          </>
+        ) : (
+          <>
+            Run <code>{origin.runId}</code>
+          </>
+        )}
+      </p>
+      <p className="approval-description">{approval.description}</p>
+      {taintSources.length > 0 ? (
+        <p className="taint-note">tainted by {taintSources.map((id) => `output ${id}`).join(', ')}</p>
+      ) : null}
+      {mode.kind === 'edit' ? (
+        <div className="edit-arguments">
+          <label className="small muted" htmlFor={`${titleId}-editor`}>
+            Edit the arguments (JSON), checked against the tool&apos;s parameters
+          </label>
+          <div id={`${titleId}-editor`} className="json-editor">
+            <CodeEditor
+              documentKey={`${key}-edit`}
+              initialText={originalText}
+              theme={theme}
+              ariaLabel={`Edited arguments for ${approval.alias}`}
+              language={jsonLanguage()}
+              onChange={(text) => setMode({ kind: 'edit', text })}
+            />
+          </div>
+          {check.state === 'invalid' ? (
+            <ul className="problem-list" aria-live="polite" aria-label="Argument problems">
+              {check.problems.map((problem) => (
+                <li key={problem} className="error-text small">
+                  {problem}
+                </li>
+              ))}
+            </ul>
+          ) : check.state === 'valid' ? (
+            <p className="ok-text small">The arguments fit the tool&apos;s parameters.</p>
+          ) : (
+            <p className="muted small">Checking the arguments…</p>
+          )}
+          <div className="button-row">
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={busy || !armed || check.state !== 'valid'}
+              onClick={onClick(() => {
+                if (check.state === 'valid')
+                  void send(
+                    { kind: 'approve-edited', arguments: check.value },
+                    `Approved with edited arguments by you: ${approval.alias} ${approval.callId}.`,
+                  );
+              })}
+            >
+              Approve edited
+            </button>
+            <button type="button" className="button" onClick={idleAgain}>
+              Cancel edit
+            </button>
+          </div>
+        </div>
+      ) : (
+        <TaintedJson value={approval.arguments} taint={approval.taint} />
+      )}
+      {approval.rejectedEdit ? (
+        <p className="error-text small">Previous edit refused: {approval.rejectedEdit}</p>
+      ) : null}
+      {mode.kind === 'deny' ? (
+        <form
+          className="deny-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const reason = mode.reason.trim();
+            if (reason !== '' && armed && !busy)
+              void send({ kind: 'deny', reason }, `Denied by you: ${approval.alias} ${approval.callId}.`);
+          }}
+        >
+          <label htmlFor={`${titleId}-reason`}>Reason for denying (required; the script sees it)</label>
+          <div className="button-row">
+            <input
+              id={`${titleId}-reason`}
+              ref={denyInput}
+              className="text-input"
+              value={mode.reason}
+              onChange={(event) => setMode({ kind: 'deny', reason: event.target.value })}
+              onKeyDown={(event) => {
+                if (event.key === 'Escape') {
+                  event.stopPropagation();
+                  idleAgain();
+                }
+              }}
+            />
+            <button
+              type="submit"
+              className="button button-danger"
+              disabled={busy || !armed || mode.reason.trim() === ''}
+              onClick={(event) => {
+                // Never the second click of a double click (see onClick).
+                if (event.detail > 1) event.preventDefault();
+              }}
+            >
+              Deny
+            </button>
+            <button type="button" className="button" onClick={idleAgain}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {mode.kind === 'idle' ? (
+        <>
+          <div className="button-row" role="group" aria-label={`Decide ${approval.alias} ${approval.callId}`}>
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={busy || !armed}
+              onClick={onClick(actions.approve)}
+            >
+              <kbd>A</kbd> Approve
+            </button>
+            <button type="button" className="button" disabled={busy || !armed} onClick={onClick(actions.edit)}>
+              <kbd>E</kbd> Edit then approve
+            </button>
+            <button
+              type="button"
+              className="button button-danger"
+              disabled={busy || !armed}
+              onClick={onClick(actions.deny)}
+            >
+              <kbd>D</kbd> Deny…
+            </button>
+            <button
+              type="button"
+              className="button"
+              disabled={busy || !armed}
+              onClick={onClick(actions.allowForRun)}
+              aria-describedby={`${titleId}-scope`}
+            >
+              <kbd>Shift+L</kbd> Allow for this run
+            </button>
+          </div>
+          <p id={`${titleId}-scope`} className="allow-scope small muted">
+            {scope.before}
+            <code>{scope.alias}</code>
+            {scope.after}
+          </p>
+        </>
+      ) : null}
+      {error ? (
+        <p role="alert" className="error-text small">
+          {error}
+        </p>
+      ) : null}
+    </article>
+  );
+}
