@@ -33,6 +33,8 @@ export class McpAwareCatalog implements ToolCatalog {
   private readonly unsubscribe: () => void;
   private readonly definitionListeners = new Set<(change: McpDefinitionChange) => void>();
   private known: number;
+  /** The problems {@link prepare} returned, so that each is returned once. */
+  private readonly reported = new Set<string>();
 
   constructor(
     private readonly base: readonly ToolSpec[],
@@ -71,20 +73,20 @@ export class McpAwareCatalog implements ToolCatalog {
    * the servers that may own it are started and listed (McpServerManager.ensureFor; a server
    * already started or failed is not started again). Resolves, never rejects, once they are
    * settled and the catalog is rebuilt: {@link get} then returns each alias some server lists.
-   * Returns the problems of those servers (a failed start, dropped tools), each once, for the run
-   * to report; an alias no server lists is simply still unknown.
+   * Returns the problems of those servers (a failed start, dropped tools) that this catalog has
+   * not returned before, for the run to report once each; an alias no server lists is simply
+   * still unknown.
    */
   async prepare(aliases: Iterable<string>): Promise<CatalogProblem[]> {
     const missing = [...new Set(aliases)].filter((alias) => this.current.get(alias) === undefined);
     if (missing.length === 0) return [];
     const results = await Promise.all(missing.map((alias) => this.manager.ensureFor(alias)));
     this.refresh();
-    const seen = new Set<string>();
     const problems: CatalogProblem[] = [];
     for (const problem of results.flatMap((result) => result.problems)) {
       const key = `${problem.file}\u0000${problem.pointer}\u0000${problem.message}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
+      if (this.reported.has(key)) continue;
+      this.reported.add(key);
       problems.push(problem);
     }
     return problems;

@@ -119,7 +119,7 @@ describe('McpAwareCatalog.prepare', () => {
     }
   });
 
-  it('returns the problems of the servers it started, each once', async () => {
+  it("returns the problems of the servers it started, each once in the catalog's life", async () => {
     const mcp = attackManager(`${attackEntry('a', 'crash-with-secret')}${attackEntry('b')}`, made);
     const catalog = new McpAwareCatalog([], mcp);
     try {
@@ -129,6 +129,9 @@ describe('McpAwareCatalog.prepare', () => {
       ]);
       expect(catalog.get('a.one')).toBeUndefined();
       expect(states(mcp)).toEqual({ a: 'error', b: 'stopped' });
+      // Asked again (a script advertising the alias each round): the failure is not reported again.
+      expect(await catalog.prepare(['a.one'])).toEqual([]);
+      expect(starts(mcp, 'a')).toBe(1);
     } finally {
       catalog.dispose();
     }
