@@ -171,6 +171,21 @@ export const PendingApprovalSchema = z.object({
    * the workspace's current tools.yaml): what "allow for this run" covers.
    */
   taintCheck: z.boolean(),
+  /**
+   * Set when the tool's definition differs from one the person decided on: the one they allowed
+   * for this run (`allowed`), the one its last card in this run showed (`seen`), or the one this
+   * card showed while it was open (`open`). What changed in words, and the old and new description
+   * and parameter schema when those changed.
+   */
+  definitionChange: z
+    .object({
+      since: z.enum(['allowed', 'seen', 'open']),
+      summary: z.string(),
+      details: z.array(z.string()),
+      description: z.object({ before: z.string(), after: z.string() }).optional(),
+      parameters: z.object({ before: json, after: json }).optional(),
+    })
+    .optional(),
 });
 
 /** Keychain status of one provider. Never the key. */

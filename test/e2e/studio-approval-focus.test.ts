@@ -189,7 +189,7 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
         .sort(),
     ).toEqual(['echo', 'echo', 'read_page', 'read_page', 'read_page']);
     expect(await studio.page.locator('.last-decision').textContent()).toBe(
-      'Last decision: Allowed for this run by you: untainted calls of read_page. Tainted calls will still ask.',
+      'Last decision: Allowed for this run by you: untainted calls of read_page, as long as the tool stays as it is now. Tainted calls will still ask.',
     );
   });
 

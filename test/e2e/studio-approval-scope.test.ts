@@ -58,7 +58,8 @@ describe('studio: what "allow for this run" promises on a card comes from the ru
     const { runId } = await studio.service.startRun({ script: 'agents/call-sink.lua' });
     const card = studio.page.locator(`.approval-card[data-run-id="${runId}"]`);
     await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
-    const promise = 'Allow for this run covers: every call of sink (its taint check is off).';
+    const promise =
+      'Allow for this run covers: every call of sink, as long as the tool stays as it is now (its taint check is off).';
     expect(await card.locator('.allow-scope').textContent()).toBe(promise);
 
     // The workspace's tools.yaml now has the check on; this run still runs with it off.

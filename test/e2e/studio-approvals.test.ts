@@ -128,7 +128,7 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     );
     // The card says what "allow for this run" will cover before the person picks it.
     expect(await card.locator('.allow-scope').textContent()).toBe(
-      'Allow for this run covers: untainted calls of echo. Tainted calls will still ask.',
+      'Allow for this run covers: untainted calls of echo, as long as the tool stays as it is now. Tainted calls will still ask.',
     );
     await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
     await studio.screenshot('approvals');
@@ -141,7 +141,7 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     const again = studio.page.locator('.approval-card[data-call-id="call-5"]');
     await again.waitFor();
     expect(await studio.page.locator('.last-decision').textContent()).toBe(
-      'Last decision: Allowed for this run by you: untainted calls of echo. Tainted calls will still ask.',
+      'Last decision: Allowed for this run by you: untainted calls of echo, as long as the tool stays as it is now. Tainted calls will still ask.',
     );
     expect(await again.locator('.reason-badge').textContent()).toBe('tainted arguments');
     await again.and(studio.page.locator('[data-armed="true"]')).waitFor();
@@ -166,7 +166,7 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     expect(await call('call-3').locator('.deny-reason').textContent()).toBe('Denied by you: no third read, please');
     await call('call-5').waitFor();
     expect(await call('call-4').locator('.decision-note').textContent()).toBe(
-      'Allowed for this run by you: untainted calls of echo. Tainted calls will still ask.',
+      'Allowed for this run by you: untainted calls of echo, as long as the tool stays as it is now. Tainted calls will still ask.',
     );
     expect(await call('call-5').locator('.decision-note').textContent()).toBe('Approved by you');
   });

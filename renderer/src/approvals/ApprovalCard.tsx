@@ -10,6 +10,7 @@ import { allowForRunScope, scopeSentence } from './approval-scope';
 import { focusWasDeliberate } from './deliberate-focus';
 import { useArgumentsCheck } from './use-arguments-check';
 import { useCardArming } from './use-card-arming';
+import { DefinitionChange, Disclosure, SchemaBlock } from './DefinitionChange';
 
 /** The props of {@link ApprovalCard}. */
 export interface ApprovalCardProps {
@@ -179,6 +180,7 @@ export function ApprovalCard({
         )}
       </p>
       <p className="approval-description">{approval.description}</p>
+      {approval.definitionChange ? <DefinitionChange change={approval.definitionChange} titleId={titleId} /> : null}
       {taintSources.length > 0 ? (
         <p className="taint-note">tainted by {taintSources.map((id) => `output ${id}`).join(', ')}</p>
       ) : null}
@@ -233,6 +235,9 @@ export function ApprovalCard({
       ) : (
         <TaintedJson value={approval.arguments} taint={approval.taint} />
       )}
+      <Disclosure label="Parameter schema of the tool">
+        <SchemaBlock schema={approval.parameters} label={`Parameter schema of ${approval.alias}`} />
+      </Disclosure>
       {approval.rejectedEdit ? (
         <p className="error-text small">Previous edit refused: {approval.rejectedEdit}</p>
       ) : null}

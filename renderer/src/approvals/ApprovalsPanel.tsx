@@ -4,7 +4,7 @@ import { call, describeError } from '../shell/studio-api';
 import { isTyping } from '../shell/keyboard';
 import type { Theme } from '../shell/theme';
 import { ApprovalCard } from './ApprovalCard';
-import { approvalKey, cardIndexFor, cardOrigins } from './approval-card-logic';
+import { approvalKey, cardIndexFor, cardOrigins, changedWhileOpenNotice } from './approval-card-logic';
 import { watchPersonInput } from './deliberate-focus';
 import { useRunOrigins } from './run-origins';
 import { useCardMotion } from './use-card-arming';
@@ -57,6 +57,9 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
     >
       <p className="visually-hidden" role="status">
         {lastDecision}
+      </p>
+      <p className="visually-hidden" role="status">
+        {changedWhileOpenNotice(approvals)}
       </p>
       {approvals.length === 0 ? (
         <div className="panel-empty">

@@ -141,3 +141,37 @@ export function cardIndexFor(key: string, from: number, count: number): number {
   if (from < 0) return 0;
   return Math.min(count - 1, Math.max(0, from + (key === 'ArrowDown' ? 1 : -1)));
 }
+
+/** What a card's change notice is about (PendingApproval's `definitionChange.since`). */
+export type ChangeSince = NonNullable<PendingApproval['definitionChange']>['since'];
+
+/** The heading of a card's "the tool changed" section. */
+export function definitionChangeHeading(since: ChangeSince): string {
+  switch (since) {
+    case 'allowed':
+      return 'This tool changed since you allowed it';
+    case 'seen':
+      return 'This tool changed since you last saw it';
+    case 'open':
+      return 'This tool changed while this card was open';
+  }
+}
+
+/**
+ * What the panel's live region says about cards whose tool changed while they were open (each
+ * such card was asked again in its place), or '' when there are none.
+ */
+export function changedWhileOpenNotice(approvals: readonly PendingApproval[]): string {
+  return approvals
+    .filter((approval) => approval.definitionChange?.since === 'open')
+    .map(
+      (approval) =>
+        `Tool ${approval.alias} changed while card ${approval.callId} was open: the card shows what changed, and waits a moment before it takes a decision.`,
+    )
+    .join(' ');
+}
+
+/** A JSON Schema as the card shows it: pretty-printed, one line per entry. */
+export function schemaLines(schema: unknown): string[] {
+  return (JSON.stringify(schema, null, 2) ?? 'null').split('\n');
+}

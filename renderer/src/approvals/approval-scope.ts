@@ -40,14 +40,23 @@ export interface ScopeText {
 
 /**
  * What "allow for this run" allows, exactly as the approval gate applies it: later calls of the
- * alias in this run skip the person only when their arguments carry no untrusted text. A tool whose
+ * alias in this run skip the person only when their arguments carry no untrusted text, and only
+ * while the tool's definition stays the one allowed (a redefined tool asks again). A tool whose
  * taint check is off never counts as tainted, so every later call of it is allowed.
  */
 export function allowForRunScope(alias: string, taintCheck: boolean, by: string | undefined): ScopeText {
   const head = by === undefined ? 'Allow for this run covers' : `Allowed for this run ${by}`;
   return taintCheck
-    ? { before: `${head}: untainted calls of `, alias, after: '. Tainted calls will still ask.' }
-    : { before: `${head}: every call of `, alias, after: ' (its taint check is off).' };
+    ? {
+        before: `${head}: untainted calls of `,
+        alias,
+        after: ', as long as the tool stays as it is now. Tainted calls will still ask.',
+      }
+    : {
+        before: `${head}: every call of `,
+        alias,
+        after: ', as long as the tool stays as it is now (its taint check is off).',
+      };
 }
 
 /** The plain-text form of a {@link ScopeText}, for screen-reader announcements and titles. */

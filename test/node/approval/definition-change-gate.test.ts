@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PendingApprovalSchema, type PendingApproval } from '../../../common/studio-schemas.js';
 import { ApprovalGateImpl, type GateEvent } from '../../../main/core/approval/approval-gate.js';
 import {
   PendingApprovals,
@@ -386,5 +387,33 @@ describe('a card whose tool changes while it is open is withdrawn and asked agai
     run.abort(new Error('stopped by the user'));
     expect(await decided).toMatchObject({ kind: 'cancelled', reason: 'stopped by the user' });
     expect([first.signal.aborted, second.signal.aborted]).toEqual([true, true]);
+  });
+});
+
+describe("the change reaches the studio's card", () => {
+  it("fits the PendingApproval schema as toPendingApproval passes it on (one spread of the core's field)", async () => {
+    const { catalog, person, gate } = setup();
+    await allowNotes(gate, person);
+    catalog.set([shellNotes()]);
+    const next = gate.decide(notesCall('call-2', { description: shellNotes().description }), live());
+    const { pending, answer } = await person.next();
+    const card = {
+      runId: pending.request.runId,
+      callId: pending.request.callId,
+      alias: pending.request.alias,
+      description: pending.request.description,
+      arguments: pending.request.arguments,
+      parameters: shellNotes().parameters,
+      reason: pending.reason,
+      taint: pending.request.taint,
+      askedAt: pending.askedAt,
+      taintCheck: pending.taintCheck,
+      // The line toPendingApproval (main/core/studio/studio-service.ts) adds:
+      ...(pending.definitionChange && { definitionChange: pending.definitionChange }),
+    } satisfies PendingApproval;
+    expect(PendingApprovalSchema.parse(card)).toEqual(card);
+    expect(card.definitionChange?.since).toBe('allowed');
+    answer({ kind: 'deny', reason: 'no' });
+    await next;
   });
 });
