@@ -25,6 +25,17 @@ export class TerminalApprover implements Approver {
     const write = (text: string) => this.io.output.write(text);
     write(`\nTool call awaiting approval: ${safe(request.alias)} (${safe(request.callId)})\n`);
     if (request.description) write(`  ${safe(request.description)}\n`);
+    if (pending.definitionChange) {
+      const { since, summary, details } = pending.definitionChange;
+      const heading =
+        since === 'allowed'
+          ? 'This tool changed since you allowed it'
+          : since === 'seen'
+            ? 'This tool changed since you last saw it'
+            : 'This tool changed while this prompt was open';
+      write(`  ! ${heading}: ${safe(summary)}\n`);
+      for (const line of details) write(`    - ${safe(line)}\n`);
+    }
     write(`  Arguments:\n${indent(safe(JSON.stringify(request.arguments, null, 2)), '    ')}\n`);
     if (request.taint.length > 0) {
       write(`  ! These arguments repeat untrusted tool output:\n`);

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonSchema } from '../../../common/json.js';
+import { isPlainObject, type JsonObject, type JsonSchema } from '../../../common/json.js';
 import { unsupportedSchemaPatterns } from '../../../common/linear-regexp.js';
 import { ALIAS_PATTERN } from '../catalog/catalog-file-schemas.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
@@ -178,6 +178,8 @@ export function mcpToolSpecs(
       taintCheck: override.taintCheck ?? server.taintCheck,
       settings: { kind: 'mcp', server: server.name, tool: name, timeoutMs: override.timeoutMs ?? server.timeoutMs },
       source: `${server.location.file} (MCP server "${server.name}")`,
+      // Hints only (never a policy), but part of what the person consented to: a flip asks again.
+      ...(isPlainObject(tool.annotations) && { annotations: tool.annotations as JsonObject }),
     });
   }
   for (const name of Object.keys(server.overrides)) {

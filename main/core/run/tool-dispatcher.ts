@@ -11,6 +11,7 @@ import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec, type Tru
 import type { ReplayRecording } from './replay.js';
 import { ScriptError } from './run-errors.js';
 import { errorMessage } from '../../../common/error-message.js';
+import { toolDefinitionDigest } from '../tools/tool-definition.js';
 
 /** Tracks a run's untrusted outputs and flags arguments that repeat them (taint-aware approvals). */
 export interface TaintChecker {
@@ -126,6 +127,7 @@ export class ToolDispatcher {
     // A replay answers every call from its recording; a live fork only those up to its step.
     if (this.options.replay?.answersNextDispatch()) return this.replayed(callId, alias, args, fail);
 
+    if (!this.options.catalog.get(alias)) await this.options.catalog.prepare?.([alias]);
     const tool = this.options.catalog.get(alias);
     if (!tool) return fail('unknown-tool', `tools.call: unknown tool "${alias}" (not in this agent's catalog)`);
     const invalid = this.options.catalog.validateArguments(alias, args);
@@ -157,17 +159,30 @@ export class ToolDispatcher {
     if (decision.kind === 'deny') fail('denied', `tools.call('${alias}') was denied: ${decision.reason}`);
     if (decision.kind === 'cancelled') fail('cancelled', `tools.call('${alias}') was cancelled: ${decision.reason}`);
     const finalArgs = decision.kind === 'approve-edited' ? decision.arguments : args;
-    const provenance = this.provenance(tool.trust, finalArgs === args ? taint : undefined, finalArgs);
+    // What runs is the definition the decision was made on: a tool redefined (or moved to another
+    // server) while the person decided is not run under the old consent.
+    const approved = this.options.catalog.get(alias);
+    if (!approved)
+      fail('denied', `tools.call('${alias}') was not run: the tool is no longer in the catalog it was approved in`);
+    if (decision.definitionDigest !== undefined && toolDefinitionDigest(approved) !== decision.definitionDigest)
+      fail(
+        'denied',
+        `tools.call('${alias}') was not run: the tool's definition changed after it was approved; call it again to be asked about the new one`,
+      );
+    const stillValid = this.options.catalog.validateArguments(alias, finalArgs);
+    if (stillValid)
+      fail('validation', `tools.call('${alias}'): invalid arguments for the tool as it is now: ${stillValid}`);
+    const provenance = this.provenance(approved.trust, finalArgs === args ? taint : undefined, finalArgs);
 
     const started = performance.now();
     let raw: string;
     try {
-      raw = await this.options.runner.run(tool, finalArgs, signal);
+      raw = await this.options.runner.run(approved, finalArgs, signal);
     } catch (error) {
       const { message, quotesTool } = this.failureMessage(callId, alias, error, provenance.trust);
       return fail('run', message, quotesTool ? provenance : undefined);
     }
-    return this.deliver(callId, tool, provenance, raw, performance.now() - started, fail);
+    return this.deliver(callId, approved, provenance, raw, performance.now() - started, fail);
   }
 
   /** The outcome's trust: untrusted when the tool is, or when the arguments carry tainted spans. */

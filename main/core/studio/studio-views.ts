@@ -38,6 +38,7 @@ export function toPendingApproval(
     taint: request.taint,
     askedAt: call.askedAt,
     ...(call.rejectedEdit !== undefined && { rejectedEdit: call.rejectedEdit }),
+    ...(call.definitionChange && { definitionChange: call.definitionChange }),
     taintCheck: call.taintCheck,
   };
 }

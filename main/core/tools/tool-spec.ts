@@ -53,6 +53,11 @@ export interface ToolSpec {
   settings: ToolKindSettings;
   /** Where the entry was defined, for error messages (`<builtin>` for builtins). */
   source: string;
+  /**
+   * An MCP tool's annotations as its server listed them (`readOnlyHint`, `destructiveHint`...):
+   * hints, never a policy, but covered by the definition's digest, so a change asks again.
+   */
+  annotations?: JsonObject;
 }
 
 /** Something that runs a tool and returns its raw text output. Never decides approval. */
@@ -96,4 +101,10 @@ export interface ToolCatalog {
   argumentProblems(alias: string, args: unknown): ArgumentProblem[] | undefined;
   /** Validates structured output against the output schema; undefined when valid or no schema. */
   validateOutput(alias: string, output: unknown): string | undefined;
+  /**
+   * Makes `aliases` available before they are looked up, for a catalog whose tools arrive lazily
+   * (MCP servers start only when a run first advertises or calls an alias one of them may own).
+   * Resolves once they are settled; an alias nobody provides is simply still unknown.
+   */
+  prepare?(aliases: readonly string[]): Promise<unknown>;
 }
