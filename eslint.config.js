@@ -40,7 +40,7 @@ const CORE_LAYERS = [
   ['files', 'net', 'secrets'],
   ['tools', 'transcript', 'providers'],
   ['approval', 'catalog', 'credentials'],
-  ['mcp'],
+  ['mcp', 'trust'],
   ['run'],
   ['studio'],
 ];

@@ -34,6 +34,7 @@ import {
   TranscriptPageSchema,
   WorkspaceStateSchema,
 } from './studio-schemas.js';
+import { TrustListSchema, WorkspaceTrustSchema } from './trust-schemas.js';
 
 /** A path on disk, as the main process sees it (absolute). */
 const absolutePath = z.string().min(1);
@@ -258,12 +259,39 @@ export const contractMethods = {
     response: RunComparisonSchema,
   },
 
-  /** The workspace's MCP servers, their status and tools; starts each server that is not running. */
+  /**
+   * The workspace's MCP servers, their status and tools; starts each server that is not running.
+   * Only the person's explicit "list" asks this: opening a folder or a file changing never does.
+   */
   'mcp:list': { request: z.strictObject({}), response: McpServersSchema },
+  /** The MCP servers as they are now, starting none. */
+  'mcp:status': { request: z.strictObject({}), response: McpServersSchema },
   /** Stops an MCP server (and its process tree) and starts it again. */
   'mcp:restart': { request: z.strictObject({ server: z.string().min(1) }), response: McpServersSchema },
   /** Stops an MCP server and its process tree; the next use starts it again. */
   'mcp:stop': { request: z.strictObject({ server: z.string().min(1) }), response: McpServersSchema },
+
+  /** The open workspace's trust: restricted or trusted, its manifest, and what changed since. */
+  'trust:status': { request: z.strictObject({}), response: WorkspaceTrustSchema },
+  /**
+   * Asks the person, in main's own dialog (never the page), whether to trust the open workspace
+   * as shown: `digest` is the manifest the page showed. A workspace that changed meanwhile is
+   * refused with `trust-changed` and must be shown again. `granted` is false when the person
+   * said no.
+   */
+  'trust:grant': {
+    request: z.strictObject({ digest: z.string().min(1) }),
+    response: z.object({ granted: z.boolean(), trust: WorkspaceTrustSchema }),
+  },
+  /** Trusted workspaces and approved key origins. */
+  'trust:list': { request: z.strictObject({}), response: TrustListSchema },
+  /** Stops trusting a workspace: its MCP servers stop and its pending calls are refused. */
+  'trust:revoke': { request: z.strictObject({ path: z.string().min(1) }), response: TrustListSchema },
+  /** Withdraws an approved key origin. */
+  'trust:revoke-key-origin': {
+    request: z.strictObject({ provider: z.string().min(1), origin: z.string().min(1) }),
+    response: TrustListSchema,
+  },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 /**
@@ -281,6 +309,8 @@ export const contractEvents = {
   'workspace-changed': WorkspaceStateSchema,
   /** An MCP server's state, tools or stderr changed. */
   'mcp-changed': McpServersSchema,
+  /** The open workspace's trust changed: it was trusted or revoked, or its manifest changed on disk. */
+  'trust-changed': WorkspaceTrustSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** The name of an IPC method, e.g. `app:info`. */

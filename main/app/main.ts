@@ -7,6 +7,7 @@ import {
   Notification,
   session,
   type OpenDialogOptions,
+  type MessageBoxOptions,
   type SaveDialogOptions,
 } from 'electron';
 import type { ContractEventPayload } from '../../common/contract.js';
@@ -101,6 +102,24 @@ async function start(): Promise<void> {
         ? await dialog.showOpenDialog(mainWindow, options)
         : await dialog.showOpenDialog(options);
       return result.canceled ? null : (result.filePaths[0] ?? null);
+    },
+    // Trust and new key origins are the person's to grant, in main's own dialog: the page can only ask.
+    configDirectory: process.env['PROMPTFORGE_CONFIG_DIR'] || app.getPath('userData'),
+    confirmPerson: async (question) => {
+      const options: MessageBoxOptions = {
+        type: 'warning',
+        title: question.title,
+        message: question.message,
+        detail: question.detail,
+        buttons: ['Cancel', question.confirm],
+        defaultId: 0,
+        cancelId: 0,
+        noLink: true,
+      };
+      const result = mainWindow
+        ? await dialog.showMessageBox(mainWindow, options)
+        : await dialog.showMessageBox(options);
+      return result.response === 1;
     },
     chooseSaveFile: async (suggestedName) => {
       const options: SaveDialogOptions = {

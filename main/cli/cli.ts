@@ -12,6 +12,7 @@ import { helpFor, wantsHelp } from './help.js';
 import { KEY_ACTIONS, keysCommand } from './keys-command.js';
 import { mcpCommand } from './mcp-command.js';
 import { loadedPrepareRun, runCommand } from './run-command.js';
+import { isConfigError, trustCommand, UntrustedError } from './trust-command.js';
 
 export { editDistance } from './cli-args.js';
 export { defaultIo, type CliIo } from './cli-io.js';
@@ -40,6 +41,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       case 'mcp':
         if (wantsHelp(rest)) return help(print, rest.includes('list') ? ['mcp', 'list'] : ['mcp']);
         return await mcpCommand(rest, io, print, interrupt.signal);
+      case 'trust':
+        if (wantsHelp(rest)) return help(print, ['trust']);
+        return await untilInterrupted(trustCommand(rest, io, print), interrupt.signal);
       case 'help':
         return help(print, rest);
       case '--help':
@@ -61,6 +65,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       print.say(`${error.message}\n${USAGE_HINT}`);
       return EXIT.usage;
     }
+    if (error instanceof UntrustedError) {
+      print.say(error.message);
+      return EXIT.untrusted;
+    }
     if (error instanceof CommandError) {
       print.say(error.message);
       return EXIT.scriptError;
@@ -80,7 +88,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     if (
       (prepareRunModule !== undefined &&
         (error instanceof prepareRunModule.RunSetupError || error instanceof prepareRunModule.TranscriptError)) ||
-      error instanceof SecretStoreUnavailableError
+      error instanceof SecretStoreUnavailableError ||
+      isConfigError(error)
     ) {
       print.say(error instanceof SecretStoreUnavailableError ? forLauncher(error.message, io.env) : error.message);
       return EXIT.usage;
@@ -96,10 +105,10 @@ function help(print: Printer, topic: string[]): number {
   const text = helpFor(topic);
   if (text === undefined)
     throw new UsageError(
-      `no help for "${topic.join(' ')}"; commands: run, keys set, keys status, keys delete, mcp list`,
+      `no help for "${topic.join(' ')}"; commands: run, trust, keys set, keys status, keys delete, mcp list`,
     );
   print.out(text);
   return EXIT.ok;
 }
 
-const COMMANDS = ['run', 'keys', 'mcp', 'help'];
+const COMMANDS = ['run', 'trust', 'keys', 'mcp', 'help'];

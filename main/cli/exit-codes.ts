@@ -1,7 +1,14 @@
 import type { RunStatus } from '../../common/run-events.js';
 
 /** The CLI's exit codes; docs/cli.md lists them. */
-export const EXIT = { ok: 0, scriptError: 1, usage: 2, stopped: 3 } as const;
+export const EXIT = {
+  ok: 0,
+  scriptError: 1,
+  usage: 2,
+  stopped: 3,
+  /** The workspace is not trusted (or a trust question went unanswered) and nothing ran. */
+  untrusted: 4,
+} as const;
 
 const BY_STATUS: Record<RunStatus, number> = {
   ok: EXIT.ok,

@@ -1,12 +1,13 @@
 /** The CLI's help texts, one per command; `promptforge help COMMAND` and `COMMAND --help` print them. */
 
-const EXIT_CODES =
-  'Exit codes: 0 success, 1 script error, 2 usage or catalog error, 3 limit exceeded or stopped (Ctrl-C).';
+const EXIT_CODES = `Exit codes: 0 success, 1 script error, 2 usage or catalog error, 3 limit exceeded or stopped
+(Ctrl-C), 4 workspace not trusted (nothing ran; promptforge trust says what it would run).`;
 
 const TOP = `Usage: promptforge COMMAND [options]
 
 Commands:
   run FILE.lua [options]     run an agent script headless
+  trust [DIR]                read what a workspace would run, and trust it (or --show, --revoke)
   keys set NAME              store a key in the OS keychain (read from stdin)
   keys status                which keys are set (never prints a key)
   keys delete NAME           remove a key from the OS keychain
@@ -45,8 +46,33 @@ Options:
   --json                 print every run event as a JSON line on stdout
   --cpu-limit SECONDS    Lua compute budget (default 30)
   --memory-limit MIB     Lua heap cap (default 256)
-  --timeout SECONDS      wall-clock limit (default none)
+  --timeout SECONDS      wall-clock limit (default none on a terminal, 30 minutes without one)
+  --restricted           run without trusting the workspace: no command tools, MCP servers or
+                         secrets, keys only to their providers (or origins you approved), and
+                         every call asks
   -h, --help             this text
+
+A workspace that is not trusted is shown (what it would run, where keys would go) and asked
+about on a terminal; without one the run exits 4 and says how to trust it (promptforge trust).
+A replay runs nothing of the workspace and never asks.
+
+${EXIT_CODES}`;
+
+const TRUST = `Usage: promptforge trust [DIR] [options]
+
+Shows what the workspace (DIR, --workspace DIR, or the one found upward) would run and where its
+keys and secrets would go, then asks whether you trust it. Trust is kept in your config folder
+(never in the workspace) for the folder's real path and exactly what was shown: any change to
+what it runs makes it restricted again. Nothing is read from a pipe or the environment.
+
+Options:
+  --workspace DIR              the workspace folder
+  --yes                        trust without asking, for CI scripts: this flag is your decision
+  --revoke                     stop trusting the workspace
+  --show                       list trusted workspaces and approved key origins
+  --allow-key PROVIDER ORIGIN  let PROVIDER's key go to ORIGIN (asks on a terminal, or --yes)
+  --revoke-key PROVIDER ORIGIN withdraw that
+  -h, --help                   this text
 
 ${EXIT_CODES}`;
 
@@ -89,7 +115,8 @@ const MCP_LIST = `Usage: promptforge mcp list [--workspace DIR]
 
 Starts each MCP server of the workspace's tools.yaml (kind: mcp), prints its status (ready, or
 the error with the end of its stderr) and its tools as aliases, then stops every server.
-Exits 1 when a server is not ready.
+Exits 1 when a server is not ready. Servers start only in a trusted workspace: a restricted one
+is shown and asked about on a terminal, as run does; without one it exits 4.
 
 Options:
   --workspace DIR        the workspace folder (default: upward from the current directory)
@@ -100,6 +127,7 @@ const TOPICS: Record<string, string> = {
   'mcp list': MCP_LIST,
   '': TOP,
   run: RUN,
+  trust: TRUST,
   keys: KEYS,
   'keys set': KEYS_SET,
   'keys status': KEYS_STATUS,

@@ -1,6 +1,6 @@
 /** `promptforge keys set|status|delete`: the provider keys and tool secrets in the OS keychain. */
 import type { Workspace } from '../core/catalog/workspace.js';
-import { workspaceSecrets } from '../core/catalog/workspace-secrets.js';
+import { scopedSecretUses, WorkspaceSecretStore, type ScopedSecretUse } from '../core/trust/secret-scope.js';
 import { SecretStoreUnavailableError, type SecretStore } from '../core/credentials/secret-store.js';
 import { PROVIDER_PRESETS } from '../core/providers/presets.js';
 import { parse, unknownWord } from './cli-args.js';
@@ -44,18 +44,42 @@ async function readSecret(io: CliIo, name: string): Promise<string> {
 
 export const KEY_ACTIONS = new Set(['set', 'status', 'delete']);
 
-/** The keychain entries `keys` manages: provider ids, and the secrets the workspace's catalogs name. */
+/**
+ * The keychain entries `keys` manages: provider ids, and the secrets the workspace's catalogs name,
+ * each by its scoped name `NAME@DESTINATION` (one entry per workspace, destination and name; see
+ * main/core/trust/secret-scope.ts).
+ */
 interface KeyNames {
   providers: string[];
-  /** Secret name -> where it is used (see {@link workspaceSecrets}). */
-  secrets: Map<string, string[]>;
+  /** Scoped secret name -> the name tools.yaml writes and where it is used. */
+  secrets: Map<string, ScopedSecretUse>;
+  workspace: Workspace | undefined;
 }
 
 async function keyNames(io: CliIo, workspaceFlag: string | undefined): Promise<KeyNames> {
   let workspace: Workspace | undefined;
   const root = await workspaceRoot(io, workspaceFlag);
   if (root) workspace = await (await loadCatalogModules()).loadWorkspace(root);
-  return { providers: Object.keys(PROVIDER_PRESETS), secrets: workspaceSecrets(workspace) };
+  return {
+    providers: Object.keys(PROVIDER_PRESETS),
+    secrets: workspace ? scopedSecretUses(workspace) : new Map(),
+    workspace,
+  };
+}
+
+/**
+ * The scoped name `name` means: itself, or the one use of a bare tools.yaml name. A bare name used
+ * for several destinations is a usage error listing them (each destination has its own entry).
+ */
+function secretFor(name: string, names: KeyNames): string | undefined {
+  if (names.secrets.has(name)) return name;
+  const uses = [...names.secrets].filter(([, use]) => use.name === name).map(([scoped]) => scoped);
+  if (uses.length === 1) return uses[0];
+  if (uses.length > 1)
+    throw new UsageError(
+      `"${name}" goes to ${uses.length} places, and each has its own keychain entry; name one: ${uses.join(', ')}`,
+    );
+  return undefined;
 }
 
 /**
@@ -100,7 +124,7 @@ export async function keysCommand(args: string[], io: CliIo, print: Printer): Pr
           ? 'the key is read from stdin, never from the command line (it would land in shell history)'
           : 'keys delete takes one provider',
       );
-    if (!names.providers.includes(name) && !names.secrets.has(name)) {
+    if (!names.providers.includes(name) && secretFor(name, names) === undefined) {
       const secrets = [...names.secrets.keys()];
       throw new UsageError(
         `"${name}" is not a provider id${secrets.length ? ' or a secret named in tools.yaml' : ''}; ` +
@@ -109,39 +133,49 @@ export async function keysCommand(args: string[], io: CliIo, print: Printer): Pr
       );
     }
   }
-  const store = reportingStore(io.secrets());
+  const keychain = reportingStore(io.secrets());
+  // A workspace secret lives in that workspace's namespace; a provider key in its own entry.
+  const secretStore = names.workspace && new WorkspaceSecretStore(keychain, names.workspace.root, names.secrets);
+  const target = (given: string) => {
+    const scoped = names.providers.includes(given) ? undefined : secretFor(given, names);
+    return scoped !== undefined && secretStore
+      ? { store: secretStore, name: scoped }
+      : { store: keychain, name: given };
+  };
   switch (action) {
     case 'set': {
-      const secret = await readSecret(io, name!);
+      const entry = target(name!);
+      const secret = await readSecret(io, entry.name);
       if (!secret) throw new UsageError('no key given on stdin');
-      const existed = await store.has(name!);
-      await store.set(name!, secret);
-      print.out(`${existed ? 'Replaced' : 'Stored'} the key for ${name} in the OS keychain.`);
+      const existed = await entry.store.has(entry.name);
+      await entry.store.set(entry.name, secret);
+      print.out(`${existed ? 'Replaced' : 'Stored'} the key for ${entry.name} in the OS keychain.`);
       return EXIT.ok;
     }
     case 'delete': {
-      const deleted = await store.delete(name!);
-      print.out(deleted ? `Deleted the key for ${name}.` : `No key for ${name} was stored.`);
+      const entry = target(name!);
+      const deleted = await entry.store.delete(entry.name);
+      print.out(deleted ? `Deleted the key for ${entry.name}.` : `No key for ${entry.name} was stored.`);
       return EXIT.ok;
     }
     default: {
       const rows: string[] = [];
       for (const [id, preset] of Object.entries(PROVIDER_PRESETS)) {
-        const set = await store.has(id);
+        const set = await keychain.has(id);
         const env =
           preset.keyEnvVar && io.env[preset.keyEnvVar] ? ` (${preset.keyEnvVar} is also set in the environment)` : '';
         const state = set ? 'set in the OS keychain' : preset.needsKey ? 'not set' : 'not set (not needed)';
         rows.push(`${id.padEnd(18)} ${state}${env}`);
       }
-      for (const [secret, users] of names.secrets) {
-        const state = await store.has(secret).then(
+      for (const [secret, use] of names.secrets) {
+        const state = await secretStore!.has(secret).then(
           (set) => (set ? 'set in the OS keychain' : 'not set'),
           (error: unknown) => {
             if (error instanceof CommandError) return `cannot be read: ${error.message}`;
             throw error;
           },
         );
-        rows.push(`${secret.padEnd(18)} ${state} (used by ${users.join(', ')})`);
+        rows.push(`${secret.padEnd(18)} ${state} (used by ${use.places.join(', ')})`);
       }
       print.out(rows.join('\n'));
       return EXIT.ok;

@@ -5,6 +5,7 @@ import { UsageError, untilInterrupted } from './cli-errors.js';
 import type { CliIo, Printer } from './cli-io.js';
 import { loadCatalogModules, workspaceRoot } from './cli-workspace.js';
 import { EXIT } from './exit-codes.js';
+import { decideWorkspaceTrust } from './trust-command.js';
 
 /** Starts each MCP server of the workspace, prints its status and tools, stops it. */
 export async function mcpCommand(args: string[], io: CliIo, print: Printer, interrupt: AbortSignal): Promise<number> {
@@ -22,12 +23,23 @@ export async function mcpCommand(args: string[], io: CliIo, print: Printer, inte
     print.out(`No MCP servers in ${path.join(root, 'tools.yaml')} (add an entry with "kind: mcp").`);
     return EXIT.ok;
   }
-  const { McpServerManager } = await import('../core/mcp/mcp-manager.js');
+  // Listing starts every server: only in a trusted workspace, asked for as a run asks (a
+  // restricted listing would start nothing, so there is no restricted answer).
+  const trust = await untilInterrupted(
+    decideWorkspaceTrust(workspace, io, print, { restricted: false, what: 'list', offerRestricted: false }),
+    interrupt,
+  );
+  const trusted = trust.workspace;
+  const [{ scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore }, { McpServerManager }] = await Promise.all([
+    import('../core/trust/secret-scope.js'),
+    import('../core/mcp/mcp-manager.js'),
+  ]);
+  const scoped = scopeWorkspaceSecrets(trusted);
   const manager = new McpServerManager({
     workspaceRoot: root,
-    servers,
-    secrets: io.secrets(),
-    reservedAliases: workspace.tools.list().map((tool) => tool.alias),
+    servers: scoped.mcpServers ?? [],
+    secrets: new WorkspaceSecretStore(io.secrets(), root, scopedSecretUses(trusted)),
+    reservedAliases: trusted.tools.list().map((tool) => tool.alias),
   });
   try {
     const listed = await untilInterrupted(manager.listTools(), interrupt);

@@ -13,13 +13,17 @@ import type * as PrepareRunModule from '../core/run/prepare-run.js';
 import { FORK_GO_LIVE_ADVICE } from '../core/run/run-errors.js';
 import type { WorkerPool } from '../core/run/worker-pool.js';
 import { parse, positiveNumber } from './cli-args.js';
-import { UsageError } from './cli-errors.js';
+import { InterruptedError, untilInterrupted, UsageError } from './cli-errors.js';
 import { forLauncher, type CliIo, type Printer } from './cli-io.js';
 import { loadCatalogModules, workspaceRoot, type CatalogModules } from './cli-workspace.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { forkOptions } from './fork-flags.js';
 import { TerminalApprover } from './terminal-approver.js';
-import { terminalSafeJson } from './terminal-text.js';
+import { shellWord, terminalSafeJson } from './terminal-text.js';
+import { decideKeyOrigin, decideWorkspaceTrust, type TrustDecision } from './trust-command.js';
+
+/** The wall-clock limit of a run with no terminal and no --timeout, in seconds (30 minutes). */
+export const UNATTENDED_TIMEOUT_SECONDS = 30 * 60;
 
 /**
  * The run machinery (worker pool, providers, MCP client) is imported only by the commands that use
@@ -34,11 +38,6 @@ async function loadPrepareRun(): Promise<typeof PrepareRunModule> {
 /** The run machinery, if a command has loaded it (its error classes say how a failed run is reported). */
 export function loadedPrepareRun(): typeof PrepareRunModule | undefined {
   return prepareRunModule;
-}
-
-/** `file` as one shell word: as is when it is plain, else in single quotes. */
-function shellWord(file: string): string {
-  return /^[\w./@%+=:,-]+$/.test(file) ? file : `'${file.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Why a call was denied when no `--approve` flag was given and stdin is not a terminal. */
@@ -88,6 +87,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     'edit-reply': { type: 'string' },
     'edit-calls': { type: 'string' },
     force: { type: 'boolean' },
+    restricted: { type: 'boolean' },
   });
   if (positionals.length !== 1) throw new UsageError('run takes exactly one script: promptforge run FILE.lua');
   const scriptFile = path.resolve(io.cwd, positionals[0]!);
@@ -119,6 +119,8 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
   const cpu = positiveNumber('--cpu-limit', values['cpu-limit'], 'seconds');
   const memory = positiveNumber('--memory-limit', values['memory-limit'], 'MiB');
   const timeout = positiveNumber('--timeout', values.timeout, 'seconds');
+  // Nobody watches a run without a terminal: it gets a deadline unless it names its own.
+  const wallSeconds = timeout ?? (io.stdin.isTTY ? undefined : UNATTENDED_TIMEOUT_SECONDS);
 
   let transcriptDefault: string | false | undefined;
   const found = await workspaceRoot(io, values.workspace, [path.dirname(scriptFile), io.cwd]);
@@ -138,6 +140,53 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     throw error;
   }
   for (const problem of workspace.problems) print.err(formatProblem(problem));
+  // An unknown --model is a usage error, said before anyone is asked to trust anything.
+  if (values.model !== undefined && !workspace.models.get(values.model)) {
+    void ownPool?.then((pool) => pool.close());
+    const known = workspace.models.list().map((model) => model.alias);
+    throw new UsageError(
+      `unknown model "${values.model}" (from --model); models.yaml defines ${known.length ? known.join(', ') : 'none'}`,
+    );
+  }
+  // A replay answers every call and every model round from its recording: nothing of the
+  // workspace runs and no key or secret is read, so it never asks for trust, and trust changes
+  // nothing in it (a restricted run would relabel the recorded outputs and diverge).
+  const offline =
+    values.replay !== undefined &&
+    (fork === undefined || (values.model === undefined && values['base-url'] === undefined));
+  let trust: Pick<TrustDecision, 'state'> & Partial<Pick<TrustDecision, 'store'>>;
+  try {
+    if (offline) trust = { state: values.restricted ? 'restricted' : 'empty' };
+    else {
+      const decided = await untilInterrupted(
+        decideWorkspaceTrust(workspace, io, print, { restricted: values.restricted === true, what: 'run it' }),
+        interrupt,
+      );
+      trust = decided;
+      workspace = decided.workspace;
+      if (trust.state === 'restricted')
+        print.say('restricted workspace: its command tools, MCP servers and secrets stay off, and every call asks');
+      if (values['base-url'] === undefined) {
+        const alias = values.model ?? workspace.models.defaultFor(path.relative(workspace.root, scriptFile));
+        const model = alias === undefined ? undefined : workspace.models.get(alias);
+        await untilInterrupted(
+          decideKeyOrigin(
+            io,
+            print,
+            decided,
+            model && { alias: model.alias, provider: model.provider, ...(model.baseUrl && { baseUrl: model.baseUrl }) },
+          ),
+          interrupt,
+        );
+      }
+    }
+  } catch (error) {
+    void ownPool?.then((pool) => pool.close());
+    if (!(error instanceof InterruptedError)) throw error;
+    print.say('interrupted (Ctrl-C) before the run started');
+    io.stdin.destroy(); // A trust question may still be reading it.
+    return EXIT.stopped;
+  }
 
   const json = values.json === true;
   const [{ prepareRun }, pool] = await Promise.all([loadPrepareRun(), io.pool ?? ownPool!]);
@@ -156,6 +205,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       secrets: keys.store,
       allowEnvKeys: true,
       env: io.env,
+      trust: { state: trust.state, ...(trust.store && { store: trust.store }), via: 'terminal' },
       ...(values.model !== undefined && { model: values.model }),
       ...(values['base-url'] !== undefined && {
         endpoint: { baseUrl: values['base-url'], modelId: values['model-id']! },
@@ -170,7 +220,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       limits: {
         ...(cpu !== undefined && { cpuMs: cpu * 1000 }),
         ...(memory !== undefined && { memoryBytes: memory * 1024 * 1024 }),
-        ...(timeout !== undefined && { wallMs: timeout * 1000 }),
+        ...(wallSeconds !== undefined && { wallMs: wallSeconds * 1000 }),
       },
       onEvent,
       onMcpProblem: (problem) => print.err(formatProblem(problem)),
@@ -214,6 +264,15 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
           );
         }
       }
+      if (
+        result.status === 'limit' &&
+        timeout === undefined &&
+        wallSeconds !== undefined &&
+        /wall-clock/.test(result.error?.message ?? '')
+      )
+        print.say(
+          `that is the default limit of a run without a terminal (${wallSeconds / 60} minutes); pass --timeout SECONDS to change it`,
+        );
       if (result.transcriptPath && !json) {
         const relative = path.relative(io.cwd, result.transcriptPath);
         print.say(`transcript ${relative.startsWith('..') ? result.transcriptPath : relative}`);

@@ -36,3 +36,8 @@ const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 export function terminalSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(JSON_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** `file` as one shell word: as is when it is plain, else in single quotes. */
+export function shellWord(file: string): string {
+  return /^[\w./@%+=:,-]+$/.test(file) ? file : `'${file.replaceAll("'", `'\\''`)}'`;
+}

@@ -11,6 +11,7 @@
  * await studio.close();
  * ```
  */
+import type { ConfirmWithPerson, PersonQuestion } from '../../main/core/studio/studio-trust.js';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -79,6 +80,11 @@ export interface StudioHarnessOptions {
   secrets?: SecretStore;
   /** What the folder picker answers (`workspace:choose`). Default: cancelled. */
   chooseFolder?: () => Promise<string | null>;
+  /**
+   * The stand-in for main's own confirmation dialog (Electron's message box, which Chromium alone
+   * cannot show): default {@link StudioHarness.person}, which says yes unless a test queued a no.
+   */
+  confirmPerson?: ConfirmWithPerson;
   /** What the save dialog answers (`history:export`), given the suggested name. Default: cancelled. */
   chooseSaveFile?: (suggestedName: string) => Promise<string | null>;
 }
@@ -137,6 +143,15 @@ export class StudioHarness {
   readonly calls: Array<{ method: unknown; ok: boolean }> = [];
   /** Every contract result the page received, in order (to check what crossed the bridge). */
   readonly results: unknown[] = [];
+  /**
+   * The person at main's own dialog, a stand-in: `asked` records each question (trusting a
+   * workspace, sending a key to a new origin), `answers` are taken in order, then `fallback`.
+   */
+  readonly person: { asked: PersonQuestion[]; answers: boolean[]; fallback: boolean } = {
+    asked: [],
+    answers: [],
+    fallback: true,
+  };
 
   private readonly options: StudioHarnessOptions;
   private server: RendererServer | undefined;
@@ -189,6 +204,13 @@ export class StudioHarness {
       secrets: this.options.secrets ?? new KeyringSecretStore({ service: 'PromptForge Studio (e2e)' }),
       chooseFolder: this.options.chooseFolder ?? (async () => null),
       chooseSaveFile: this.options.chooseSaveFile ?? (async () => null),
+      configDirectory: path.join(this.temporaryDirectory, 'config'),
+      confirmPerson:
+        this.options.confirmPerson ??
+        (async (question) => {
+          this.person.asked.push(question);
+          return this.person.answers.shift() ?? this.person.fallback;
+        }),
       // Events reach the page exactly as main's sendEvent delivers them (checked against the contract).
       emit: (name, payload) => {
         if (this.currentPage)

@@ -119,6 +119,10 @@ export class ModelDriver {
   async chat(payload: { messages?: unknown; opts?: unknown }, signal: AbortSignal): Promise<LuaChatResult> {
     const opts = isPlainObject(payload.opts) ? payload.opts : {};
     const messages = this.toChatMessages(payload.messages);
+    // Aliases a lazily started MCP server may own are made available first (it starts now).
+    const advertised = asList(opts['tools']);
+    if (advertised && this.catalog.prepare)
+      await this.catalog.prepare(advertised.filter((alias): alias is string => typeof alias === 'string'));
     const tools = this.toolDefinitions(opts['tools']);
     const { model: alias, tools: _tools, temperature, max_tokens, ...rest } = opts;
     if (alias !== undefined && typeof alias !== 'string')

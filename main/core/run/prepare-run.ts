@@ -7,6 +7,7 @@ import { ApprovalGateImpl, type GateEvent } from '../approval/approval-gate.js';
 import type { Approver } from '../approval/approver.js';
 import { TaintTracker } from '../approval/taint-tracker.js';
 import { RUNS_DIR, type Workspace } from '../catalog/workspace.js';
+import { checkTranscriptFolder } from '../transcript/transcript-writer.js';
 import { resolveProviderKey, type ProviderKeySource } from '../credentials/resolve-provider-key.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { providerPreset } from '../providers/presets.js';
@@ -14,6 +15,7 @@ import { createToolRunner } from '../tools/tool-runner.js';
 import { collectToolSecrets, recordingSecretSource } from '../tools/tool-secrets.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { McpAwareCatalog, replayedMcpTools } from '../mcp/mcp-catalog.js';
+import { mcpPassThroughSecrets } from '../mcp/mcp-secrets.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { McpServerManager } from '../mcp/mcp-manager.js';
 import { mcpSecretNames } from '../catalog/mcp-spec.js';
@@ -23,6 +25,10 @@ import { ReplayProvider, ReplayRecording } from './replay.js';
 import { ForkError } from './run-errors.js';
 import { Run } from './run.js';
 import type { WorkerPool } from './worker-pool.js';
+import { refusingGate, refusingRunner, restrictWorkspace, RestrictedCatalog } from '../trust/restricted-mode.js';
+import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
+import { keyMayGo, keyOriginRefusal, type ConfirmKeyOrigin } from '../trust/key-origins.js';
+import type { TrustStore, TrustVia, WorkspaceTrust } from '../trust/trust-store.js';
 
 /** Largest script a run loads. */
 const MAX_SCRIPT_BYTES = 16 << 20;
@@ -94,6 +100,23 @@ export interface PrepareRunOptions {
   mcp?: McpServerManager;
   /** Told about each MCP server that failed to start and each MCP tool that was dropped. */
   onMcpProblem?: (problem: CatalogProblem) => void;
+  /**
+   * The workspace's trust as the caller found it (see main/core/trust). Without it the run is
+   * restricted: no command or MCP tool runs, no key or secret goes where the workspace says, every
+   * call asks, and the workspace's own `auto`, `trusted` and taint opt-outs are ignored.
+   */
+  trust?: RunTrust;
+}
+
+/** What a run knows of its workspace's trust; fixed when the run is prepared. */
+export interface RunTrust {
+  state: WorkspaceTrust['state'];
+  /** The person's approved key origins (and where a new approval is recorded). */
+  store?: TrustStore;
+  /** Asks the person whether a provider key may go to a base URL that is not its provider's. */
+  confirmKeyOrigin?: ConfirmKeyOrigin;
+  /** Who approves, for the trust log. */
+  via?: TrustVia;
 }
 
 function newRunId(): string {
@@ -106,7 +129,12 @@ function newRunId(): string {
  * and transcript. The run is returned unstarted.
  */
 export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
-  const { workspace } = options;
+  // The run keeps the trust it starts with: a catalog that changes later changes nothing here.
+  const trusted = options.trust?.state === 'trusted' || options.trust?.state === 'empty';
+  const secretUses = scopedSecretUses(options.workspace);
+  const scoped = scopeWorkspaceSecrets(options.workspace);
+  const workspace = trusted ? scoped : restrictWorkspace(scoped);
+  options = { ...options, workspace };
   const scriptPath = path.relative(workspace.root, options.scriptFile) || path.basename(options.scriptFile);
   const displayPath = scriptPath.startsWith('..') ? options.scriptFile : scriptPath;
   let script = options.scriptText;
@@ -143,11 +171,14 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     : offline
       ? replayResolver(replay)
       : replay
-        ? forkResolver(replay, workspaceResolver(options, displayPath, secretValues))
-        : workspaceResolver(options, displayPath, secretValues);
+        ? forkResolver(replay, workspaceResolver(options, displayPath, secretValues, trusted))
+        : workspaceResolver(options, displayPath, secretValues, trusted);
   // Tool secrets are redacted too: the http tools' keychain header values and secret-looking
   // command variables, read now, and any header value read later as calls run.
-  const toolSecretSource = recordingSecretSource(options.secrets ?? { get: async () => undefined }, secretValues);
+  // A workspace's secrets come from its own keychain namespace; a restricted workspace gets none.
+  const workspaceSecrets =
+    trusted && options.secrets ? new WorkspaceSecretStore(options.secrets, workspace.root, secretUses) : undefined;
+  const toolSecretSource = recordingSecretSource(workspaceSecrets ?? { get: async () => undefined }, secretValues);
   if (!offline) await collectToolSecrets(workspace.tools.list(), toolSecretSource, secretValues);
   const defaultModel = options.toolTrial
     ? undefined
@@ -155,16 +186,26 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
       ? replay.start.model
       : await describeDefault(options, displayPath);
 
+  const runId = newRunId();
+  const transcriptPath =
+    options.transcriptPath === false
+      ? undefined
+      : (options.transcriptPath ?? path.join(workspace.root, RUNS_DIR, `${runId}.jsonl`));
+  // Before anything starts: a transcript folder that a link leads outside the workspace is refused.
+  if (transcriptPath) checkTranscriptFolder(transcriptPath, workspace.root);
+
   // MCP servers: started (or reused) and listed now, so their tools are in the run's catalog.
   let catalog: ToolCatalog = workspace.tools;
   let endMcp: (() => void) | undefined;
+  let liveMcp: McpAwareCatalog | undefined;
   const mcpServers = workspace.mcpServers ?? [];
   if (offline && mcpServers.length > 0) {
     const known = new Set(workspace.tools.list().map((tool) => tool.alias));
     const standIns = replayedMcpTools(mcpServers, replay.recordedAliases(), known);
     if (standIns.length > 0) catalog = new ToolCatalogImpl([...workspace.tools.list(), ...standIns]);
   }
-  if (!offline && mcpServers.length > 0) {
+  if (!offline && mcpServers.length > 0 && !trusted) catalog = new RestrictedCatalog(workspace.tools, mcpServers);
+  if (!offline && mcpServers.length > 0 && trusted) {
     for (const name of mcpSecretNames(mcpServers)) await toolSecretSource.get(name).catch(() => undefined);
     // The MCP client (the SDK) loads only for a workspace that has MCP servers.
     const manager =
@@ -175,10 +216,13 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
         secrets: toolSecretSource,
         reservedAliases: workspace.tools.list().map((tool) => tool.alias),
       });
-    const listed = await manager.listTools();
-    for (const problem of listed.problems) options.onMcpProblem?.(problem);
+    // Nothing starts yet: a server starts when the script first advertises or calls an alias it may own.
     const live = new McpAwareCatalog(workspace.tools.list(), manager);
-    catalog = live;
+    liveMcp = live;
+    catalog = preparingCatalog(live, options.onMcpProblem);
+    // Host values passed through to servers that look secret are redacted like command tools'.
+    for (const value of mcpPassThroughSecrets(mcpServers, options.env ?? process.env))
+      if (!secretValues.includes(value)) secretValues.push(value);
     endMcp = () => {
       live.dispose();
       if (!options.mcp) void manager.close();
@@ -189,7 +233,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const taint = new TaintTracker();
   // The gate is built before the run it reports to.
   const target: { run?: Run } = {};
-  const gate = new ApprovalGateImpl({
+  const personGate = new ApprovalGateImpl({
     approver: options.approver,
     catalog,
     onEvent: (event) => {
@@ -197,22 +241,21 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
       options.onGateEvent?.(event);
     },
   });
-  const runId = newRunId();
-  const transcriptPath =
-    options.transcriptPath === false
-      ? undefined
-      : (options.transcriptPath ?? path.join(workspace.root, RUNS_DIR, `${runId}.jsonl`));
+  const gate = trusted ? personGate : refusingGate(personGate, catalog);
+  // A card whose MCP tool is redefined while it waits is withdrawn and asked again.
+  liveMcp?.onDefinitionsChanged(() => personGate.definitionsChanged());
+  const toolRunner = createToolRunner({
+    workspaceRoot: workspace.root,
+    secrets: toolSecretSource,
+    ...(mcpManager && { mcp: mcpManager }),
+  });
   const run = new Run({
     script,
     scriptPath: displayPath,
     runId,
     pool: options.pool,
     catalog,
-    toolRunner: createToolRunner({
-      workspaceRoot: workspace.root,
-      secrets: toolSecretSource,
-      ...(mcpManager && { mcp: mcpManager }),
-    }),
+    toolRunner: trusted ? toolRunner : refusingRunner(toolRunner),
     gate,
     models,
     taint,
@@ -289,6 +332,20 @@ function forkRecording(
   });
 }
 
+/** `live`, whose `prepare` (starting the servers an alias may come from) reports their problems. */
+function preparingCatalog(live: McpAwareCatalog, onProblem: PrepareRunOptions['onMcpProblem']): ToolCatalog {
+  return {
+    get: (alias) => live.get(alias),
+    list: () => live.list(),
+    validateArguments: (alias, args) => live.validateArguments(alias, args),
+    argumentProblems: (alias, args) => live.argumentProblems(alias, args),
+    validateOutput: (alias, output) => live.validateOutput(alias, output),
+    prepare: async (aliases) => {
+      for (const problem of await live.prepare(aliases)) onProblem?.(problem);
+    },
+  };
+}
+
 /** A live fork's models: the recording up to the fork's step, the chosen model after it. */
 function forkResolver(recording: ReplayRecording, live: ModelResolver): ModelResolver {
   const replayed = replayResolver(recording);
@@ -319,7 +376,12 @@ function replayResolver(recording: ReplayRecording): ModelResolver {
   };
 }
 
-function workspaceResolver(options: PrepareRunOptions, scriptPath: string, secretValues: string[]): ModelResolver {
+function workspaceResolver(
+  options: PrepareRunOptions,
+  scriptPath: string,
+  secretValues: string[],
+  trusted: boolean,
+): ModelResolver {
   const cache = new Map<string, Promise<ResolvedModel>>();
   const keyFor = async (providerId: string, envVar?: string): Promise<string | undefined> => {
     const resolved = await resolveProviderKey(providerId, {
@@ -358,7 +420,18 @@ function workspaceResolver(options: PrepareRunOptions, scriptPath: string, secre
     if (spec.provider === 'replay')
       throw new Error(`model "${chosen}" is a replay model: run with --replay TRANSCRIPT to use it`);
     const preset = providerPreset(spec.provider);
-    const apiKey = await keyFor(spec.provider);
+    // A provider key goes only to its provider's origin, or to one the person approved for it.
+    const keyAllowed =
+      spec.baseUrl === undefined ||
+      (await keyMayGo(spec.provider, spec.baseUrl, spec.alias, {
+        trusted,
+        ...(options.trust?.store && { store: options.trust.store }),
+        ...(options.trust?.confirmKeyOrigin && { confirm: options.trust.confirmKeyOrigin }),
+        ...(options.trust?.via && { via: options.trust.via }),
+      }));
+    if (!keyAllowed && preset?.needsKey !== false)
+      throw keyOriginRefusal(spec.provider, spec.baseUrl ?? '', spec.alias, trusted);
+    const apiKey = keyAllowed ? await keyFor(spec.provider) : undefined;
     if (!apiKey && preset?.needsKey)
       throw new Error(
         `no key for ${preset.label}: set one with \`promptforge keys set ${spec.provider}\` or in the Credentials view of the studio` +

@@ -79,8 +79,14 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'history:compare': ({ left, right, from, count }) =>
       service.compare(left, right, { ...(from !== undefined && { from }), ...(count !== undefined && { count }) }),
     'mcp:list': () => service.listMcp(),
+    'mcp:status': () => service.mcpStatus(),
     'mcp:restart': ({ server }) => service.restartMcp(server),
     'mcp:stop': ({ server }) => service.stopMcp(server),
+    'trust:status': () => service.trustStatus(),
+    'trust:grant': ({ digest }) => service.grantTrust(digest),
+    'trust:list': () => service.listTrust(),
+    'trust:revoke': ({ path }) => service.revokeTrust(path),
+    'trust:revoke-key-origin': ({ provider, origin }) => service.revokeKeyOrigin(provider, origin),
   };
 }
 

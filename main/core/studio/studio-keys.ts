@@ -4,7 +4,7 @@
  */
 import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
-import { workspaceSecrets } from '../catalog/workspace-secrets.js';
+import { scopedSecretUses, WorkspaceSecretStore } from '../trust/secret-scope.js';
 import { SecretStoreUnavailableError, type SecretStore } from '../credentials/secret-store.js';
 import { PROVIDER_PRESETS } from '../providers/presets.js';
 import { ContractError } from './contract-error.js';
@@ -40,8 +40,12 @@ export class StudioKeys {
           envVar: preset.keyEnvVar ?? null,
         });
       }
-      for (const [name, usedBy] of workspaceSecrets(this.workspace()))
-        secrets.push({ name, usedBy, set: await this.secrets.has(name) });
+      const workspace = this.workspace();
+      if (workspace) {
+        const store = this.workspaceStore(workspace);
+        for (const [name, use] of scopedSecretUses(workspace))
+          secrets.push({ name, usedBy: use.places, set: await store.has(name) });
+      }
       return { available: true, error: null, keys, secrets };
     } catch (error) {
       if (error instanceof SecretStoreUnavailableError)
@@ -50,19 +54,35 @@ export class StudioKeys {
     }
   }
 
-  /** Stores a provider key, or a secret the open workspace's tools.yaml names. */
+  /**
+   * Stores a provider key, or a secret the open workspace's tools.yaml names (by its scoped name,
+   * `NAME@DESTINATION`, as `status` lists it) for this workspace and that destination only.
+   */
   async set(target: KeyTarget, key: string): Promise<{ replaced: boolean }> {
-    const name = this.keychainName(target);
-    const replaced = await this.secrets.has(name);
-    await this.secrets.set(name, key.trim());
+    const entry = this.entry(target);
+    const replaced = await entry.store.has(entry.name);
+    await entry.store.set(entry.name, key.trim());
     return { replaced };
   }
 
   async delete(target: KeyTarget): Promise<{ deleted: boolean }> {
-    return { deleted: await this.secrets.delete(this.keychainName(target)) };
+    const entry = this.entry(target);
+    return { deleted: await entry.store.delete(entry.name) };
   }
 
-  /** The keychain account of a provider id or of a secret the workspace names; refuses anything else. */
+  private workspaceStore(workspace: Workspace): WorkspaceSecretStore {
+    return new WorkspaceSecretStore(this.secrets, workspace.root, scopedSecretUses(workspace));
+  }
+
+  /** Where `target` lives: a provider key in its own entry, a workspace secret in the workspace's namespace. */
+  private entry(target: KeyTarget): { store: Pick<SecretStore, 'has' | 'set' | 'delete'>; name: string } {
+    const name = this.keychainName(target);
+    const workspace = this.workspace();
+    if (typeof target === 'string' || 'provider' in target || !workspace) return { store: this.secrets, name };
+    return { store: this.workspaceStore(workspace), name };
+  }
+
+  /** The provider id, or the scoped name of a secret the workspace names; refuses anything else. */
   keychainName(target: KeyTarget): string {
     if (typeof target === 'string' || 'provider' in target) {
       const provider = typeof target === 'string' ? target : target.provider;
@@ -74,7 +94,7 @@ export class StudioKeys {
       return provider;
     }
     const workspace = this.workspace();
-    const named = [...workspaceSecrets(workspace).keys()];
+    const named = workspace ? [...scopedSecretUses(workspace).keys()] : [];
     if (!named.includes(target.secret))
       throw new ContractError(
         'unknown-secret',

@@ -11,6 +11,7 @@ import type { SecretStore } from '../credentials/secret-store.js';
 import { McpServerManager } from '../mcp/mcp-manager.js';
 import { ContractError } from './contract-error.js';
 import { toToolInfo } from './studio-views.js';
+import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
 
 /** What the MCP part needs from the studio service. */
 export interface StudioMcpHost {
@@ -28,9 +29,6 @@ export class StudioMcp {
   /** The open workspace's MCP servers: one manager per workspace, shared by its runs. */
   private mcp: { manager: McpServerManager; key: string; problems: CatalogProblem[] } | undefined;
   private mcpEmitScheduled = false;
-  /** The workspace whose MCP servers the studio has listed (and so shows). */
-  private mcpListedRoot: string | undefined;
-
   constructor(private readonly host: StudioMcpHost) {}
 
   /** The open workspace's MCP manager, when it has MCP servers. */
@@ -40,9 +38,13 @@ export class StudioMcp {
 
   /** The MCP servers with status and tools; lists (and so starts) every server not running. */
   async list(): Promise<McpServersInfo> {
-    this.host.requireWorkspace();
-    this.mcpListedRoot = this.host.workspace()?.root;
+    const workspace = this.host.requireWorkspace();
     const mcp = this.mcp;
+    if (!mcp && (workspace.mcpServers?.length ?? 0) > 0)
+      throw new ContractError(
+        'workspace-restricted',
+        `this workspace is restricted (not trusted): its MCP servers start only once you trust it. Open Trust, read what it would run, and trust it`,
+      );
     if (!mcp) return { servers: [], problems: [] };
     mcp.problems = (await mcp.manager.listTools()).problems;
     return this.describe();
@@ -73,27 +75,25 @@ export class StudioMcp {
     return { servers: mcp.manager.statuses(), problems: mcp.problems };
   }
 
-  /** Keeps one MCP manager per workspace; a changed server list in tools.yaml replaces it. */
-  sync(ws: Workspace): void {
+  /**
+   * Keeps one MCP manager per workspace; a changed server list in tools.yaml replaces it, and a
+   * workspace that is not trusted has none (its servers stop). Nothing is started here: a server
+   * starts when a run or a tool trial needs it, or when the person lists the servers.
+   */
+  sync(ws: Workspace, trusted: boolean): void {
     const servers = ws.mcpServers ?? [];
-    const key = JSON.stringify([ws.root, servers.map(({ location: _location, ...spec }) => spec)]);
+    const key = JSON.stringify([ws.root, trusted, servers.map(({ location: _location, ...spec }) => spec)]);
     if (this.mcp?.key === key) return;
-    void this.mcp?.manager.close();
+    const old = this.mcp;
+    void old?.manager.close();
     this.mcp = undefined;
-    // tools.yaml changed under a shown server list: list the new servers (starting them) and say so.
-    if (this.mcpListedRoot === ws.root)
-      queueMicrotask(() => {
-        if (this.host.workspace() !== ws) return;
-        this.list().then(
-          (info) => this.host.emit('mcp-changed', info),
-          () => undefined,
-        );
-      });
-    if (servers.length === 0) return;
+    if (old) this.host.emit('mcp-changed', this.describe());
+    if (servers.length === 0 || !trusted) return;
+    // Secrets come from the workspace's own keychain namespace (see main/core/trust/secret-scope.ts).
     const manager = new McpServerManager({
       workspaceRoot: ws.root,
-      servers,
-      secrets: this.host.secrets,
+      servers: scopeWorkspaceSecrets(ws).mcpServers ?? [],
+      secrets: new WorkspaceSecretStore(this.host.secrets, ws.root, scopedSecretUses(ws)),
       reservedAliases: ws.tools.list().map((tool) => tool.alias),
     });
     this.mcp = { manager, key, problems: [] };

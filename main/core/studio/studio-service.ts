@@ -34,6 +34,9 @@ import { ContractError } from './contract-error.js';
 import { StudioHistory, transcriptContractError } from './studio-history.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
+import { StudioTrust, type ConfirmWithPerson } from './studio-trust.js';
+import { currentConfigDir } from '../trust/config-dir.js';
+import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import { toPendingApproval, toToolInfo } from './studio-views.js';
 import {
   createAgent,
@@ -70,6 +73,16 @@ export interface StudioServiceOptions {
   chooseSaveFile?: (suggestedName: string) => Promise<string | null>;
   /** Lua workers shared with others; whoever made it closes it. Default: a pool of 2 of the service's own, closed by close(). */
   pool?: WorkerPool;
+  /**
+   * Where workspace trust and approved key origins are kept (the user's config folder, never a
+   * workspace). Default: PROMPTFORGE_CONFIG_DIR, else the folder Electron's userData resolves to.
+   */
+  configDirectory?: string;
+  /**
+   * Asks the person in the host's own dialog (Electron's message box), never the page: trusting a
+   * workspace and sending a key to a new origin need a yes here. Without it neither can be granted.
+   */
+  confirmPerson?: ConfirmWithPerson;
 }
 
 /**
@@ -87,10 +100,21 @@ export class StudioService {
   private readonly mcp: StudioMcp;
   private readonly keys: StudioKeys;
   private readonly history: StudioHistory;
+  private readonly trust: StudioTrust;
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
     this.pool.prewarm();
+    this.trust = new StudioTrust({
+      configDirectory: options.configDirectory ?? currentConfigDir(),
+      confirm: options.confirmPerson,
+      emit: options.emit,
+      changed: (now) => {
+        // Less trust than before stops what it allowed: the servers stop, and nothing new starts.
+        if (this.workspace && !this.trust.trusted) this.mcp.sync(this.workspace, false);
+        void now;
+      },
+    });
     this.mcp = new StudioMcp({
       secrets: options.secrets,
       emit: options.emit,
@@ -122,13 +146,23 @@ export class StudioService {
   async openWorkspace(dir: string): Promise<WorkspaceState> {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
       throw new ContractError('not-found', `no folder at ${dir}`);
-    this.workspace = await loadWorkspace(dir);
-    this.mcp.sync(this.workspace);
     this.stopWatching?.();
+    this.trust.forget();
+    this.workspace = await loadWorkspace(dir);
+    await this.trust.judge(this.workspace);
+    this.mcp.sync(this.workspace, this.trust.trusted);
     this.stopWatching = watchWorkspace(this.workspace.root, ({ workspace }) => {
       this.workspace = workspace;
-      this.mcp.sync(workspace);
-      this.options.emit('workspace-changed', this.describe(workspace));
+      // A change on disk (an editor, a tool, a git pull) starts nothing; a changed manifest makes
+      // the workspace restricted again until the person trusts what it is now.
+      void this.trust.judge(workspace).then(
+        () => {
+          if (this.workspace !== workspace) return;
+          this.mcp.sync(workspace, this.trust.trusted);
+          this.options.emit('workspace-changed', this.describe(workspace));
+        },
+        () => undefined,
+      );
     });
     return this.describe(this.workspace);
   }
@@ -142,6 +176,10 @@ export class StudioService {
         filter: (source) =>
           path.basename(source) !== RUNS_DIR || path.dirname(source) !== this.options.examplesDirectory,
       });
+      // PromptForge's own example, as shipped, is trusted once, when it is copied; any later change
+      // to what it runs makes it restricted again, like any workspace.
+      const example = await loadWorkspace(target);
+      await this.trust.store.trust(example, (await this.trust.store.workspaceTrust(example)).digest, 'studio');
     }
     return this.openWorkspace(target);
   }
@@ -197,6 +235,7 @@ export class StudioService {
     timeoutSeconds?: number;
   }): Promise<{ runId: string }> {
     const ws = this.requireWorkspace();
+    await this.judgeAgain(ws);
     const run = await prepareRun({
       ...this.runBasics(ws),
       scriptFile: this.resolve(request.script),
@@ -212,6 +251,16 @@ export class StudioService {
     return this.launch(run);
   }
 
+  /**
+   * Judges the open workspace's trust again just before something of it may run or start: a file a
+   * command or server runs can change on disk without a catalog file changing (the watcher sees
+   * only those), and trust can be granted or revoked outside the studio (`promptforge trust`).
+   */
+  private async judgeAgain(ws: Workspace): Promise<void> {
+    await this.trust.judge(ws);
+    if (this.workspace === ws) this.mcp.sync(ws, this.trust.trusted);
+  }
+
   /** What every run the studio starts shares: workers, the approval queue, keys, MCP servers, events. */
   private runBasics(ws: Workspace) {
     return {
@@ -219,7 +268,13 @@ export class StudioService {
       pool: this.pool,
       approver: new QueueApprover(this.pending, 'studio'),
       secrets: this.options.secrets,
-      ...(this.mcp.manager && { mcp: this.mcp.manager }),
+      ...(this.trust.trusted && this.mcp.manager && { mcp: this.mcp.manager }),
+      trust: {
+        state: this.trust.state,
+        store: this.trust.store,
+        confirmKeyOrigin: this.trust.confirmKeyOrigin,
+        via: 'studio' as const,
+      },
       onEvent: (event: RunEvent) => this.options.emit('run-event', event),
     };
   }
@@ -248,6 +303,7 @@ export class StudioService {
    */
   async forkRun(request: ForkRequest): Promise<{ runId: string }> {
     const ws = this.requireWorkspace();
+    await this.judgeAgain(ws);
     const transcript = this.history.transcriptFile(request.runId);
     const shown = path.posix.join(RUNS_DIR, `${request.runId}.jsonl`);
     let script: string;
@@ -327,6 +383,7 @@ export class StudioService {
    */
   async tryTool(alias: string, args: JsonObject): Promise<{ runId: string }> {
     const ws = this.requireWorkspace();
+    await this.judgeAgain(ws);
     requireValidTrialArguments(await this.liveCatalog(alias), alias, args);
     const run = await prepareRun({
       ...this.runBasics(ws),
@@ -342,9 +399,15 @@ export class StudioService {
   private async liveCatalog(alias: string): Promise<ToolCatalogImpl> {
     const ws = this.requireWorkspace();
     const mcp = this.mcp.manager;
+    if (!mcp && !ws.tools.get(alias) && !this.trust.trusted && (ws.mcpServers?.length ?? 0) > 0)
+      throw new ContractError(
+        'workspace-restricted',
+        `"${alias}" would come from one of this workspace's MCP servers, which do not start while the workspace is restricted (not trusted). Open Trust, read what it would run, and trust it`,
+      );
     if (!mcp) return ws.tools;
     if (!ws.tools.get(alias) && !mcp.currentTools().some((tool) => tool.alias === alias)) {
-      await mcp.listTools();
+      // Only the servers that may own the alias start, not every server of the workspace.
+      await mcp.ensureFor(alias);
       // Still missing, and named like a tool of a server that is not ready: say why, not "no such tool".
       const spec = (ws.mcpServers ?? []).find((server) => server.prefix !== '' && alias.startsWith(server.prefix));
       const status = spec && mcp.statuses().find((server) => server.name === spec.name);
@@ -431,15 +494,69 @@ export class StudioService {
 
   /** The MCP servers with status and tools; lists (and so starts) every server not running. */
   async listMcp(): Promise<McpServersInfo> {
+    await this.judgeAgain(this.requireWorkspace());
     return this.mcp.list();
   }
 
   async restartMcp(server: string): Promise<McpServersInfo> {
+    await this.judgeAgain(this.requireWorkspace());
     return this.mcp.restart(server);
+  }
+
+  /** The MCP servers as they are, starting none. */
+  mcpStatus(): McpServersInfo {
+    this.requireWorkspace();
+    return this.mcp.describe();
   }
 
   async stopMcp(server: string): Promise<McpServersInfo> {
     return this.mcp.stop(server);
+  }
+
+  /** The open workspace's trust and manifest. */
+  trustStatus(): WorkspaceTrustInfo {
+    this.requireWorkspace();
+    return this.trust.status();
+  }
+
+  /** Trusts the open workspace as shown (`digest`) if the person says yes in the host's dialog. */
+  async grantTrust(digest: string): Promise<{ granted: boolean; trust: WorkspaceTrustInfo }> {
+    const ws = this.requireWorkspace();
+    const result = await this.trust.grant(ws, digest);
+    if (this.workspace === ws) {
+      this.mcp.sync(ws, this.trust.trusted);
+      this.options.emit('workspace-changed', this.describe(ws));
+    }
+    return result;
+  }
+
+  listTrust(): Promise<TrustList> {
+    return this.trust.list();
+  }
+
+  /**
+   * Stops trusting a workspace. When it is the open one, what trust allowed stops: its MCP servers
+   * are stopped, and every call waiting for the person is refused.
+   */
+  async revokeTrust(folder: string): Promise<TrustList> {
+    const open = this.workspace;
+    await this.trust.revoke(folder, open);
+    if (open && !this.trust.trusted) {
+      this.mcp.sync(open, false);
+      for (const call of this.pending.list())
+        this.pending.resolve(
+          call.request.callId,
+          { kind: 'deny', reason: 'trust in this workspace was revoked' },
+          call.request.runId,
+        );
+      this.options.emit('workspace-changed', this.describe(open));
+    }
+    return this.trust.list();
+  }
+
+  async revokeKeyOrigin(provider: string, origin: string): Promise<TrustList> {
+    await this.trust.revokeKeyOrigin(provider, origin);
+    return this.trust.list();
   }
 
   /** Stops every run and the watcher; for app shutdown. */
@@ -453,8 +570,12 @@ export class StudioService {
 
   private async refresh(): Promise<void> {
     if (!this.workspace) return;
-    this.workspace = await loadWorkspace(this.workspace.root);
-    this.options.emit('workspace-changed', this.describe(this.workspace));
+    const workspace = await loadWorkspace(this.workspace.root);
+    this.workspace = workspace;
+    // An edit made here is judged like one on disk: nothing starts, a changed manifest restricts.
+    await this.trust.judge(workspace);
+    this.mcp.sync(workspace, this.trust.trusted);
+    this.options.emit('workspace-changed', this.describe(workspace));
   }
 
   private requireWorkspace(): Workspace {

@@ -63,15 +63,37 @@ export class ConfigDirError extends Error {
  */
 export function ensurePrivateFolder(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  checkPrivate(dir, statSync(dir));
+}
+
+/**
+ * Whether `dir` (missing, or the user's own and not writable by others) may hold what the person
+ * decided: another user could have written a trust decision into any other folder.
+ */
+export function isPrivateFolder(dir: string): boolean {
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  if (!stat) return true;
+  try {
+    checkPrivate(dir, stat);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Throws {@link ConfigDirError} when `path` (the config folder or a file in it, as `stat` says) is
+ * another user's or writable by others.
+ */
+export function checkPrivate(file: string, stat: { uid: number; mode: number }): void {
   if (process.platform === 'win32') return;
-  const stat = statSync(dir);
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid)
     throw new ConfigDirError(
-      `${dir} belongs to another user (uid ${stat.uid}); PromptForge keeps workspace trust only in a folder of your own. Point ${CONFIG_DIR_VARIABLE} at one, or fix its owner`,
+      `${file} belongs to another user (uid ${stat.uid}); PromptForge keeps workspace trust only in a folder of your own. Point ${CONFIG_DIR_VARIABLE} at one, or fix its owner`,
     );
   if ((stat.mode & 0o022) !== 0)
     throw new ConfigDirError(
-      `${dir} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}); PromptForge keeps workspace trust only in a private folder. Fix it with: chmod go-w '${dir}'`,
+      `${file} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}); PromptForge keeps workspace trust only where nobody else can write it. Fix it with: chmod go-w '${file}'`,
     );
 }

@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../catalog/atomic-write.js';
 import { errorMessage } from '../../../common/error-message.js';
-import { ensurePrivateFolder } from './config-dir.js';
+import { checkPrivate, ensurePrivateFolder, isPrivateFolder } from './config-dir.js';
 
 /** Largest config file read: a bigger one is refused, not parsed. */
 const MAX_CONFIG_BYTES = 16 << 20;
@@ -24,6 +24,8 @@ export class ConfigFileError extends Error {
  * write is atomic, so two processes writing at once lose neither update and a crash leaves the old
  * or the new file. Files are owner-only. A missing file reads as `empty()`; an unreadable or
  * invalid one is an error naming it (never silently replaced, so nothing the person decided is lost).
+ * A file another user could have written (in a folder others may write, or itself writable by
+ * others) is not the person's: it reads as `empty()`, and an update refuses it.
  */
 export class ConfigFile<T> {
   constructor(
@@ -33,11 +35,23 @@ export class ConfigFile<T> {
   ) {}
 
   async read(): Promise<T> {
+    return this.readAs('ignore-foreign');
+  }
+
+  private async readAs(foreign: 'ignore-foreign' | 'refuse-foreign'): Promise<T> {
+    if (foreign === 'ignore-foreign' && !isPrivateFolder(path.dirname(this.file))) return this.empty();
     let text: string;
     try {
       const handle = await fs.open(this.file, 'r');
       try {
-        const { size } = await handle.stat();
+        const stat = await handle.stat();
+        try {
+          checkPrivate(this.file, stat);
+        } catch (error) {
+          if (foreign === 'ignore-foreign') return this.empty();
+          throw error;
+        }
+        const { size } = stat;
         if (size > MAX_CONFIG_BYTES)
           throw new ConfigFileError(
             `${this.file} is over ${MAX_CONFIG_BYTES} bytes; it is not a PromptForge config file`,
@@ -48,7 +62,7 @@ export class ConfigFile<T> {
       }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.empty();
-      if (error instanceof ConfigFileError) throw error;
+      if (error instanceof ConfigFileError || (error as Error).name === 'ConfigDirError') throw error;
       throw new ConfigFileError(`${this.file}: cannot read (${errorMessage(error)})`);
     }
     let value: unknown;
@@ -73,7 +87,7 @@ export class ConfigFile<T> {
     ensurePrivateFolder(path.dirname(this.file));
     const release = await acquireLock(`${this.file}.lock`);
     try {
-      const next = change(await this.read());
+      const next = change(await this.readAs('refuse-foreign'));
       await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`);
       await fs.chmod(this.file, 0o600).catch(() => undefined);
       return next;

@@ -40,9 +40,10 @@ export class KeyOriginError extends Error {
 }
 
 /**
- * Whether `provider`'s key may be sent to `baseUrl`: always to the provider's own origin; in a
- * trusted workspace also to an origin the person approved for that key (asked now when `confirm`
- * is given, and remembered). A restricted workspace's base URLs never get a key.
+ * Whether `provider`'s key may be sent to `baseUrl`: to the provider's own origin, and to an origin
+ * the person approved for that key (kept outside every workspace, so a workspace can only point at
+ * places the person already chose). A trusted workspace may also ask now, when `confirm` is given,
+ * and the answer is remembered; a restricted one never asks.
  */
 export async function keyMayGo(
   provider: string,
@@ -53,9 +54,8 @@ export async function keyMayGo(
   const origin = originOf(baseUrl);
   if (origin === undefined) return false;
   if (origin === providerHomeOrigin(provider)) return true;
-  if (!policy.trusted) return false;
   if (await policy.store?.keyOriginApproved(provider, origin)) return true;
-  if (!policy.confirm || !policy.store) return false;
+  if (!policy.trusted || !policy.confirm || !policy.store) return false;
   const label = providerPreset(provider)?.label ?? provider;
   if (!(await policy.confirm({ provider, label, origin, model }))) return false;
   await policy.store.approveKeyOrigin(provider, origin, policy.via ?? 'studio');
@@ -70,6 +70,6 @@ export function keyOriginRefusal(provider: string, baseUrl: string, model: strin
   const why = `model "${model}" sends requests to ${origin}, and your ${label} key goes only to ${home ?? 'origins you approve for it'}`;
   const fix = trusted
     ? `If you mean it, approve that origin for the key: promptforge trust --allow-key ${provider} ${origin} (or in the studio's Trust view); else fix the baseUrl in models.yaml`
-    : `The workspace is restricted (not trusted), so none of its base URLs gets a key; trust it first (promptforge trust), then approve the origin`;
+    : `The workspace is restricted (not trusted), so it cannot ask for that: approve the origin yourself (promptforge trust --allow-key ${provider} ${origin}, or in the studio's Trust view), or trust the workspace first`;
   return new KeyOriginError(provider, origin, `${why}. ${fix}`);
 }

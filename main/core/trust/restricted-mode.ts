@@ -5,6 +5,7 @@ import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { Workspace } from '../catalog/workspace.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec } from '../tools/tool-spec.js';
+import { builtinDefaultsOf } from './workspace-manifest.js';
 
 /** How to leave restricted mode, said once for every message. */
 export const HOW_TO_TRUST =
@@ -25,13 +26,18 @@ export function restrictedRefusal(tool: ToolSpec): string | undefined {
 /**
  * `tool` as a restricted workspace gets it: the workspace's own `approval: auto` becomes `ask`,
  * `trust: trusted` becomes `untrusted` and `taintCheck: false` becomes true. PromptForge's own
- * builtins keep their defaults except that every call asks. `deny` stays.
+ * builtins (and a builtin declared in tools.yaml that keeps their trust) keep their defaults
+ * except that every call asks. `deny` stays.
  */
 export function restrictTool(tool: ToolSpec): ToolSpec {
+  // A builtin keeps the trust PromptForge gives it, declared in tools.yaml or not; a label the
+  // workspace chose is dropped (see the manifest's policy items).
+  const ownTrust =
+    tool.settings.kind === 'builtin' && (tool.source === '<builtin>' || tool.trust === builtinDefaultsOf(tool)?.trust);
   return {
     ...tool,
     approval: tool.approval === 'deny' ? 'deny' : 'ask',
-    trust: tool.settings.kind === 'builtin' && tool.source === '<builtin>' ? tool.trust : 'untrusted',
+    trust: ownTrust ? tool.trust : 'untrusted',
     taintCheck: true,
   };
 }

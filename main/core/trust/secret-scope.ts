@@ -85,21 +85,35 @@ export function scopeWorkspaceSecrets(workspace: Workspace): Workspace {
   return { ...workspace, tools: new ToolCatalogImpl(tools), ...(servers && { mcpServers: servers }) };
 }
 
-/** Every scoped secret name of `workspace` (unscoped catalogs), with the name tools.yaml writes. */
-export function scopedSecretUses(workspace: Workspace): Map<string, string> {
-  const uses = new Map<string, string>();
-  const note = (value: string | SecretRef | null, destination: string): void => {
-    if (value !== null && typeof value !== 'string')
-      uses.set(scopedSecretName(value.secret, destination), value.secret);
+/** One scoped secret of a workspace: the name tools.yaml writes, and where it is used. */
+export interface ScopedSecretUse {
+  name: string;
+  /** E.g. `search (header Authorization)`, `MCP server github (env GITHUB_TOKEN)`. */
+  places: string[];
+}
+
+/** Every scoped secret name of `workspace` (unscoped catalogs), in the order tools.yaml uses them. */
+export function scopedSecretUses(workspace: Workspace): Map<string, ScopedSecretUse> {
+  const uses = new Map<string, ScopedSecretUse>();
+  const note = (value: string | SecretRef | null, destination: string, place: string): void => {
+    if (value === null || typeof value === 'string') return;
+    const scoped = scopedSecretName(value.secret, destination);
+    const use = uses.get(scoped) ?? { name: value.secret, places: [] };
+    use.places.push(place);
+    uses.set(scoped, use);
   };
   for (const tool of workspace.tools.list())
     if (tool.settings.kind === 'http')
-      for (const value of Object.values(tool.settings.headers ?? {})) note(value, httpDestination(tool.settings.url));
+      for (const [header, value] of Object.entries(tool.settings.headers ?? {}))
+        note(value, httpDestination(tool.settings.url), `${tool.alias} (header ${header})`);
   for (const server of workspace.mcpServers ?? []) {
     const transport = server.transport;
     if (transport.type === 'http')
-      for (const value of Object.values(transport.headers)) note(value, httpDestination(transport.url));
-    else for (const value of Object.values(transport.env)) note(value, stdioDestination(server.name));
+      for (const [header, value] of Object.entries(transport.headers))
+        note(value, httpDestination(transport.url), `MCP server ${server.name} (header ${header})`);
+    else
+      for (const [variable, value] of Object.entries(transport.env))
+        note(value, stdioDestination(server.name), `MCP server ${server.name} (env ${variable})`);
   }
   return uses;
 }
@@ -117,8 +131,8 @@ export class WorkspaceSecretStore {
   constructor(
     private readonly store: SecretStore,
     root: string,
-    /** Every scoped name the workspace uses, with the name written in tools.yaml. */
-    private readonly uses: ReadonlyMap<string, string>,
+    /** Every scoped name the workspace uses (see {@link scopedSecretUses}). */
+    private readonly uses: ReadonlyMap<string, ScopedSecretUse>,
   ) {
     this.realRoot = safeRealpath(root);
   }
@@ -146,17 +160,17 @@ export class WorkspaceSecretStore {
   }
 
   private async legacyValue(scoped: string): Promise<string | undefined> {
-    const name = this.uses.get(scoped);
+    const name = this.uses.get(scoped)?.name;
     if (name === undefined || Object.hasOwn(PROVIDER_PRESETS, name)) return undefined;
     return this.store.get(name);
   }
 
   private async migrateLegacy(scoped: string): Promise<string | undefined> {
-    const name = this.uses.get(scoped);
+    const name = this.uses.get(scoped)?.name;
     const value = await this.legacyValue(scoped);
     if (name === undefined || value === undefined) return undefined;
     await this.store.set(this.account(scoped), value);
-    const uses = [...this.uses].filter(([, other]) => other === name).map(([use]) => use);
+    const uses = [...this.uses].filter(([, other]) => other.name === name).map(([use]) => use);
     for (const use of uses)
       if (!(await this.store.has(this.account(use)))) await this.store.set(this.account(use), value);
     await this.store.delete(name);

@@ -4,9 +4,10 @@ import path from 'node:path';
 import type { Workspace } from '../catalog/workspace.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
+import { builtinDefaults, isBuiltinToolName } from '../tools/builtin-tools.js';
 import { isInside } from '../tools/workspace-path.js';
 import { providerPreset } from '../providers/presets.js';
-import { canonicalJson } from '../run/canonical-json.js';
+import { canonicalJson } from '../tools/tool-definition.js';
 
 /** What a manifest item is about. */
 export type ManifestItemKind = 'command' | 'mcp-server' | 'key-origin' | 'secret' | 'policy';
@@ -157,9 +158,13 @@ export function manifestDigest(manifest: WorkspaceManifest): string {
   return createHash('sha256').update(canonicalJson(covered)).digest('hex');
 }
 
-/** Whether trusting changes anything: nothing to run, no key leaving its provider, no policy of its own. */
+/**
+ * Whether trusting changes nothing: nothing to run, no secret to send, no policy of its own. Base
+ * URLs alone need no workspace trust: a key goes to one only when the person approved that origin
+ * for that key (see key-origins.ts), trusted workspace or not.
+ */
 export function manifestIsEmpty(manifest: WorkspaceManifest): boolean {
-  return manifest.items.length === 0;
+  return manifest.items.every((item) => item.kind === 'key-origin');
 }
 
 /** One line of a manifest's difference, in words (a screen reader reads it as it is). */
@@ -310,9 +315,21 @@ function policyItems(items: ManifestItem[], tool: ToolSpec): void {
       source: tool.source,
     });
   };
-  if (tool.approval === 'auto') add('approval', 'approval: auto (runs without asking)');
-  if (tool.trust === 'trusted') add('trust', 'trust: trusted (its output is not marked as untrusted)');
+  // A builtin declared in tools.yaml keeps PromptForge's defaults for what it does not say: only
+  // what differs from them is the workspace's own policy.
+  const defaults = builtinDefaultsOf(tool);
+  if (tool.approval === 'auto' && defaults?.approval !== 'auto')
+    add('approval', 'approval: auto (runs without asking)');
+  if (tool.trust === 'trusted' && defaults?.trust !== 'trusted')
+    add('trust', 'trust: trusted (its output is not marked as untrusted)');
   if (!tool.taintCheck) add('taintCheck', 'taintCheck: false (untrusted text in its arguments does not make it ask)');
+}
+
+/** PromptForge's defaults for a builtin tool (declared in tools.yaml or not), else undefined. */
+export function builtinDefaultsOf(tool: ToolSpec): ReturnType<typeof builtinDefaults> | undefined {
+  return tool.settings.kind === 'builtin' && isBuiltinToolName(tool.settings.builtin)
+    ? builtinDefaults(tool.settings.builtin)
+    : undefined;
 }
 
 function serverPolicyItems(items: ManifestItem[], server: McpServerSpec): void {

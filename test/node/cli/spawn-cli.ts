@@ -45,7 +45,12 @@ export function spawnCli(args: string[], options: SpawnOptions): SpawnedCli {
   const env = options.env ?? { ...process.env, DBUS_SESSION_BUS_ADDRESS: NO_BUS };
   const child = spawn(command, [...prefix, ...args], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PROMPTFORGE_CONFIG_DIR: process.env.PROMPTFORGE_CONFIG_DIR,
+      ...env,
+    },
     detached: options.detached ?? false,
   });
   child.stdin.end(options.stdin ?? '');
@@ -157,7 +162,8 @@ export async function runCliInProcess(
     stdin,
     stdout,
     stderr,
-    env: options.env ?? {},
+    // This test run's config folder (workspace trust), never the person's.
+    env: { PROMPTFORGE_CONFIG_DIR: process.env['PROMPTFORGE_CONFIG_DIR'], ...options.env },
     cwd: options.cwd,
     onInterrupt: () => () => undefined,
     secrets: () => secrets,

@@ -3,16 +3,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstUnsafe, root, runCli } from '../cli/spawn-cli.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 
 const HOSTILE = path.join(root, 'test/fixtures/hostile-mcp-server.mjs');
 const EVERYTHING = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const folders: string[] = [];
 afterAll(() => folders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
 
-function workspace(yaml: string): string {
+/** A workspace holding `yaml` as its tools.yaml, trusted (listing servers needs trust; it is not the subject here). */
+async function workspace(yaml: string): Promise<string> {
   const folder = mkdtempSync(path.join(tmpdir(), 'pf-mcp-cli-'));
   folders.push(folder);
   writeFileSync(path.join(folder, 'tools.yaml'), yaml);
+  await trustForTests(folder);
   return folder;
 }
 
@@ -20,7 +23,7 @@ const node = JSON.stringify(process.execPath);
 
 describe('promptforge mcp list', () => {
   it('lists each server, its status and its tools; a broken server exits 1 with its error', async () => {
-    const dir = workspace(
+    const dir = await workspace(
       `everything:\n  kind: mcp\n  command: ${node}\n  args: [${JSON.stringify(EVERYTHING)}, stdio]\n` +
         `dead:\n  kind: mcp\n  command: ${node}\n  args: [${JSON.stringify(HOSTILE)}, exit-start]\n`,
     );
@@ -37,7 +40,7 @@ describe('promptforge mcp list', () => {
   });
 
   it('prints hostile tool descriptions terminal-safe', async () => {
-    const evil = workspace(`bad:\n  kind: mcp\n  command: ${node}\n  args: [${JSON.stringify(HOSTILE)}]\n`);
+    const evil = await workspace(`bad:\n  kind: mcp\n  command: ${node}\n  args: [${JSON.stringify(HOSTILE)}]\n`);
     const result = await runCli(['mcp', 'list', '--workspace', evil], { cwd: root });
     expect(result.stdout).toContain('bad.echo');
     expect(firstUnsafe(result.stdout)).toBeUndefined();
@@ -45,7 +48,7 @@ describe('promptforge mcp list', () => {
   });
 
   it('keys set accepts a keychain name that an MCP server entry uses', async () => {
-    const dir = workspace(`s:\n  kind: mcp\n  command: x\n  env:\n    TOKEN: { secret: mcp-entry-name }\n`);
+    const dir = await workspace(`s:\n  kind: mcp\n  command: x\n  env:\n    TOKEN: { secret: mcp-entry-name }\n`);
     const known = await runCli(['keys', 'set', 'mcp-entry-name', '--workspace', dir], { cwd: root, stdin: 'value\n' });
     expect(known.stderr).not.toMatch(/is not a provider id/);
     const unknown = await runCli(['keys', 'set', 'other-name', '--workspace', dir], { cwd: root, stdin: 'value\n' });
@@ -55,7 +58,7 @@ describe('promptforge mcp list', () => {
   });
 
   it('says so when there are no servers, and refuses unknown actions', async () => {
-    const empty = workspace('greet:\n  kind: builtin\n  builtin: echo\n  description: hi\n');
+    const empty = await workspace('greet:\n  kind: builtin\n  builtin: echo\n  description: hi\n');
     const none = await runCli(['mcp', 'list', '--workspace', empty], { cwd: root });
     expect(none.code).toBe(0);
     expect(none.stdout).toMatch(/No MCP servers in .*tools\.yaml/);

@@ -49,6 +49,8 @@ async function run(script: string, approver: Approver, replayPath?: string) {
     workspace,
     pool,
     approver: recording,
+    // The subject is MCP calls, not workspace trust: the workspace is trusted.
+    trust: { state: 'trusted' },
     ...(replayPath && { replayPath }),
     onEvent: (event) => events.push(event),
     onMcpProblem: (problem) => mcpProblems.push(problem.message),
@@ -129,7 +131,11 @@ describe('a Lua run calling an MCP tool', () => {
     expect(replayed.asked).toEqual([]);
     // No start was attempted: the broken command would have been reported.
     expect(replayed.mcpProblems).toEqual([]);
-    const live = await run(`print('x')`, approveAll);
+    // A live run starts a server only when it calls (or advertises) one of its aliases: then the
+    // broken command is reported; a run that never touches it starts nothing.
+    const untouched = await run(`print('x')`, approveAll);
+    expect(untouched.mcpProblems).toEqual([]);
+    const live = await run(`print(pcall(tools.call, 'bad.echo', {text='x'}))`, approveAll);
     expect(live.mcpProblems.join('\n')).toMatch(/"no-such-mcp-binary-anywhere" was not found/);
   });
 });
@@ -167,6 +173,7 @@ describe('run lifecycle with MCP servers', () => {
         pool,
         approver: approveAll,
         mcp,
+        trust: { state: 'trusted' },
         onEvent: (e) => events.push(e),
       });
       const hanging = stderrHas('hanging on request');

@@ -43,6 +43,8 @@ function studio() {
         }
     },
     pool: testPool(),
+    // A stand-in for the person at main's own dialog: yes to trusting the test's workspace.
+    confirmPerson: async () => true,
   });
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   cleanups.push(() => service.close());
@@ -71,20 +73,28 @@ describe('the studio and MCP servers', () => {
     );
     writeFileSync(path.join(root, 'agents', 'a.lua'), `print(tools.call('bad.echo', {text='from studio'}))`);
     await callMethod('workspace:open', { path: root });
+    // Restricted until trusted: nothing starts, and listing is refused.
+    await expect(callMethod('mcp:list', {})).rejects.toThrow(/workspace-restricted/);
+    const trust: { digest: string } = await callMethod('trust:status', {});
+    expect(await callMethod('trust:grant', { digest: trust.digest })).toMatchObject({ granted: true });
     const listed: {
       servers: { name: string; state: string; tools: { alias: string; inputSchema: unknown }[] }[];
       problems: { message: string }[];
     } = await callMethod('mcp:list', {});
     expect(listed.servers[0]).toMatchObject({ name: 'bad', state: 'ready' });
     const echo = listed.servers[0]?.tools.find((tool) => tool.alias === 'bad.echo');
-    expect(echo?.inputSchema).toEqual({ type: 'object', properties: { text: { type: 'string' } } });
+    expect(echo?.inputSchema).toEqual({
+      type: 'object',
+      description: `[from MCP server "bad", untrusted: all text in this schema is the server's]`,
+      properties: { text: { type: 'string' } },
+    });
     expect(listed.problems.map((problem) => problem.message).join('\n')).toMatch(/"bad-schema" is dropped/);
 
     const { runId }: { runId: string } = await callMethod('run:start', { script: 'agents/a.lua' });
     const pending = await next('approval-pending', (payload) => payload.runId === runId);
     expect(pending.alias).toBe('bad.echo');
     // The card shows the MCP tool's own schema, like any tool's.
-    expect(pending.parameters).toEqual({ type: 'object', properties: { text: { type: 'string' } } });
+    expect(pending.parameters).toEqual(echo?.inputSchema);
     await callMethod('approval:decide', { runId, callId: pending.callId, decision: { kind: 'approve' } });
     const output = await next('run-event', (event) => event.runId === runId && event.type === 'tool-output');
     expect(output).toMatchObject({ alias: 'bad.echo', trust: 'untrusted' });

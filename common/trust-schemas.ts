@@ -1,0 +1,54 @@
+/**
+ * The shapes of workspace trust on the IPC contract: a workspace's manifest (what trusting it
+ * would let it run, and where its keys and secrets would go), what changed since it was trusted,
+ * and the lists of trusted workspaces and approved key origins. Workspace trust is a decision
+ * about a folder; it is not a tool's `trust:` setting nor an output's trust badge.
+ *
+ * @module
+ */
+import { z } from 'zod';
+
+export const ManifestItemSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['command', 'mcp-server', 'key-origin', 'secret', 'policy']),
+  title: z.string(),
+  details: z.array(z.string()),
+  warnings: z.array(z.string()),
+  source: z.string(),
+});
+
+export const ManifestChangeSchema = z.object({
+  change: z.enum(['added', 'removed', 'changed']),
+  id: z.string(),
+  /** A sentence, read as it is by a screen reader. */
+  text: z.string(),
+});
+
+/** The open workspace's trust: its state, its manifest, and what changed since a person trusted it. */
+export const WorkspaceTrustSchema = z.object({
+  /** `trusted`, `empty` (nothing to trust), or `restricted` (not trusted, or changed since). */
+  state: z.enum(['trusted', 'empty', 'restricted']),
+  /** The folder's real path: what trust is kept for. */
+  path: z.string(),
+  /** The manifest's digest: `trust:grant` names the one the person was shown. */
+  digest: z.string(),
+  items: z.array(ManifestItemSchema),
+  files: z.array(z.object({ path: z.string(), sha256: z.string().nullable() })),
+  /** What changed since the person trusted this folder last; null when it was never trusted. */
+  changes: z.array(ManifestChangeSchema).nullable(),
+});
+
+/** Every trusted workspace and approved key origin, each revocable. */
+export const TrustListSchema = z.object({
+  /** Where trust is kept (the user's config folder). */
+  configDirectory: z.string(),
+  /** The append-only log of every decision. */
+  logFile: z.string(),
+  workspaces: z.array(z.object({ path: z.string(), trustedAt: z.string(), items: z.number().int().nonnegative() })),
+  keyOrigins: z.array(
+    z.object({ provider: z.string(), label: z.string(), origin: z.string(), approvedAt: z.string() }),
+  ),
+});
+
+export type WorkspaceTrustInfo = z.infer<typeof WorkspaceTrustSchema>;
+export type TrustList = z.infer<typeof TrustListSchema>;
