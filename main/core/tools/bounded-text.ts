@@ -31,11 +31,4 @@ export function tail(text: string, maxChars = 500): string {
 }
 
 /** A URL for messages: no user info, no query string or fragment (they may carry tokens). */
-export function displayUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  } catch {
-    return '<invalid url>';
-  }
-}
+export { urlForMessage as displayUrl } from '../net/redirects.js';
