@@ -4,7 +4,14 @@ import type { ApprovalDecision, ApprovalGate, ApprovalRequest } from '../approva
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { Workspace } from '../catalog/workspace.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
-import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec } from '../tools/tool-spec.js';
+import {
+  ToolFailure,
+  type ApprovalPolicy,
+  type ToolCatalog,
+  type ToolRunner,
+  type ToolSpec,
+  type Trust,
+} from '../tools/tool-spec.js';
 import { builtinDefaultsOf } from './workspace-manifest.js';
 
 /** How to leave restricted mode, said once for every message. */
@@ -48,7 +55,25 @@ export function restrictTool(tool: ToolSpec): ToolSpec {
  * {@link RestrictedCatalog}) but nothing starts them.
  */
 export function restrictWorkspace(workspace: Workspace): Workspace {
-  return { ...workspace, tools: new ToolCatalogImpl(workspace.tools.list().map(restrictTool)) };
+  return {
+    ...workspace,
+    tools: new ToolCatalogImpl(workspace.tools.list().map(restrictTool)),
+    // A server's own policies (its replayed stand-ins take them) are ignored like a tool's.
+    ...(workspace.mcpServers && { mcpServers: workspace.mcpServers.map(restrictServer) }),
+  };
+}
+
+function restrictServer(server: McpServerSpec): McpServerSpec {
+  const policy = <T extends { trust?: Trust; approval?: ApprovalPolicy; taintCheck?: boolean }>(entry: T): T => ({
+    ...entry,
+    ...(entry.trust !== undefined && { trust: 'untrusted' }),
+    ...(entry.approval !== undefined && { approval: entry.approval === 'deny' ? 'deny' : 'ask' }),
+    ...(entry.taintCheck !== undefined && { taintCheck: true }),
+  });
+  return {
+    ...policy(server),
+    overrides: Object.fromEntries(Object.entries(server.overrides).map(([name, override]) => [name, policy(override)])),
+  };
 }
 
 /**
