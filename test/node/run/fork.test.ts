@@ -5,6 +5,7 @@ import type { RunEvent } from '../../../common/run-events.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { contractStudio, type ContractStudio } from '../studio/contract-studio.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 
 /** Replays the echo-loop example, as "Run offline" does: the run the tests fork. */
 async function parentRun(studio: ContractStudio): Promise<{ root: string; runId: string; steps: number[] }> {
@@ -207,6 +208,9 @@ describe('run:fork of a live run (one still waiting for an approval)', () => {
       `\nscripted:\n  provider: openai-compatible\n  model: gpt-live\n  baseUrl: ${server.url}\n`,
     );
     await studio.next('workspace-changed', (state) => state.models.some((m) => m.alias === 'scripted'));
+    // Not about workspace trust: the new model's base URL changed the manifest, and read_page is a
+    // command tool, which a restricted workspace refuses before asking anyone. Trusted as it is now.
+    await trustForTests(root);
     const { runId } = await studio.call('run:start', { script: 'agents/summarize-page.lua', model: 'scripted' });
     const pending = await studio.next('approval-pending', (p) => p.runId === runId);
     const step = studio.runEvents(runId).find((e) => e.type === 'round-response')!.seq;

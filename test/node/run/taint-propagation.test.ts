@@ -295,7 +295,7 @@ describe('messages and decisions', () => {
       ['deny', 'studio'],
     ]);
     expect(decisions[0]?.decision.scope).toBe(
-      'this call; every later untainted call of tool "note" in this run runs without asking; calls whose arguments carry untrusted text still ask',
+      'this call; every later untainted call of tool "note" in this run runs without asking, while the tool\'s definition stays as it is now; calls whose arguments carry untrusted text still ask',
     );
     // Recorded as data too, for the conversation (the catalog may change after the run).
     expect(decisions[0]?.decision.taintCheck).toBe(true);

@@ -47,6 +47,8 @@ async function trial(workspace: Workspace, script = TOOL_TRIAL_SCRIPT) {
     pool,
     approver: new PolicyApprover('deny'),
     transcriptPath: false,
+    // Not about workspace trust: a restricted run would ask even for the builtin echo.
+    trust: { state: 'trusted' },
     onEvent: (event) => events.push(event),
   });
   await run.start();

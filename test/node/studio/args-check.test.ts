@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import { ARGS_CHECK_CORPUS, argsCheckToolsYaml } from '../../fixtures/args-check-corpus.js';
 import { contractStudio } from './contract-studio.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 
 /** A workspace whose tools.yaml holds the corpus' tools. */
 function corpusWorkspace(): string {
@@ -88,6 +89,8 @@ describe('args:check: the core validator, as the studio asks it', () => {
 
   it('refuses an unknown tool, and checks against a live run’s own catalog when given its runId', async () => {
     const root = corpusWorkspace();
+    // Not about workspace trust: the corpus tools are command tools, which only a trusted workspace asks about.
+    await trustForTests(root);
     const s = contractStudio();
     await s.call('workspace:open', { path: root });
     const unknown = await s.fail('args:check', { alias: 'nope', arguments: {} });

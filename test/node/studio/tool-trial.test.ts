@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../../common/run-events.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { contractStudio, type ContractStudio } from './contract-studio.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 
 const HOSTILE_MCP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/hostile-mcp-server.mjs');
 
@@ -192,10 +193,17 @@ describe('tool:trial: one call of a catalog tool, recorded like a run', () => {
       path.join(root, 'tools.yaml'),
       `srv:\n  kind: mcp\n  description: test server\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(HOSTILE_MCP)}]\n`,
     );
+    // Not about workspace trust: only a trusted workspace starts its MCP servers (see studio-trust.test.ts).
+    await trustForTests(root);
     await s.call('workspace:open', { path: root });
     const { runId } = await s.call('tool:trial', { alias: 'srv.echo', arguments: { text: 'over MCP' } });
     const card = await s.next('approval-pending', (pending) => pending.runId === runId);
-    expect(card.parameters).toEqual({ type: 'object', properties: { text: { type: 'string' } } });
+    // The server's schema as the model gets it: labelled as the server's text (commit 7e31243).
+    expect(card.parameters).toEqual({
+      description: `[from MCP server "srv", untrusted: all text in this schema is the server's]`,
+      type: 'object',
+      properties: { text: { type: 'string' } },
+    });
     await s.call('approval:decide', { runId, callId: card.callId, decision: { kind: 'approve' } });
     expect((await s.ended(runId)).status).toBe('ok');
     expect(ofType(s.runEvents(runId), 'tool-output')).toMatchObject([

@@ -8,6 +8,7 @@ import { startScriptedServer, type ScriptedServer } from '../../fixtures/scripte
 import { HEADER_SECRET, isRedacted, LEAKS, PROVIDER_KEY } from '../../fixtures/secret-leaks.js';
 import { startServer } from './helpers.js';
 import { mapSecretStore, runCliInProcess } from '../cli/spawn-cli.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 
 /**
  * Every secret a run knows, through the real CLI: the provider key (from OPENAI_API_KEY), an
@@ -100,6 +101,8 @@ describe('no secret the run knows reaches stdout, stderr or the transcript', () 
     process.env[TOKEN_VARIABLE] = TOKEN;
     try {
       const { dir, script } = workspace();
+      // Not about workspace trust: a restricted run would refuse the command tool and the secret header.
+      await trustForTests(dir);
       const transcript = path.join(dir, 'leak.jsonl');
       const result = await cli(
         [
