@@ -1,7 +1,8 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
+import { workspaceSecretAccount } from '../../main/core/trust/secret-scope.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
 
@@ -72,6 +73,9 @@ describe('studio: Credentials sets a secret tools.yaml names, write-only, in the
   const unique = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
   const name = `e2e-search-${unique}`;
   const value = `sk-e2e-secret-${unique}`;
+  // A secret is kept for its workspace and where it goes: listed by its scoped name NAME@DESTINATION.
+  const scoped = `${name}@https://search.example.com`;
+  const noun = `${name} secret for https://search.example.com`;
 
   beforeAll(async () => {
     await studio.open();
@@ -79,13 +83,13 @@ describe('studio: Credentials sets a secret tools.yaml names, write-only, in the
     await studio.openExampleWorkspace();
   });
   afterAll(async () => {
-    await studio.service.deleteKey({ secret: name }).catch(() => undefined);
+    await studio.service.deleteKey({ secret: scoped }).catch(() => undefined);
     await studio.close();
   });
 
   const section = () => studio.page.getByRole('region', { name: 'Secrets named in tools.yaml' });
   const row = () =>
-    studio.page.getByRole('table', { name: 'Secrets named in tools.yaml' }).locator(`tr[data-secret="${name}"]`);
+    studio.page.getByRole('table', { name: 'Secrets named in tools.yaml' }).locator(`tr[data-secret="${scoped}"]`);
 
   it('says when tools.yaml names no secrets, and lists one as soon as tools.yaml names it', async () => {
     await studio.page.getByRole('button', { name: 'Credentials', exact: true }).click();
@@ -110,27 +114,33 @@ describe('studio: Credentials sets a secret tools.yaml names, write-only, in the
     );
     // The view refreshes on the workspace-changed event the file watcher pushes.
     await row().waitFor();
-    expect(await row().getByLabel(`${name} secret status`).textContent()).toBe('not set');
-    expect(await row().locator('td').first().textContent()).toBe('e2e_search (Authorization)');
+    expect(await row().getByLabel(`${noun} status`).textContent()).toBe('not set');
+    expect(await row().locator('td').first().textContent()).toBe('e2e_search (header Authorization)');
+    // The name as tools.yaml writes it, then where its value goes.
+    expect(await row().locator('th code').textContent()).toBe(name);
+    expect(await row().locator('th .secret-destination').textContent()).toBe('for https://search.example.com');
   });
 
   it('sets the secret: status turns "set", and the value never reaches the page or a response', async () => {
-    const field = row().getByLabel(`Value of the ${name} secret`);
+    const field = row().getByLabel(`Value of the ${noun}`);
     expect(await field.getAttribute('type')).toBe('password');
     await field.fill(value);
     await row()
-      .getByRole('button', { name: `Set ${name} secret` })
+      .getByRole('button', { name: `Set ${noun}` })
       .click();
-    await studio.page.getByText(`Stored the ${name} secret in the keychain.`).waitFor();
-    await expect.poll(() => row().getByLabel(`${name} secret status`).textContent()).toBe('set');
+    await studio.page.getByText(`Stored the ${noun} in the keychain.`).waitFor();
+    await expect.poll(() => row().getByLabel(`${noun} status`).textContent()).toBe('set');
     expect(await field.inputValue()).toBe('');
     expect((await studio.service.keyStatus()).secrets).toContainEqual({
-      name,
-      usedBy: ['e2e_search (Authorization)'],
+      name: scoped,
+      usedBy: ['e2e_search (header Authorization)'],
       set: true,
     });
-    // The entry `promptforge keys set NAME` writes: the name is the account (under the e2e service).
-    expect(await new KeyringSecretStore({ service: 'PromptForge Studio (e2e)' }).get(name)).toBe(value);
+    // The workspace's own entry for that destination (under the e2e service); the bare name has none.
+    const keychain = new KeyringSecretStore({ service: 'PromptForge Studio (e2e)' });
+    const account = workspaceSecretAccount(await realpath(studio.service.workspaceRoot!), scoped);
+    expect(await keychain.get(account)).toBe(value);
+    expect(await keychain.get(name)).toBeUndefined();
 
     expect(await studio.page.content()).not.toContain(value);
     expect(JSON.stringify(studio.results)).not.toContain(value);
@@ -152,13 +162,13 @@ describe('studio: Credentials sets a secret tools.yaml names, write-only, in the
 
   it('deletes the secret after a confirmation', async () => {
     await row()
-      .getByRole('button', { name: `Delete ${name} secret` })
+      .getByRole('button', { name: `Delete ${noun}` })
       .click();
     await row()
-      .getByRole('button', { name: `Confirm delete ${name} secret` })
+      .getByRole('button', { name: `Confirm delete ${noun}` })
       .click();
-    await studio.page.getByText(`Deleted the ${name} secret.`).waitFor();
-    await expect.poll(() => row().getByLabel(`${name} secret status`).textContent()).toBe('not set');
+    await studio.page.getByText(`Deleted the ${noun}.`).waitFor();
+    await expect.poll(() => row().getByLabel(`${noun} status`).textContent()).toBe('not set');
     expect(await studio.page.content()).not.toContain(value);
     expect(JSON.stringify(studio.results)).not.toContain(value);
   });

@@ -3,6 +3,7 @@ import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-sc
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
 import { KeyInput } from './KeyInput';
 import { useKeyEntry, type KeyTarget } from './use-key-entry';
+import { parseScopedSecretName, secretNoun } from './secret-name';
 import './settings.css';
 
 type Status =
@@ -155,11 +156,22 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
   );
 }
 
+/**
+ * A secret by its scoped name (`NAME@DESTINATION`, see secret-name.ts): the name tools.yaml writes,
+ * then where its value goes. One workspace's secret for one destination is one keychain entry.
+ */
 function SecretRow({ status, onChanged }: { status: WorkspaceSecretStatus; onChanged: (message: string) => void }) {
+  const { name, destinationText } = parseScopedSecretName(status.name);
+  const noun = secretNoun(status.name);
   return (
     <tr data-secret={status.name}>
       <th scope="row">
-        <code>{status.name}</code>
+        <code>{name}</code>
+        {destinationText !== null ? (
+          <div className="muted small secret-destination">
+            for <span className="secret-destination-value">{destinationText}</span>
+          </div>
+        ) : null}
       </th>
       <td>
         <ul className="secret-uses">
@@ -169,13 +181,13 @@ function SecretRow({ status, onChanged }: { status: WorkspaceSecretStatus; onCha
         </ul>
       </td>
       <td>
-        <SetBadge set={status.set} label={`${status.name} secret status`} />
+        <SetBadge set={status.set} label={`${noun} status`} />
       </td>
       <td>
         <KeyControls
           target={{ secret: status.name }}
-          noun={`${status.name} secret`}
-          fieldLabel={`Value of the ${status.name} secret`}
+          noun={noun}
+          fieldLabel={`Value of the ${noun}`}
           inputId={`secret-${status.name}`}
           set={status.set}
           onChanged={onChanged}
@@ -203,21 +215,27 @@ function SecretsSection({
           tools.yaml and MCP servers sections of docs/catalogs.md); it then appears here.
         </p>
       ) : (
-        <table className="data-table credentials-table" aria-label="Secrets named in tools.yaml">
-          <thead>
-            <tr>
-              <th scope="col">Secret</th>
-              <th scope="col">Used by</th>
-              <th scope="col">Value</th>
-              <th scope="col">Set / replace / delete</th>
-            </tr>
-          </thead>
-          <tbody>
-            {secrets.map((secret) => (
-              <SecretRow key={secret.name} status={secret} onChanged={onChanged} />
-            ))}
-          </tbody>
-        </table>
+        <>
+          <p className="muted small">
+            Each secret is kept for this workspace and the place its value goes: the same name sent somewhere else is
+            another secret, set on its own.
+          </p>
+          <table className="data-table credentials-table" aria-label="Secrets named in tools.yaml">
+            <thead>
+              <tr>
+                <th scope="col">Secret</th>
+                <th scope="col">Used by</th>
+                <th scope="col">Value</th>
+                <th scope="col">Set / replace / delete</th>
+              </tr>
+            </thead>
+            <tbody>
+              {secrets.map((secret) => (
+                <SecretRow key={secret.name} status={secret} onChanged={onChanged} />
+              ))}
+            </tbody>
+          </table>
+        </>
       )}
     </section>
   );
