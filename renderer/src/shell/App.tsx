@@ -31,6 +31,7 @@ import { openFilesStore } from '../editor/open-files-store';
 import { saveOpenFile, useAgentBuffers } from '../editor/use-agent-buffers';
 import { findMissingKey, type MissingKey } from '../run/key-check';
 import { NoKeyDialog } from '../run/NoKeyDialog';
+import { WorkspaceTrustBanner } from '../trust/WorkspaceTrustBanner';
 
 interface PendingConfirm {
   title: string;
@@ -349,6 +350,7 @@ export function App() {
         </div>
       </header>
 
+      <WorkspaceTrustBanner workspaceRoot={workspace?.root ?? null} />
       {banner ? (
         <div className="banner" role="alert">
           <span>{banner}</span>

@@ -58,6 +58,7 @@ export type ActionId =
   | 'edit-tools'
   | 'edit-models'
   | 'credentials'
+  | 'trust'
   | 'new-agent'
   | 'open-example'
   | 'open-folder'
@@ -160,6 +161,12 @@ export const actionSpecs: readonly ActionSpec[] = [
   { id: 'edit-tools', title: 'Edit tools.yaml', scope: 'window', keywords: 'catalog' },
   { id: 'edit-models', title: 'Edit models.yaml', scope: 'window', keywords: 'catalog' },
   { id: 'credentials', title: 'Open the credentials (provider keys)', scope: 'window', keywords: 'settings api key' },
+  {
+    id: 'trust',
+    title: 'Open Trust (trusted workspaces and approved key origins)',
+    scope: 'window',
+    keywords: 'workspace restricted mode revoke',
+  },
   { id: 'new-agent', title: 'New agent…', scope: 'window', keywords: 'file create' },
   { id: 'open-example', title: 'Open the example workspace', scope: 'window', keywords: 'folder' },
   { id: 'open-folder', title: 'Open a folder…', scope: 'window', keywords: 'workspace' },

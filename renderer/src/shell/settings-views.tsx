@@ -1,11 +1,12 @@
 import type { ReactNode } from 'react';
 import { CredentialsPanel } from '../settings/CredentialsPanel';
+import { TrustView } from '../trust/TrustView';
 import type { ActionHandlers, ActionId } from './actions';
 
 /**
- * The views that take the whole workspace area, with the run panel hidden (Credentials): each has
- * a header button, a command-palette action and its content. Adding one is one row here (and its
- * action in actions.ts); App.tsx loops over this list.
+ * The views that take the whole workspace area, with the run panel hidden (Credentials, Trust):
+ * each has a header button, a command-palette action and its content. Adding one is one row here
+ * (and its action in actions.ts); App.tsx loops over this list.
  */
 interface SettingsViewSpec {
   kind: string;
@@ -18,9 +19,10 @@ interface SettingsViewSpec {
 
 export const settingsViews = [
   { kind: 'credentials', label: 'Credentials', action: 'credentials', render: () => <CredentialsPanel /> },
+  { kind: 'trust', label: 'Trust', action: 'trust', render: () => <TrustView /> },
 ] as const satisfies readonly SettingsViewSpec[];
 
-/** The kind of a settings view (`credentials`). */
+/** The kind of a settings view (`credentials`, `trust`). */
 export type SettingsViewKind = (typeof settingsViews)[number]['kind'];
 
 /** Whether `view` is one of the settings views (the run panel is hidden while it shows). */

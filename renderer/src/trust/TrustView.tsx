@@ -1,0 +1,260 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { TrustList } from '../../../common/trust-schemas.js';
+import { call, describeError, useStudioEvent } from '../shell/studio-api';
+import { trustStore, useWorkspaceTrust } from './trust-store';
+import { countOf } from './trust-text';
+import '../settings/settings.css';
+import './trust.css';
+
+/** A stored ISO time as the person's locale writes it, in a `<time>`. */
+function When({ at }: { at: string }) {
+  const date = new Date(at);
+  return <time dateTime={at}>{Number.isNaN(date.getTime()) ? at : date.toLocaleString()}</time>;
+}
+
+/** Revoke, then "Yes, revoke" / "Keep": one slip of the mouse revokes nothing. */
+function RevokeControl({ what, onRevoke }: { what: string; onRevoke: () => Promise<void> }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  if (!confirming)
+    return (
+      <button
+        type="button"
+        className="button button-small button-danger"
+        aria-label={`Revoke ${what}`}
+        onClick={() => setConfirming(true)}
+      >
+        Revoke
+      </button>
+    );
+  return (
+    <span className="confirm-inline" role="group" aria-label={`Confirm revoking ${what}`}>
+      <span className="small">Revoke it?</span>
+      <button
+        type="button"
+        className="button button-small button-danger"
+        disabled={busy}
+        aria-label={`Yes, revoke ${what}`}
+        onClick={() => {
+          setBusy(true);
+          void onRevoke().finally(() => {
+            setBusy(false);
+            setConfirming(false);
+          });
+        }}
+      >
+        Yes, revoke
+      </button>
+      <button type="button" className="button button-small" disabled={busy} onClick={() => setConfirming(false)}>
+        Keep
+      </button>
+    </span>
+  );
+}
+
+/** The open workspace's trust, in a sentence, with its review. */
+function OpenWorkspaceTrust() {
+  const { trust } = useWorkspaceTrust();
+  if (!trust) return null;
+  const sentence =
+    trust.state === 'trusted'
+      ? 'is trusted: its command tools, MCP servers and secrets may run.'
+      : trust.state === 'empty'
+        ? 'runs nothing of its own and sends no secrets: there is nothing to trust.'
+        : 'is in Restricted mode: its command tools, MCP servers and secrets are off, and every tool call asks.';
+  return (
+    <section className="trust-section" aria-labelledby="trust-open-title">
+      <h3 id="trust-open-title">The open workspace</h3>
+      <p>
+        <code className="trust-path">{trust.path}</code> {sentence}
+      </p>
+      <button
+        type="button"
+        className="button"
+        aria-haspopup="dialog"
+        onClick={(event) => trustStore.openReview(event.currentTarget)}
+      >
+        {trust.state === 'restricted' ? 'Review and trust…' : 'Review what it runs…'}
+      </button>
+    </section>
+  );
+}
+
+/**
+ * Trust: which workspace folders the person trusts (each revocable), which provider-key origins
+ * they approved (each revocable), and where these decisions are kept and logged. Workspace trust
+ * is about folders; a tool's `trust:` setting and an output's trust badge are other things.
+ */
+export function TrustView() {
+  const [list, setList] = useState<TrustList | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  // A revoked row goes, and the button that had focus with it: focus moves to what was done.
+  const messageRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (message !== null) messageRef.current?.focus();
+  }, [message]);
+
+  const refresh = useCallback(async () => {
+    try {
+      setList(await call('trust:list', {}));
+      setError(null);
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  }, []);
+  useEffect(() => {
+    // refresh() sets state only once main has answered (after an await), never synchronously.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    void refresh();
+  }, [refresh]);
+  // Trusting (from the banner) or a change on disk changes the list.
+  useStudioEvent('trust-changed', () => void refresh());
+
+  const revoke = async (request: () => Promise<TrustList>, done: string): Promise<void> => {
+    try {
+      setList(await request());
+      setError(null);
+      setMessage(done);
+    } catch (failure) {
+      setError(describeError(failure));
+    }
+  };
+
+  return (
+    <section className="settings-view trust-view" aria-labelledby="trust-title">
+      <h2 id="trust-title">Trust</h2>
+      <p className="muted">
+        A workspace folder runs its own command tools and MCP servers, and sends its secrets, only once you trusted it
+        after reading what it would run. A provider key goes to a server that is not its provider&apos;s own only once
+        you approved that origin. Both are kept outside every workspace, and revoking one takes effect at once.
+      </p>
+      {message ? (
+        <p className="ok-text" role="status" tabIndex={-1} ref={messageRef}>
+          {message}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <OpenWorkspaceTrust />
+      {list === null && error === null ? <p className="muted">Reading what you trust…</p> : null}
+      {list ? (
+        <>
+          <section className="trust-section" aria-labelledby="trust-files-title">
+            <h3 id="trust-files-title">Where this is kept</h3>
+            <dl className="details">
+              <div className="details-row">
+                <dt>Config folder</dt>
+                <dd>
+                  <code className="trust-path">{list.configDirectory}</code>
+                </dd>
+              </div>
+              <div className="details-row">
+                <dt>Decision log</dt>
+                <dd>
+                  <code className="trust-path">{list.logFile}</code>
+                </dd>
+              </div>
+            </dl>
+          </section>
+          <section className="trust-section" aria-labelledby="trust-workspaces-title">
+            <h3 id="trust-workspaces-title">Trusted workspaces</h3>
+            {list.workspaces.length === 0 ? (
+              <p className="muted">
+                No workspace is trusted yet. Open a folder, read what it would run, and trust it from the banner.
+              </p>
+            ) : (
+              <table className="data-table trust-table" aria-label="Trusted workspaces">
+                <thead>
+                  <tr>
+                    <th scope="col">Folder</th>
+                    <th scope="col">Trusted</th>
+                    <th scope="col">What it runs</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Revoke</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.workspaces.map((workspace) => (
+                    <tr key={workspace.path} data-path={workspace.path}>
+                      <th scope="row">
+                        <code className="trust-path">{workspace.path}</code>
+                      </th>
+                      <td>
+                        <When at={workspace.trustedAt} />
+                      </td>
+                      <td>{countOf(workspace.items, 'item')}</td>
+                      <td>
+                        <RevokeControl
+                          what={`trust in ${workspace.path}`}
+                          onRevoke={() =>
+                            revoke(
+                              () => call('trust:revoke', { path: workspace.path }),
+                              `Stopped trusting ${workspace.path}: it is in Restricted mode from now on.`,
+                            )
+                          }
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+          <section className="trust-section" aria-labelledby="trust-origins-title">
+            <h3 id="trust-origins-title">Approved key origins</h3>
+            {list.keyOrigins.length === 0 ? (
+              <p className="muted">
+                No key origin is approved. When a model in models.yaml sends its requests to a server that is not its
+                provider&apos;s own, the studio asks before your key goes there; what you allow is listed here.
+              </p>
+            ) : (
+              <table className="data-table trust-table" aria-label="Approved key origins">
+                <thead>
+                  <tr>
+                    <th scope="col">Key</th>
+                    <th scope="col">Goes to</th>
+                    <th scope="col">Approved</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Revoke</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.keyOrigins.map((entry) => (
+                    <tr key={`${entry.provider} ${entry.origin}`} data-origin={entry.origin}>
+                      <th scope="row">
+                        {entry.label} key<div className="muted small">{entry.provider}</div>
+                      </th>
+                      <td>
+                        <code className="trust-path">{entry.origin}</code>
+                      </td>
+                      <td>
+                        <When at={entry.approvedAt} />
+                      </td>
+                      <td>
+                        <RevokeControl
+                          what={`the ${entry.label} key for ${entry.origin}`}
+                          onRevoke={() =>
+                            revoke(
+                              () => call('trust:revoke-key-origin', { provider: entry.provider, origin: entry.origin }),
+                              `Your ${entry.label} key no longer goes to ${entry.origin}; the studio asks again first.`,
+                            )
+                          }
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </section>
+        </>
+      ) : null}
+    </section>
+  );
+}
