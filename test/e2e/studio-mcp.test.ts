@@ -71,6 +71,24 @@ describe('studio: an MCP server added in the catalog editor, its tools, a call, 
     expect(await readFile(toolsFile, 'utf8')).toBe(original + mcpEntries);
   });
 
+  it("starts nothing until the workspace is trusted, and then only on the person's click", async () => {
+    // The folder is restricted (never trusted): its servers are named, and none starts.
+    const banner = studio.page.getByRole('region', { name: 'Restricted mode', exact: true });
+    await banner.waitFor();
+    await explorer().getByText('Not started in Restricted mode:', { exact: false }).waitFor();
+    expect(studio.calls.filter((entry) => entry.method === 'mcp:list')).toEqual([]);
+    // Trusting it (the person's stand-in says yes) lists the servers stopped.
+    await banner.getByRole('button', { name: 'Review and trust…' }).click();
+    const review = studio.page.getByRole('dialog', { name: 'Review this workspace' });
+    await review.getByRole('button', { name: 'Trust this workspace…' }).click();
+    await review.getByText(/^Trusted\./).waitFor();
+    await review.getByRole('button', { name: 'Close' }).click();
+    await banner.waitFor({ state: 'detached' });
+    await server('fs').getByLabel('status stopped').waitFor();
+    expect(studio.calls.filter((entry) => entry.method === 'mcp:list')).toEqual([]);
+    await explorer().getByRole('button', { name: 'Start servers and list their tools' }).click();
+  });
+
   it('shows the filesystem server ready with its tools; a tool opens its schema', async () => {
     await server('fs').getByLabel('status ready').waitFor();
     const tool = server('fs').getByRole('button', { name: 'fs.read_text_file' });

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { McpServersInfo } from '../../../common/studio-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
+import { manifestServerNames, trustStore, useWorkspaceTrust } from '../trust/trust-store';
 
 /** How much of a server's stderr the explorer shows (the main process keeps 64 KiB). */
 const STDERR_SHOWN = 8000;
@@ -8,10 +9,39 @@ const STDERR_SHOWN = 8000;
 /** About three lines of the explorer column: a longer description gets a "more" toggle. */
 const DESCRIPTION_CLAMP_CHARS = 90;
 
+/** Why the servers do not start in Restricted mode, and the way to the review. */
+function RestrictedServers({ names }: { names: string[] }) {
+  return (
+    <div className="mcp-servers" aria-label="MCP servers">
+      <h3 className="muted small">MCP servers</h3>
+      <p className="small mcp-restricted">
+        Not started in Restricted mode:{' '}
+        {names.map((name, index) => (
+          <span key={name}>
+            {index > 0 ? ', ' : null}
+            <code>{name}</code>
+          </span>
+        ))}
+        . {names.length === 1 ? 'It starts' : 'They start'} only once you trust this workspace.
+      </p>
+      <button
+        type="button"
+        className="button button-small"
+        aria-haspopup="dialog"
+        onClick={(event) => trustStore.openReview(event.currentTarget)}
+      >
+        Review and trust…
+      </button>
+    </div>
+  );
+}
+
 /**
- * The workspace's MCP servers in the explorer: each with its status (starting, ready, error with
- * the end of its stderr), its tools with their schemas, and restart and stop actions. Listing
- * starts the servers that are not running. Everything a server sent is shown as plain text.
+ * The workspace's MCP servers in the explorer: each with its status (stopped, starting, ready,
+ * error with the end of its stderr), its tools with their schemas, and restart and stop actions.
+ * Showing them starts none (`mcp:status`); "Start servers and list their tools" starts those not
+ * running (`mcp:list`), on the person's click only. In Restricted mode none starts, and it says
+ * why. Everything a server sent is shown as plain text.
  */
 export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
   // What the servers' list says, for the workspace it was read for: another workspace shows
@@ -30,21 +60,36 @@ export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
     );
   const [openTool, setOpenTool] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  const [listing, setListing] = useState(false);
+  const { trust } = useWorkspaceTrust();
+  const restricted = trust?.state === 'restricted';
   // An open tool's description shows about three lines until "more" is pressed.
   const [descriptionOpen, setDescriptionOpen] = useState(false);
   const descriptionId = useId();
 
+  // Read again when the workspace's trust changes: trusting it makes its servers (stopped) appear.
+  const trustKey = trust ? `${trust.state} ${trust.digest}` : '';
   useEffect(() => {
     let live = true;
-    call('mcp:list', {}).then(
+    call('mcp:status', {}).then(
       (value) => live && setState({ root: workspaceRoot, info: value, error: null }),
       (failure: unknown) => live && setState({ root: workspaceRoot, info: null, error: describeError(failure) }),
     );
     return () => {
       live = false;
     };
-  }, [workspaceRoot]);
+  }, [workspaceRoot, trustKey]);
   useStudioEvent('mcp-changed', (value) => setInfo(value));
+
+  const startAll = () => {
+    setListing(true);
+    call('mcp:list', {})
+      .then(
+        (value) => setInfo(value),
+        (failure: unknown) => setError(describeError(failure)),
+      )
+      .finally(() => setListing(false));
+  };
 
   const act = (method: 'mcp:restart' | 'mcp:stop', server: string) => {
     setBusy(server);
@@ -56,11 +101,31 @@ export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
       .finally(() => setBusy(null));
   };
 
+  const restrictedNames = restricted ? manifestServerNames(trust) : [];
+  if (restrictedNames.length > 0) return <RestrictedServers names={restrictedNames} />;
   if (error) return <p className="error-text small">MCP servers: {error}</p>;
   if (!info || info.servers.length === 0) return null;
+  const allReady = info.servers.every((server) => server.state === 'ready');
   return (
     <div className="mcp-servers" aria-label="MCP servers">
       <h3 className="muted small">MCP servers</h3>
+      <button
+        type="button"
+        className="button button-small mcp-start"
+        // aria-disabled, not disabled: the button keeps focus while the servers start.
+        aria-disabled={listing}
+        aria-describedby={`${descriptionId}-start-note`}
+        onClick={() => {
+          if (!listing) startAll();
+        }}
+      >
+        {listing ? 'Starting…' : 'Start servers and list their tools'}
+      </button>
+      <p id={`${descriptionId}-start-note`} className="muted small mcp-start-note">
+        {allReady
+          ? 'Every server is running.'
+          : 'Opening a folder starts none; a run or a tool trial starts the one it needs.'}
+      </p>
       <ul className="explorer-list">
         {info.servers.map((server) => (
           <li key={server.name} className="mcp-server" aria-label={`MCP server ${server.name}`}>
