@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from '../../../common/run-events.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 import { root, runCliInProcess } from './spawn-cli.js';
 
 const examples = path.join(root, 'examples');
@@ -179,6 +180,7 @@ describe('promptforge run --fork-at with a model: live after the step', () => {
 
   it('an edited tool output reaches the live model, and later calls run the real tool', async () => {
     const dir = tempWorkspace();
+    await trustForTests(dir);
     const before = server.requests.length;
     const result = await forkLive(dir, '--fork-at', output1, '--edit-output', 'HELLO (edited)');
     expect(result.code, result.stderr).toBe(0);
@@ -204,6 +206,7 @@ describe('promptforge run --fork-at with a model: live after the step', () => {
 
   it('edited requested calls at a model step are dispatched live', async () => {
     const dir = tempWorkspace();
+    await trustForTests(dir);
     const result = await forkLive(
       dir,
       '--fork-at',

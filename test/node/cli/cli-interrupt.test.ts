@@ -113,7 +113,8 @@ function inProcess(cwd: string) {
     stdin,
     stdout,
     stderr,
-    env: {},
+    // This test run's config folder (workspace trust), never the person's.
+    env: { PROMPTFORGE_CONFIG_DIR: process.env['PROMPTFORGE_CONFIG_DIR'] },
     cwd,
     onInterrupt(listener) {
       listeners.add(listener);

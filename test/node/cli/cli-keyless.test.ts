@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HEADLESS_KEYRING_RECIPE } from '../../../main/core/credentials/keyring-secret-store.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
+import { approveKeyOriginForTests, trustForTests } from '../trust/trust-for-tests.js';
 import { bin, NO_BUS, runCli } from './spawn-cli.js';
 
 /** Two machines with no Secret Service: no D-Bus variable at all, and one that points nowhere. */
@@ -28,6 +29,11 @@ beforeAll(async () => {
     `search:\n  kind: http\n  url: ${server.url}/search\n  headers:\n    Authorization: { secret: search-proxy }\n`,
   );
   writeFileSync(path.join(dir, 'chat.lua'), `log(models.chat({ { role = 'user', content = 'hi' } }).content)`);
+  // Its http tool names a keychain secret (only a trusted workspace's does), and each provider's
+  // key (none here) may go to the loopback server.
+  await trustForTests(dir);
+  for (const provider of ['ollama', 'lmstudio', 'vllm', 'openai-compatible', 'openai'])
+    await approveKeyOriginForTests(provider, server.url);
 });
 afterAll(() => server.close());
 

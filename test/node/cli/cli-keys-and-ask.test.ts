@@ -32,7 +32,7 @@ async function cli(
     stdin,
     stdout,
     stderr,
-    env: {},
+    env: { PROMPTFORGE_CONFIG_DIR: process.env['PROMPTFORGE_CONFIG_DIR'] },
     cwd,
     onInterrupt: () => () => undefined,
     secrets: () => store,

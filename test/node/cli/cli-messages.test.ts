@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, exitCodeFor } from '../../../main/cli/exit-codes.js';
 import { PROVIDER_PRESETS } from '../../../main/core/providers/presets.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
+import { approveKeyOriginForTests, trustForTests } from '../trust/trust-for-tests.js';
 import { inPrivateKeyring, runCli } from './spawn-cli.js';
 
 const PROVIDERS = Object.keys(PROVIDER_PRESETS);
@@ -23,7 +24,7 @@ const RUN_FLAGS = [
 ];
 
 let dir: string;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'pf-msg-'));
   writeFileSync(path.join(dir, 'ok.lua'), `log('fine')`);
   writeFileSync(path.join(dir, 'spin.lua'), `while true do end`);
@@ -47,6 +48,8 @@ beforeAll(() => {
       '',
     ].join('\n'),
   );
+  // Its http tool sends a keychain secret: only a trusted workspace's does.
+  await trustForTests(dir);
 });
 
 describe('help: every command has its own, on stdout with exit 0', () => {
@@ -166,16 +169,19 @@ describe('keys set|delete refuse names that are neither a provider nor a tools.y
       ...keyring,
     });
     expect(setSecret.code, setSecret.stderr).toBe(0);
-    expect(setSecret.stdout).toBe('Stored the key for search-proxy in the OS keychain.\n');
+    // A tools.yaml secret is the workspace's own for its destination (see main/core/trust/secret-scope.ts).
+    expect(setSecret.stdout).toBe('Stored the key for search-proxy@http://127.0.0.1:9 in the OS keychain.\n');
     const setProvider = await runCli(['keys', 'set', 'groq'], { cwd: dir, stdin: 'sk-groq-canary-000\n', ...keyring });
     expect(setProvider.stdout).toBe('Stored the key for groq in the OS keychain.\n');
     const status = await runCli(['keys', 'status'], { cwd: dir, ...keyring });
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^groq\s+set in the OS keychain$/m);
-    expect(status.stdout).toMatch(/^search-proxy\s+set in the OS keychain \(used by proxy \(Authorization\)\)$/m);
+    expect(status.stdout).toMatch(
+      /^search-proxy@http:\/\/127\.0\.0\.1:9\s+set in the OS keychain \(used by proxy \(header Authorization\)\)$/m,
+    );
     expect(status.stdout).not.toContain('canary');
     const deleted = await runCli(['keys', 'delete', 'search-proxy'], { cwd: dir, ...keyring });
-    expect(deleted.stdout).toBe('Deleted the key for search-proxy.\n');
+    expect(deleted.stdout).toBe('Deleted the key for search-proxy@http://127.0.0.1:9.\n');
   }, 60_000);
 });
 
@@ -187,6 +193,8 @@ describe('where a key came from is said truthfully (real keychain, loopback prov
     work = mkdtempSync(path.join(tmpdir(), 'pf-msg-src-'));
     writeFileSync(path.join(work, 'models.yaml'), `g:\n  provider: groq\n  model: m\n  baseUrl: ${server.url}/v1\n`);
     writeFileSync(path.join(work, 'chat.lua'), `log(models.chat({ { role = 'user', content = 'ping' } }).content)`);
+    // The Groq key goes to the loopback server only once that origin is approved for it.
+    await approveKeyOriginForTests('groq', server.url);
   });
   afterAll(() => server.close());
 

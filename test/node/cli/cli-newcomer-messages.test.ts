@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 import { NO_BUS, root, runCli } from './spawn-cli.js';
 
 const examples = path.join(root, 'examples');
@@ -86,6 +87,7 @@ describe('messages a newcomer meets on the command line', () => {
 
   it('a run without a key or a keychain also says how to run the agent offline from its recording', async () => {
     const dir = tempWorkspace();
+    await trustForTests(dir);
     const result = await runCli(['run', 'agents/echo-loop.lua'], { cwd: dir, env: NO_KEYCHAIN });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Secret Service over D-Bus');
@@ -97,6 +99,7 @@ describe('messages a newcomer meets on the command line', () => {
 
   it('started through npx, the pasteable commands say npx promptforge', async () => {
     const dir = tempWorkspace();
+    await trustForTests(dir);
     const result = await runCli(['run', 'agents/echo-loop.lua'], {
       cwd: dir,
       env: { ...NO_KEYCHAIN, npm_command: 'exec', npm_lifecycle_event: 'npx' },
@@ -114,6 +117,7 @@ describe('messages a newcomer meets on the command line', () => {
   it('an agent without a recording gets no offline hint', async () => {
     const dir = tempWorkspace();
     cpSync(path.join(dir, 'agents/echo-loop.lua'), path.join(dir, 'agents/no-recording.lua'));
+    await trustForTests(dir);
     const result = await runCli(['run', 'agents/no-recording.lua'], { cwd: dir, env: NO_KEYCHAIN });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Secret Service over D-Bus');

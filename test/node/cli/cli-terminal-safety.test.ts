@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { terminalSafe, terminalSafeJson } from '../../../main/cli/terminal-text.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 import { firstUnsafe, inPrivateKeyring, runCli } from './spawn-cli.js';
 
 /**
@@ -126,6 +127,8 @@ describe('everything the CLI prints is terminal-safe (real CLI process)', () => 
   beforeAll(async () => {
     server = await startScriptedServer(byAssistantCount([{ content: modelReply }]));
     dir = workspace();
+    // Its command tool and http tool secrets run only in a trusted workspace.
+    await trustForTests(dir);
   });
   afterAll(() => server.close());
 
@@ -207,9 +210,12 @@ describe('keys status with secret names full of escapes (real keychain)', () => 
     expect(result.code, result.stderr).toBe(0);
     expect(firstUnsafe(result.stdout), 'stdout').toBeUndefined();
     expect(firstUnsafe(result.stderr), 'stderr').toBeUndefined();
-    expect(result.stdout).toMatch(/^proxy\\x9b2J\\u202e\s+not set \(used by search \(Authorization\)\)$/m);
+    // Each secret is the workspace's own for its destination (see main/core/trust/secret-scope.ts).
     expect(result.stdout).toMatch(
-      /^ctl\\x1b\]0;t\\x07\s+cannot be read: invalid secret name .* \(used by search \(X-Other\)\)$/m,
+      /^proxy\\x9b2J\\u202e@http:\/\/127\.0\.0\.1:9\s+not set \(used by search \(header Authorization\)\)$/m,
+    );
+    expect(result.stdout).toMatch(
+      /^ctl\\x1b\]0;t\\x07@http:\/\/127\.0\.0\.1:9\s+cannot be read: invalid secret name .* \(used by search \(header X-Other\)\)$/m,
     );
     expect(result.stderr).not.toContain('internal error');
   }, 60_000);

@@ -11,6 +11,7 @@ import type { SecretStore } from '../../../main/core/credentials/secret-store.js
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { testPool } from '../run/run-harness.js';
+import { trustForTests } from '../trust/trust-for-tests.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const examples = path.join(root, 'examples');
@@ -63,7 +64,8 @@ async function cli(
     stdin,
     stdout,
     stderr,
-    env: options.env ?? {},
+    // This test run's config folder (workspace trust), never the person's.
+    env: { PROMPTFORGE_CONFIG_DIR: process.env['PROMPTFORGE_CONFIG_DIR'], ...options.env },
     cwd: options.cwd ?? root,
     onInterrupt(listener) {
       listeners.add(listener);
@@ -267,6 +269,7 @@ describe('promptforge run --base-url against a loopback OpenAI-compatible server
 
   it('streams a real tool loop, uses OPENAI_API_KEY, says where the key came from, and never prints it', async () => {
     const dir = tempWorkspace();
+    await trustForTests(dir);
     const transcript = path.join(dir, 'http.jsonl');
     const result = await cli(
       [
@@ -307,6 +310,7 @@ describe('a canary key never leaks, even when the server echoes it back', () => 
     const port = (server.address() as { port: number }).port;
     try {
       const dir = tempWorkspace();
+      await trustForTests(dir);
       const transcript = path.join(dir, 'leak.jsonl');
       const result = await cli(
         [

@@ -8,6 +8,7 @@ import { userConfigDir } from '../../../main/core/trust/config-dir.js';
 import { manifestDiff, manifestDigest, workspaceManifest } from '../../../main/core/trust/workspace-manifest.js';
 import { TrustChangedError, TrustStore } from '../../../main/core/trust/trust-store.js';
 import { WorkspaceSecretStore, scopedSecretUses, scopedSecretName } from '../../../main/core/trust/secret-scope.js';
+import { restrictTool } from '../../../main/core/trust/restricted-mode.js';
 import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
 
 function folder(prefix: string): string {
@@ -273,5 +274,50 @@ describe('workspace secrets', () => {
     expect(await inA.get(scoped)).toBe('old-token');
     const b = await loadWorkspace(workspaceWith({ 'tools.yaml': tools }));
     expect(await new WorkspaceSecretStore(keychain, b.root, scopedSecretUses(b)).get(scoped)).toBeUndefined();
+  });
+});
+
+describe('builtins declared in tools.yaml', () => {
+  it('with PromptForge defaults say nothing of their own; raising trust or approval is a policy', async () => {
+    const ids = async (tools: string) =>
+      workspaceManifest(await loadWorkspace(workspaceWith({ 'tools.yaml': tools }))).items.map((item) => item.id);
+    expect(
+      await ids('shout:\n  kind: builtin\n  builtin: echo\n  approval: ask\nclock:\n  kind: builtin\n  builtin: now\n'),
+    ).toEqual([]);
+    expect(await ids('page:\n  kind: builtin\n  builtin: http_get\n  trust: trusted\n  approval: auto\n')).toEqual([
+      'policy:page:approval',
+      'policy:page:trust',
+    ]);
+  });
+
+  it('restricted mode keeps a builtin its own trust and drops a raised one', async () => {
+    const ws = await loadWorkspace(
+      workspaceWith({
+        'tools.yaml':
+          'clock:\n  kind: builtin\n  builtin: now\npage:\n  kind: builtin\n  builtin: http_get\n  trust: trusted\n',
+      }),
+    );
+    expect(restrictTool(ws.tools.get('clock')!)).toMatchObject({ trust: 'trusted', approval: 'ask' });
+    expect(restrictTool(ws.tools.get('page')!)).toMatchObject({ trust: 'untrusted', approval: 'ask' });
+  });
+});
+
+describe('a trust file someone else could have written', () => {
+  it('is ignored when read and refused when updated, and never overwritten', async () => {
+    const mine = folder('pf-cfg-');
+    const root = workspaceWith({ 'tools.yaml': COMMAND_TOOL, 'build.mjs': 'a' });
+    const ws = await loadWorkspace(root);
+    const store = new TrustStore(mine);
+    await store.trust(ws, (await store.workspaceTrust(ws)).digest, 'cli --yes');
+    const { chmodSync } = await import('node:fs');
+    chmodSync(store.file, 0o666);
+    expect((await store.workspaceTrust(ws)).state).toBe('restricted');
+    await expect(store.approveKeyOrigin('openai', 'http://x', 'cli --yes')).rejects.toThrow(
+      /can be written by other users/,
+    );
+    chmodSync(store.file, 0o600);
+    expect((await store.workspaceTrust(ws)).state).toBe('trusted');
+    chmodSync(mine, 0o770);
+    expect((await store.workspaceTrust(ws)).state).toBe('restricted');
   });
 });
