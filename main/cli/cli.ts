@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SecretStoreUnavailableError } from '../core/credentials/secret-store.js';
+import { UnsafeWorkspaceError } from '../core/catalog/workspace-root.js';
 import { unknownWord } from './cli-args.js';
 import { CommandError, InterruptedError, untilInterrupted, USAGE_HINT, UsageError } from './cli-errors.js';
 import { defaultIo, forLauncher, printer, type CliIo, type Printer } from './cli-io.js';
@@ -89,6 +90,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       (prepareRunModule !== undefined &&
         (error instanceof prepareRunModule.RunSetupError || error instanceof prepareRunModule.TranscriptError)) ||
       error instanceof SecretStoreUnavailableError ||
+      // A folder above that someone else owns or may write is not taken as the workspace.
+      error instanceof UnsafeWorkspaceError ||
       isConfigError(error)
     ) {
       print.say(error instanceof SecretStoreUnavailableError ? forLauncher(error.message, io.env) : error.message);

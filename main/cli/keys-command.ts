@@ -1,6 +1,7 @@
 /** `promptforge keys set|status|delete`: the provider keys and tool secrets in the OS keychain. */
 import type { Workspace } from '../core/catalog/workspace.js';
-import { scopedSecretUses, WorkspaceSecretStore, type ScopedSecretUse } from '../core/trust/secret-scope.js';
+import type * as SecretScopeModule from '../core/trust/secret-scope.js';
+import type { ScopedSecretUse } from '../core/trust/secret-scope.js';
 import { SecretStoreUnavailableError, type SecretStore } from '../core/credentials/secret-store.js';
 import { PROVIDER_PRESETS } from '../core/providers/presets.js';
 import { parse, unknownWord } from './cli-args.js';
@@ -54,16 +55,20 @@ interface KeyNames {
   /** Scoped secret name -> the name tools.yaml writes and where it is used. */
   secrets: Map<string, ScopedSecretUse>;
   workspace: Workspace | undefined;
+  /** The secret namespaces, loaded only in a workspace (they bring the catalog machinery). */
+  scope: typeof SecretScopeModule | undefined;
 }
 
 async function keyNames(io: CliIo, workspaceFlag: string | undefined): Promise<KeyNames> {
   let workspace: Workspace | undefined;
   const root = await workspaceRoot(io, workspaceFlag);
   if (root) workspace = await (await loadCatalogModules()).loadWorkspace(root);
+  const scope = workspace ? await import('../core/trust/secret-scope.js') : undefined;
   return {
     providers: Object.keys(PROVIDER_PRESETS),
-    secrets: workspace ? scopedSecretUses(workspace) : new Map(),
+    secrets: workspace && scope ? scope.scopedSecretUses(workspace) : new Map(),
     workspace,
+    scope,
   };
 }
 
@@ -135,7 +140,10 @@ export async function keysCommand(args: string[], io: CliIo, print: Printer): Pr
   }
   const keychain = reportingStore(io.secrets());
   // A workspace secret lives in that workspace's namespace; a provider key in its own entry.
-  const secretStore = names.workspace && new WorkspaceSecretStore(keychain, names.workspace.root, names.secrets);
+  const secretStore =
+    names.workspace &&
+    names.scope &&
+    new names.scope.WorkspaceSecretStore(keychain, names.workspace.root, names.secrets);
   const target = (given: string) => {
     const scoped = names.providers.includes(given) ? undefined : secretFor(given, names);
     return scoped !== undefined && secretStore

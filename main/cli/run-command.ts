@@ -55,9 +55,11 @@ function approverFor(mode: 'ask' | 'auto' | 'deny', flagGiven: boolean, io: CliI
 function keySourceMessage(
   providerId: string,
   source: ProviderKeySource,
-  note: { keychainUnavailable: boolean },
+  note: { keychainUnavailable: boolean; withheldFrom?: string },
 ): string | undefined {
   const preset = providerPreset(providerId);
+  if (note.withheldFrom !== undefined)
+    return `${providerId}: sending requests to ${note.withheldFrom} without your key, which goes there only if you approve it (promptforge trust --allow-key ${providerId} ${note.withheldFrom})`;
   if (source === 'keychain') return `${providerId} key from the OS keychain`;
   if (source.startsWith('env:'))
     return `${providerId} key from ${source.slice(4)} in the environment${note.keychainUnavailable ? ' (the OS keychain is not available)' : ''}`;

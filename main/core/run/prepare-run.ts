@@ -28,6 +28,7 @@ import type { WorkerPool } from './worker-pool.js';
 import { refusingGate, refusingRunner, restrictWorkspace, RestrictedCatalog } from '../trust/restricted-mode.js';
 import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
 import { keyMayGo, keyOriginRefusal, type ConfirmKeyOrigin } from '../trust/key-origins.js';
+import { originOf } from '../trust/workspace-manifest.js';
 import type { TrustStore, TrustVia, WorkspaceTrust } from '../trust/trust-store.js';
 
 /** Largest script a run loads. */
@@ -91,7 +92,11 @@ export interface PrepareRunOptions {
    * Told which key source was used (never the key), each time a provider is resolved;
    * `keychainUnavailable` says the keychain could not be reached and the run went on without it.
    */
-  onKeySource?: (providerId: string, source: ProviderKeySource, note: { keychainUnavailable: boolean }) => void;
+  onKeySource?: (
+    providerId: string,
+    source: ProviderKeySource,
+    note: { keychainUnavailable: boolean; withheldFrom?: string },
+  ) => void;
   /**
    * The workspace's MCP servers (the studio keeps one manager per workspace). Without it, a run
    * whose tools.yaml has MCP servers starts its own and stops them, process trees and all, when
@@ -131,9 +136,12 @@ function newRunId(): string {
 export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   // The run keeps the trust it starts with: a catalog that changes later changes nothing here.
   const trusted = options.trust?.state === 'trusted' || options.trust?.state === 'empty';
+  // A replay that goes nowhere live runs nothing and sends nothing: it reads the catalog as it is
+  // (so its recording replays as recorded), and a recorded label still only lowers trust.
+  const replaysOnly = options.replayPath !== undefined && options.model === undefined && !options.endpoint;
   const secretUses = scopedSecretUses(options.workspace);
   const scoped = scopeWorkspaceSecrets(options.workspace);
-  const workspace = trusted ? scoped : restrictWorkspace(scoped);
+  const workspace = trusted || replaysOnly ? scoped : restrictWorkspace(scoped);
   options = { ...options, workspace };
   const scriptPath = path.relative(workspace.root, options.scriptFile) || path.basename(options.scriptFile);
   const displayPath = scriptPath.startsWith('..') ? options.scriptFile : scriptPath;
@@ -431,6 +439,12 @@ function workspaceResolver(
       }));
     if (!keyAllowed && preset?.needsKey !== false)
       throw keyOriginRefusal(spec.provider, spec.baseUrl ?? '', spec.alias, trusted);
+    // A provider that works without a key goes on without one: said, like any key source.
+    if (!keyAllowed)
+      options.onKeySource?.(spec.provider, 'none', {
+        keychainUnavailable: false,
+        withheldFrom: originOf(spec.baseUrl ?? '') ?? spec.baseUrl ?? '',
+      });
     const apiKey = keyAllowed ? await keyFor(spec.provider) : undefined;
     if (!apiKey && preset?.needsKey)
       throw new Error(

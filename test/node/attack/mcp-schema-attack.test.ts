@@ -192,10 +192,16 @@ describe('size and depth', () => {
       expect(JSON.stringify(tool.parameters).length).toBeLessThanOrEqual(MAX_MCP_SCHEMA_CHARS);
   });
 
-  it('a 10 MB schema in tools/list: the server is stopped with a problem naming it, and nothing is listed', async () => {
-    const mcp = attackManager(attackEntry('ws', 'huge-schema'), made);
-    const { tools, problems } = await mcp.listTools();
-    expect(tools).toEqual([]);
-    expect(problems[0]?.message).toMatch(/^MCP server "ws" .* is not available: .*sent a message over 8388608 bytes/);
-  });
+  it(
+    'a 10 MB schema in tools/list: the server is stopped with a problem naming it, and nothing is listed',
+    { timeout: 180_000 },
+    async () => {
+      // Building and sending 10 MB takes long on busy cores: the start may take up to two minutes,
+      // so only the size bound can end it.
+      const mcp = attackManager(attackEntry('ws', 'huge-schema', '  startTimeoutMs: 120000\n'), made);
+      const { tools, problems } = await mcp.listTools();
+      expect(tools).toEqual([]);
+      expect(problems[0]?.message).toMatch(/^MCP server "ws" .* is not available: .*sent a message over 8388608 bytes/);
+    },
+  );
 });

@@ -1,3 +1,4 @@
+import { trustForTests } from '../trust/trust-for-tests.js';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,6 +63,8 @@ describe('run summaries say what a header needs', () => {
       `\npriced:\n  provider: openai-compatible\n  model: gpt-priced\n  baseUrl: ${server.url}\n  price: { inputPerMillion: 1000, outputPerMillion: 2000 }\n`,
     );
     await studio.next('workspace-changed', (state) => state.models.some((m) => m.alias === 'priced'));
+    // A new base URL changes the example's manifest: the person trusts it again (not the subject here).
+    await trustForTests(root);
     const { runId } = await studio.call('run:start', { script: 'agents/echo-loop.lua', model: 'priced' });
     const end = await studio.ended(runId);
     expect(end.status, JSON.stringify(end.error)).toBe('ok');
