@@ -81,6 +81,9 @@ export class ApprovalCards {
       .getByRole('region', { name: 'Tools' })
       .locator('.item-label', { hasText: /^sink$/ })
       .waitFor();
+    // The new command tools make the example restricted again (its calls would be refused before
+    // any card): the person trusts the workspace as it is now, as they would before such a run.
+    await studio.trustWorkspace();
     await studio.showRunTab('Approvals');
   }
 

@@ -86,6 +86,9 @@ export function describeArgsCheckWalk(
       studio.page.setDefaultTimeout(8000);
       await studio.page.getByRole('button', { name: 'Open a folder…' }).click();
       await studio.page.getByRole('region', { name: 'Editor agents/hello.lua' }).waitFor();
+      // A new folder of command tools is restricted, where every call is refused before a card:
+      // the person trusts it first, as they would before trying its tools.
+      await studio.trustWorkspace();
       await studio.showRunTab('Approvals');
     });
     afterAll(async () => {

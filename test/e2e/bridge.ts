@@ -23,7 +23,13 @@ import {
   contractMethodNames,
   type ContractEventName,
   type ContractEventPayload,
+  type ContractMethodName,
+  type ContractRequest,
+  type ContractResponse,
 } from '../../common/contract.js';
+import type { WorkspaceTrustInfo } from '../../common/trust-schemas.js';
+import { loadWorkspace } from '../../main/core/catalog/workspace.js';
+import { manifestDigest, workspaceManifest } from '../../main/core/trust/workspace-manifest.js';
 import {
   createStudioHandlers,
   dispatchContractCall,
@@ -160,6 +166,7 @@ export class StudioHarness {
   private currentPage: Page | undefined;
   private temporaryDirectory: string | undefined;
   private studio: StudioService | undefined;
+  private handlers: StudioHandlers | undefined;
 
   constructor(options: StudioHarnessOptions = {}) {
     this.options = options;
@@ -191,6 +198,15 @@ export class StudioHarness {
     return path.join(this.temporaryDirectory, 'user-data');
   }
 
+  /**
+   * This harness's config folder, where the studio keeps workspace trust and approved key origins
+   * (a `TrustStore` on it sees what the studio sees); throws before {@link open}.
+   */
+  get configDirectory(): string {
+    if (this.temporaryDirectory === undefined) throw new Error('StudioHarness: call open() first');
+    return path.join(this.temporaryDirectory, 'config');
+  }
+
   /** Serves out/renderer, launches Chromium, installs the bridge and waits for the app shell. */
   async open(): Promise<void> {
     if (!existsSync(path.join(builtRendererDirectory, 'index.html'))) {
@@ -204,7 +220,7 @@ export class StudioHarness {
       secrets: this.options.secrets ?? new KeyringSecretStore({ service: 'PromptForge Studio (e2e)' }),
       chooseFolder: this.options.chooseFolder ?? (async () => null),
       chooseSaveFile: this.options.chooseSaveFile ?? (async () => null),
-      configDirectory: path.join(this.temporaryDirectory, 'config'),
+      configDirectory: this.configDirectory,
       confirmPerson:
         this.options.confirmPerson ??
         (async (question) => {
@@ -222,14 +238,14 @@ export class StudioHarness {
           });
       },
     });
-    const handlers =
+    const handlers = (this.handlers =
       this.options.handlers ??
       createStudioHandlers({
         appName: 'PromptForge Studio',
         appVersion: await readOwnVersion(),
         userDataDirectory: this.userDataDirectory,
         service: this.studio,
-      });
+      }));
 
     this.server = await startRendererServer(builtRendererDirectory);
     // The test run's shared Chromium when there is one (test/e2e/shared-browser.ts); closing a
@@ -278,6 +294,51 @@ export class StudioHarness {
   get service(): StudioService {
     if (this.studio === undefined) throw new Error('StudioHarness: call open() first');
     return this.studio;
+  }
+
+  /**
+   * Calls contract method `method` as the page would (same handlers, same checks), from the test;
+   * throws the error when the call fails. Not recorded in {@link calls}.
+   */
+  async call<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>> {
+    if (this.handlers === undefined) throw new Error('StudioHarness: call open() first');
+    const result = await dispatchContractCall(this.handlers, method, request, this.logger);
+    if (!result.ok) throw new Error(`${method} failed: ${result.error.code}: ${result.error.message}`);
+    return result.value;
+  }
+
+  /**
+   * Trusts the open workspace the way a person does: reads its manifest (`trust:status`), then
+   * grants that manifest (`trust:grant`, which main asks the person about: {@link person} says yes
+   * unless a test queued a no). Call it after the test's own catalog edits and before the run:
+   * any later change to a command or MCP tool, or to a policy, makes the workspace restricted again.
+   * It first waits until the studio has read the workspace as it is on disk (the watcher reloads a
+   * catalog edit a moment later), so the manifest granted is the one a run will be judged on.
+   */
+  async trustWorkspace(): Promise<WorkspaceTrustInfo> {
+    const root = this.service.workspaceRoot;
+    if (root === null) throw new Error('trustWorkspace: no workspace open');
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const onDisk = manifestDigest(workspaceManifest(await loadWorkspace(root)));
+      const shown = await this.call('trust:status', {});
+      if (shown.digest === onDisk) {
+        if (shown.state !== 'restricted') return shown;
+        const result = await dispatchContractCall(this.handlers!, 'trust:grant', { digest: shown.digest }, this.logger);
+        if (result.ok) {
+          if (!result.value.granted) throw new Error('trustWorkspace: the person said no');
+          if (result.value.trust.state === 'restricted')
+            throw new Error('trustWorkspace: the workspace is still restricted');
+          return result.value.trust;
+        }
+        // Changed again between the two calls (a watcher reload): read the manifest again.
+        if (result.error.code !== 'trust-changed')
+          throw new Error(`trust:grant failed: ${result.error.code}: ${result.error.message}`);
+      }
+      if (Date.now() > deadline)
+        throw new Error('trustWorkspace: the studio never read the workspace as it is on disk');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /** Closes the browser, the server and the temporary folders. Safe to call twice. */

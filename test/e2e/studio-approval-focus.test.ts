@@ -46,6 +46,9 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
       .getByRole('region', { name: 'Tools' })
       .locator('.item-label', { hasText: /^peek_page$/ })
       .waitFor();
+    // peek_page (a command tool with approval: auto) makes the example restricted, where every call
+    // would be refused before a card: the person trusts the workspace as it is now.
+    await studio.trustWorkspace();
     await studio.openAgent('echo-loop');
   });
   afterAll(async () => {

@@ -48,6 +48,9 @@ describe('studio: what "allow for this run" promises on a card comes from the ru
     await appendFile(path.join(root, 'tools.yaml'), sinkEntry);
     await studio.agentButton('call-sink').waitFor();
     await toolLabel('sink').waitFor();
+    // The new command tool makes the example restricted, where its calls would be refused before a
+    // card (and its taintCheck: false ignored): the person trusts the workspace as it is now.
+    await studio.trustWorkspace();
     await studio.showRunTab('Approvals');
   });
   afterAll(async () => {

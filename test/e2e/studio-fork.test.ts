@@ -231,6 +231,9 @@ describe('studio: fork a run that is still waiting for an approval', () => {
       .getByLabel('Model for live runs')
       .locator('option[value="scripted"]')
       .waitFor({ state: 'attached' });
+    // A model sending requests to a new origin makes the example restricted, where read_page (a
+    // command tool) is refused before any card: the person trusts the workspace as it is now.
+    await studio.trustWorkspace();
   });
   afterAll(async () => {
     await studio.close();

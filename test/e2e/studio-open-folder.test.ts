@@ -32,8 +32,10 @@ describe('studio: "Open a folder…" asks for a folder and opens it as the works
     // On start the page asks whether main already has a workspace open (none yet), then opens one.
     expect(methods.slice(0, 3)).toEqual(['workspace:state', 'workspace:choose', 'workspace:open']);
     // The explorer then loads, in whatever order their effects run: pending approvals, the open
-    // agent, and the workspace's MCP servers (none here).
-    expect(methods.slice(3).sort()).toEqual(['approval:list', 'file:read', 'mcp:list']);
+    // agent, the workspace's trust, and the workspace's MCP servers (none here). Since workspace
+    // trust, opening a folder starts no server: the explorer reads them with `mcp:status` (which
+    // starts none, and is read again once the trust is known), never `mcp:list` (which starts them).
+    expect([...new Set(methods.slice(3))].sort()).toEqual(['approval:list', 'file:read', 'mcp:status', 'trust:status']);
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -70,6 +70,9 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
     await tools()
       .getByRole('button', { name: /^shape\b/ })
       .waitFor();
+    // The new command tools (approval: auto) make the example restricted, where they are refused
+    // and even builtins ask: the person trusts the workspace as it is now.
+    await studio.trustWorkspace();
   });
   afterAll(async () => {
     await studio.close();
