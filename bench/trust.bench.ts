@@ -126,6 +126,7 @@ export default async function run(): Promise<BenchRow[]> {
         ratio: median(judgeSamples) / load,
         target: '≤ 1.5×',
         samples: judgeSamples.length,
+        how: "Same rounds: `TrustStore.workspaceTrust(workspace)`, what the CLI and the studio do on every open and run: the manifest and digest, the trust file read and parsed, the folder's real path compared.",
       },
       {
         name: 'studio: open the 1,000-tool workspace, trusted (workspace:open until it answers)',
