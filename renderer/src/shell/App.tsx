@@ -260,7 +260,7 @@ export function App() {
   useShortcuts(actionHandlers, modalOpen);
 
   return (
-    <div className="app-shell">
+    <div className={workspace ? 'app-shell workspace-open' : 'app-shell'}>
       <header className="app-header">
         <div className="brand">
           <LogoMark size={26} />
