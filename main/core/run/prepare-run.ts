@@ -26,6 +26,7 @@ import { ForkError } from './run-errors.js';
 import { Run } from './run.js';
 import type { WorkerPool } from './worker-pool.js';
 import { refusingGate, refusingRunner, restrictWorkspace, RestrictedCatalog } from '../trust/restricted-mode.js';
+import { pinnedRunner } from '../trust/pinned-runner.js';
 import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
 import { keyMayGo, keyOriginRefusal, type ConfirmKeyOrigin } from '../trust/key-origins.js';
 import { originOf } from '../trust/workspace-manifest.js';
@@ -263,7 +264,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     runId,
     pool: options.pool,
     catalog,
-    toolRunner: trusted ? toolRunner : refusingRunner(toolRunner),
+    toolRunner: trusted ? pinnedRunner(toolRunner, workspace.root, workspace.tools.list()) : refusingRunner(toolRunner),
     gate,
     models,
     taint,

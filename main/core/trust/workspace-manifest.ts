@@ -148,6 +148,16 @@ export function workspaceManifest(workspace: Workspace): WorkspaceManifest {
   return { items, files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)) };
 }
 
+/**
+ * The workspace files a command tool runs (named in its argv), by their bytes now: what a trusted
+ * run pins when it starts (see pinned-runner.ts).
+ */
+export function commandToolFiles(root: string, tool: ToolSpec): ManifestFile[] {
+  if (tool.settings.kind !== 'command') return [];
+  const realRoot = safeRealpath(root) ?? root;
+  return namedFiles(realRoot, path.resolve(realRoot, tool.settings.cwd ?? '.'), tool.settings.command);
+}
+
 /** The manifest's digest: sha256 over its items (without their `source`) and the named files' bytes. */
 export function manifestDigest(manifest: WorkspaceManifest): string {
   const covered = {
