@@ -2,12 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main, type CliIo } from '../../../main/cli/cli.js';
 import { KeyringSecretStore } from '../../../main/core/credentials/keyring-secret-store.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
-import { testPool } from '../run/run-harness.js';
+import { runCliInProcess } from './spawn-cli.js';
 
 // Keys go to the real OS keychain (GNOME Keyring in CI), under a service name of their own so a
 // person's real keys are never touched.
@@ -15,31 +13,12 @@ const SERVICE = 'PromptForge Studio (cli-test)';
 const store = new KeyringSecretStore({ service: SERVICE });
 const canary = 'sk-canary-keys-0123456789abcdefXYZ';
 
-async function cli(
+function cli(
   args: string[],
   stdinText: string,
   cwd = tmpdir(),
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const stdin = new PassThrough();
-  stdin.end(stdinText);
-  const io: CliIo = {
-    stdin,
-    stdout,
-    stderr,
-    env: { PROMPTFORGE_CONFIG_DIR: process.env['PROMPTFORGE_CONFIG_DIR'] },
-    cwd,
-    onInterrupt: () => () => undefined,
-    secrets: () => store,
-    pool: testPool(),
-  };
-  const code = await main(args, io);
-  return { code, stdout: out, stderr: err };
+  return runCliInProcess(args, { cwd, secrets: store, stdin: stdinText });
 }
 
 afterAll(async () => {

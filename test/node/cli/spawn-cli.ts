@@ -142,12 +142,12 @@ export function mapSecretStore(entries: Record<string, string> = {}): SecretStor
 }
 
 /**
- * The CLI in this process, with stdin already ended and no Ctrl-C: its exit code and what it
- * printed. Runs borrow the test file's worker pool (the spawned bin starts its own).
+ * The CLI in this process, with `stdin` (default empty) already ended and no Ctrl-C: its exit
+ * code and what it printed. Runs borrow the test file's worker pool (the spawned bin starts its own).
  */
 export async function runCliInProcess(
   args: string[],
-  options: { cwd: string; env?: NodeJS.ProcessEnv; secrets?: SecretStore },
+  options: { cwd: string; env?: NodeJS.ProcessEnv; secrets?: SecretStore; stdin?: string },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -156,7 +156,7 @@ export async function runCliInProcess(
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const stdin = new PassThrough();
-  stdin.end('');
+  stdin.end(options.stdin ?? '');
   const secrets = options.secrets ?? mapSecretStore();
   const io: CliIo = {
     stdin,

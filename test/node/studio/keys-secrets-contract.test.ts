@@ -2,11 +2,9 @@ import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractEventName, ContractMethodName } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
-import { main, type CliIo } from '../../../main/cli/cli.js';
 import { KeyringSecretStore } from '../../../main/core/credentials/keyring-secret-store.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
@@ -130,31 +128,8 @@ function contract() {
 }
 
 /** The CLI in this process on the same keychain, with `stdinText` on stdin (how `keys set` reads a key). */
-async function cli(
-  args: string[],
-  cwd: string,
-  stdinText = '',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const stdin = new PassThrough();
-  stdin.end(stdinText);
-  const io: CliIo = {
-    stdin,
-    stdout,
-    stderr,
-    env: { PROMPTFORGE_CONFIG_DIR: process.env['PROMPTFORGE_CONFIG_DIR'] },
-    cwd,
-    onInterrupt: () => () => undefined,
-    secrets: () => store,
-    pool: testPool(),
-  };
-  const code = await main(args, io);
-  return { code, stdout: out, stderr: err };
+function cli(args: string[], cwd: string, stdinText = ''): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCliInProcess(args, { cwd, secrets: store, stdin: stdinText });
 }
 
 describe('keys:* for the secrets tools.yaml names, on the real keychain', () => {
