@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
+import { ResultMessages } from './ResultMessages';
 import { KeyInput } from './KeyInput';
 import { useKeyEntry, type KeyTarget } from './use-key-entry';
 import { parseScopedSecretName, secretNoun } from './secret-name';
@@ -280,16 +281,7 @@ export function CredentialsPanel() {
         Provider keys, and the secrets the workspace&apos;s tools.yaml names, live in the OS keychain. The studio can
         store, replace and delete a key, but never shows one: this page only learns whether a key is set.
       </p>
-      {message ? (
-        <p className="ok-text" role="status">
-          {message}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ResultMessages message={message} error={error} />
       {status.kind === 'loading' ? <p className="muted">Reading the keychain…</p> : null}
       {status.kind === 'ready' && !status.available ? (
         <p className="error-text" role="alert">

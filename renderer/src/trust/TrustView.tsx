@@ -1,7 +1,9 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react';
 import type { TrustList } from '../../../common/trust-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
-import { trustStore, useWorkspaceTrust } from './trust-store';
+import { ResultMessages } from '../settings/ResultMessages';
+import { ReviewTrustButton } from './ReviewTrustButton';
+import { useWorkspaceTrust } from './trust-store';
 import { countOf } from './trust-text';
 import '../settings/settings.css';
 import './trust.css';
@@ -52,6 +54,27 @@ function RevokeControl({ what, onRevoke }: { what: string; onRevoke: () => Promi
   );
 }
 
+/** A table of what the person may revoke: its columns, then a last one of Revoke controls. */
+function RevocableTable({ label, columns, children }: { label: string; columns: string[]; children: ReactNode }) {
+  return (
+    <table className="data-table trust-table" aria-label={label}>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th key={column} scope="col">
+              {column}
+            </th>
+          ))}
+          <th scope="col">
+            <span className="visually-hidden">Revoke</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
+
 /** The open workspace's trust, in a sentence, with its review. */
 function OpenWorkspaceTrust() {
   const { trust } = useWorkspaceTrust();
@@ -68,14 +91,9 @@ function OpenWorkspaceTrust() {
       <p>
         <code className="trust-path">{trust.path}</code> {sentence}
       </p>
-      <button
-        type="button"
-        className="button"
-        aria-haspopup="dialog"
-        onClick={(event) => trustStore.openReview(event.currentTarget)}
-      >
+      <ReviewTrustButton className="button">
         {trust.state === 'restricted' ? 'Review and trust…' : 'Review what it runs…'}
-      </button>
+      </ReviewTrustButton>
     </section>
   );
 }
@@ -129,16 +147,7 @@ export function TrustView() {
         after reading what it would run. A provider key goes to a server that is not its provider&apos;s own only once
         you approved that origin. Both are kept outside every workspace, and revoking one takes effect at once.
       </p>
-      {message ? (
-        <p className="ok-text" role="status" tabIndex={-1} ref={messageRef}>
-          {message}
-        </p>
-      ) : null}
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ResultMessages message={message} error={error} messageRef={messageRef} />
       <OpenWorkspaceTrust />
       {list === null && error === null ? <p className="muted">Reading what you trust…</p> : null}
       {list ? (
@@ -167,42 +176,30 @@ export function TrustView() {
                 No workspace is trusted yet. Open a folder, read what it would run, and trust it from the banner.
               </p>
             ) : (
-              <table className="data-table trust-table" aria-label="Trusted workspaces">
-                <thead>
-                  <tr>
-                    <th scope="col">Folder</th>
-                    <th scope="col">Trusted</th>
-                    <th scope="col">What it runs</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Revoke</span>
+              <RevocableTable label="Trusted workspaces" columns={['Folder', 'Trusted', 'What it runs']}>
+                {list.workspaces.map((workspace) => (
+                  <tr key={workspace.path} data-path={workspace.path}>
+                    <th scope="row">
+                      <code className="trust-path">{workspace.path}</code>
                     </th>
+                    <td>
+                      <When at={workspace.trustedAt} />
+                    </td>
+                    <td>{countOf(workspace.items, 'item')}</td>
+                    <td>
+                      <RevokeControl
+                        what={`trust in ${workspace.path}`}
+                        onRevoke={() =>
+                          revoke(
+                            () => call('trust:revoke', { path: workspace.path }),
+                            `Stopped trusting ${workspace.path}: it is in Restricted mode from now on.`,
+                          )
+                        }
+                      />
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.workspaces.map((workspace) => (
-                    <tr key={workspace.path} data-path={workspace.path}>
-                      <th scope="row">
-                        <code className="trust-path">{workspace.path}</code>
-                      </th>
-                      <td>
-                        <When at={workspace.trustedAt} />
-                      </td>
-                      <td>{countOf(workspace.items, 'item')}</td>
-                      <td>
-                        <RevokeControl
-                          what={`trust in ${workspace.path}`}
-                          onRevoke={() =>
-                            revoke(
-                              () => call('trust:revoke', { path: workspace.path }),
-                              `Stopped trusting ${workspace.path}: it is in Restricted mode from now on.`,
-                            )
-                          }
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </RevocableTable>
             )}
           </section>
           <section className="trust-section" aria-labelledby="trust-origins-title">
@@ -213,44 +210,32 @@ export function TrustView() {
                 provider&apos;s own, the studio asks before your key goes there; what you allow is listed here.
               </p>
             ) : (
-              <table className="data-table trust-table" aria-label="Approved key origins">
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Goes to</th>
-                    <th scope="col">Approved</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Revoke</span>
+              <RevocableTable label="Approved key origins" columns={['Key', 'Goes to', 'Approved']}>
+                {list.keyOrigins.map((entry) => (
+                  <tr key={`${entry.provider} ${entry.origin}`} data-origin={entry.origin}>
+                    <th scope="row">
+                      {entry.label} key<div className="muted small">{entry.provider}</div>
                     </th>
+                    <td>
+                      <code className="trust-path">{entry.origin}</code>
+                    </td>
+                    <td>
+                      <When at={entry.approvedAt} />
+                    </td>
+                    <td>
+                      <RevokeControl
+                        what={`the ${entry.label} key for ${entry.origin}`}
+                        onRevoke={() =>
+                          revoke(
+                            () => call('trust:revoke-key-origin', { provider: entry.provider, origin: entry.origin }),
+                            `Your ${entry.label} key no longer goes to ${entry.origin}; the studio asks again first.`,
+                          )
+                        }
+                      />
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.keyOrigins.map((entry) => (
-                    <tr key={`${entry.provider} ${entry.origin}`} data-origin={entry.origin}>
-                      <th scope="row">
-                        {entry.label} key<div className="muted small">{entry.provider}</div>
-                      </th>
-                      <td>
-                        <code className="trust-path">{entry.origin}</code>
-                      </td>
-                      <td>
-                        <When at={entry.approvedAt} />
-                      </td>
-                      <td>
-                        <RevokeControl
-                          what={`the ${entry.label} key for ${entry.origin}`}
-                          onRevoke={() =>
-                            revoke(
-                              () => call('trust:revoke-key-origin', { provider: entry.provider, origin: entry.origin }),
-                              `Your ${entry.label} key no longer goes to ${entry.origin}; the studio asks again first.`,
-                            )
-                          }
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </RevocableTable>
             )}
           </section>
         </>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import { useStudioEvent } from '../shell/studio-api';
+import { ReviewTrustButton } from './ReviewTrustButton';
 import { TrustReviewDialog } from './TrustReviewDialog';
 import { trustStore, useWorkspaceTrust } from './trust-store';
 import { changesNote, RESTRICTED_LINE, trustAnnouncement } from './trust-text';
@@ -70,14 +71,7 @@ export function WorkspaceTrustBanner({ workspaceRoot }: { workspaceRoot: string 
               </>
             ) : null}
           </p>
-          <button
-            type="button"
-            className="button button-small trust-banner-button"
-            aria-haspopup="dialog"
-            onClick={(event) => trustStore.openReview(event.currentTarget)}
-          >
-            Review and trust…
-          </button>
+          <ReviewTrustButton className="button button-small trust-banner-button">Review and trust…</ReviewTrustButton>
         </section>
       ) : null}
       {reviewOpen && current ? <TrustReviewDialog live={current} /> : null}

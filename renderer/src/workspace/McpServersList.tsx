@@ -1,7 +1,8 @@
 import { useEffect, useId, useState } from 'react';
 import type { McpServersInfo } from '../../../common/studio-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
-import { manifestServerNames, trustStore, useWorkspaceTrust } from '../trust/trust-store';
+import { ReviewTrustButton } from '../trust/ReviewTrustButton';
+import { manifestServerNames, useWorkspaceTrust } from '../trust/trust-store';
 
 /** How much of a server's stderr the explorer shows (the main process keeps 64 KiB). */
 const STDERR_SHOWN = 8000;
@@ -24,14 +25,7 @@ function RestrictedServers({ names }: { names: string[] }) {
         ))}
         . {names.length === 1 ? 'It starts' : 'They start'} only once you trust this workspace.
       </p>
-      <button
-        type="button"
-        className="button button-small"
-        aria-haspopup="dialog"
-        onClick={(event) => trustStore.openReview(event.currentTarget)}
-      >
-        Review and trust…
-      </button>
+      <ReviewTrustButton className="button button-small">Review and trust…</ReviewTrustButton>
     </div>
   );
 }
