@@ -1,21 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findWorkspaceRoot } from '../../../main/core/catalog/workspace-root.js';
+import { folderTree } from './folder-tree.js';
 
 /** Finding the workspace from a folder inside it (the refusals are in test/node/attack/discovery-*). */
 
-const top = mkdtempSync(path.join(tmpdir(), 'pf-workspace-root-'));
-afterAll(() => rmSync(top, { recursive: true, force: true }));
-
-let folders = 0;
-function folder(parent = top, mode = 0o755): string {
-  const dir = path.join(parent, `d${++folders}`);
-  mkdirSync(dir);
-  chmodSync(dir, mode);
-  return dir;
-}
+const { top, folder } = folderTree('pf-workspace-root-');
 
 describe('findWorkspaceRoot', () => {
   it('finds the nearest folder holding a catalog file, from it or from a folder below', async () => {
