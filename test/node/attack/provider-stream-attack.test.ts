@@ -1,18 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import { type TestContext, beforeAll, describe, expect, it } from 'vitest';
-import { AnthropicProvider } from '../../../main/core/providers/anthropic-provider.js';
 import { createProvider } from '../../../main/core/providers/create-provider.js';
-import { GeminiProvider } from '../../../main/core/providers/gemini-provider.js';
 import type { ModelEvent, ModelProvider } from '../../../main/core/providers/model-provider.js';
-import { OpenAIChatProvider } from '../../../main/core/providers/openai-chat-provider.js';
 import { DEFAULT_MAX_ROUND_MS, type ProviderHttpOptions } from '../../../main/core/providers/provider-http.js';
 import {
-  CANARY_KEY,
   type LoopbackServer,
   type Responder,
   collect,
   expectNoKey,
   fixture,
+  loopbackProvider,
   hang,
   httpError,
   sse,
@@ -85,14 +82,7 @@ const adapters: AdapterCase[] = [
   {
     name: 'OpenAI',
     label: 'OpenAI',
-    make: (url, http) =>
-      new OpenAIChatProvider({
-        ...http,
-        baseUrl: `${url}/v1`,
-        apiKey: CANARY_KEY,
-        providerId: 'openai',
-        label: 'OpenAI',
-      }),
+    make: loopbackProvider.openai,
     partial: fixture('openai/cut.sse'),
     content: (text) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`,
     empties: [
@@ -106,7 +96,7 @@ const adapters: AdapterCase[] = [
   {
     name: 'Anthropic',
     label: 'Anthropic',
-    make: (url, http) => new AnthropicProvider({ ...http, baseUrl: url, apiKey: CANARY_KEY }),
+    make: loopbackProvider.anthropic,
     partial: fixture('anthropic/cut.sse'),
     content: (text) =>
       `event: content_block_delta\ndata: ${JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } })}\n\n`,
@@ -120,7 +110,7 @@ const adapters: AdapterCase[] = [
   {
     name: 'Gemini',
     label: 'Google Gemini',
-    make: (url, http) => new GeminiProvider({ ...http, baseUrl: `${url}/v1beta`, apiKey: CANARY_KEY }),
+    make: loopbackProvider.gemini,
     partial: fixture('gemini/cut.sse'),
     content: (text) =>
       `data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }] })}\n\n`,

@@ -2,11 +2,32 @@ import { readFileSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { AnthropicProvider } from '../../../main/core/providers/anthropic-provider.js';
+import { GeminiProvider } from '../../../main/core/providers/gemini-provider.js';
 import type { ModelEvent, ModelProvider, ModelRequest } from '../../../main/core/providers/model-provider.js';
 import { ProviderError } from '../../../main/core/providers/model-provider.js';
+import { OpenAIChatProvider } from '../../../main/core/providers/openai-chat-provider.js';
+import type { ProviderHttpOptions } from '../../../main/core/providers/provider-http.js';
 
 /** A fake key that must never show up in an event or an error message. */
 export const CANARY_KEY = 'sk-canary-XXXXXXXXXXXXXXXXXXXXXXXX';
+
+/** Each adapter sending to a loopback server at `url` (its API's own path below it) with the canary key. */
+export const loopbackProvider: Record<
+  'openai' | 'anthropic' | 'gemini',
+  (url: string, http: ProviderHttpOptions) => ModelProvider
+> = {
+  openai: (url, http) =>
+    new OpenAIChatProvider({
+      ...http,
+      baseUrl: `${url}/v1`,
+      apiKey: CANARY_KEY,
+      providerId: 'openai',
+      label: 'OpenAI',
+    }),
+  anthropic: (url, http) => new AnthropicProvider({ ...http, baseUrl: url, apiKey: CANARY_KEY }),
+  gemini: (url, http) => new GeminiProvider({ ...http, baseUrl: `${url}/v1beta`, apiKey: CANARY_KEY }),
+};
 
 /** One request the loopback server received. */
 export interface RecordedRequest {

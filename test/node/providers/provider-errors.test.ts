@@ -1,8 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AnthropicProvider } from '../../../main/core/providers/anthropic-provider.js';
-import { GeminiProvider } from '../../../main/core/providers/gemini-provider.js';
 import type { ModelProvider } from '../../../main/core/providers/model-provider.js';
-import { OpenAIChatProvider } from '../../../main/core/providers/openai-chat-provider.js';
 import { createProvider } from '../../../main/core/providers/create-provider.js';
 import type { ProviderHttpOptions } from '../../../main/core/providers/provider-http.js';
 import {
@@ -13,6 +10,7 @@ import {
   collect,
   expectNoKey,
   fixture,
+  loopbackProvider,
   hang,
   httpError,
   sse,
@@ -47,14 +45,7 @@ const adapters: AdapterCase[] = [
     name: 'OpenAIChatProvider',
     label: 'OpenAI',
     providerId: 'openai',
-    make: (url, http) =>
-      new OpenAIChatProvider({
-        ...http,
-        baseUrl: `${url}/v1`,
-        apiKey: CANARY_KEY,
-        providerId: 'openai',
-        label: 'OpenAI',
-      }),
+    make: loopbackProvider.openai,
     okBody: fixture('openai/text.sse'),
     cutBody: fixture('openai/cut.sse'),
     model: 'gpt-4o-mini',
@@ -63,7 +54,7 @@ const adapters: AdapterCase[] = [
     name: 'AnthropicProvider',
     label: 'Anthropic',
     providerId: 'anthropic',
-    make: (url, http) => new AnthropicProvider({ ...http, baseUrl: url, apiKey: CANARY_KEY }),
+    make: loopbackProvider.anthropic,
     okBody: fixture('anthropic/text.sse'),
     cutBody: fixture('anthropic/cut.sse'),
     model: 'claude-sonnet-4-5',
@@ -72,7 +63,7 @@ const adapters: AdapterCase[] = [
     name: 'GeminiProvider',
     label: 'Google Gemini',
     providerId: 'gemini',
-    make: (url, http) => new GeminiProvider({ ...http, baseUrl: `${url}/v1beta`, apiKey: CANARY_KEY }),
+    make: loopbackProvider.gemini,
     okBody: fixture('gemini/text.sse'),
     cutBody: fixture('gemini/cut.sse'),
     model: 'gemini-2.5-flash',
