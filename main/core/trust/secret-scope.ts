@@ -40,6 +40,8 @@ export function stdioDestination(server: string): string {
 export function scopeWorkspaceSecrets(workspace: Workspace): Workspace {
   const scope = (value: string | SecretRef, destination: string): string | SecretRef =>
     typeof value === 'string' ? value : { secret: scopedSecretName(value.secret, destination) };
+  const scopeHeaders = (headers: Record<string, string | SecretRef>, destination: string) =>
+    Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, scope(value, destination)]));
   const tools = workspace.tools.list().map((tool): ToolSpec => {
     const settings = tool.settings;
     if (settings.kind !== 'http' || !settings.headers) return tool;
@@ -48,9 +50,7 @@ export function scopeWorkspaceSecrets(workspace: Workspace): Workspace {
       ...tool,
       settings: {
         ...settings,
-        headers: Object.fromEntries(
-          Object.entries(settings.headers).map(([name, value]) => [name, scope(value, destination)]),
-        ),
+        headers: scopeHeaders(settings.headers, destination),
       },
     };
   });
@@ -62,9 +62,7 @@ export function scopeWorkspaceSecrets(workspace: Workspace): Workspace {
         ...server,
         transport: {
           ...transport,
-          headers: Object.fromEntries(
-            Object.entries(transport.headers).map(([name, value]) => [name, scope(value, destination)]),
-          ),
+          headers: scopeHeaders(transport.headers, destination),
         },
       };
     }

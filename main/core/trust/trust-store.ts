@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { ManifestItemSchema } from '../../../common/trust-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
 import { appendJsonLine, ConfigFile } from './config-file.js';
 import {
@@ -18,16 +19,7 @@ export const TRUST_FILE = 'workspace-trust.json';
 export const TRUST_LOG_FILE = 'trust-log.jsonl';
 
 const ManifestSchema = z.object({
-  items: z.array(
-    z.object({
-      id: z.string(),
-      kind: z.enum(['command', 'mcp-server', 'key-origin', 'secret', 'policy']),
-      title: z.string(),
-      details: z.array(z.string()),
-      warnings: z.array(z.string()),
-      source: z.string(),
-    }),
-  ),
+  items: z.array(ManifestItemSchema),
   files: z.array(z.object({ path: z.string(), sha256: z.string().nullable() })),
 });
 
