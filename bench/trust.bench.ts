@@ -8,6 +8,7 @@ import { TrustStore } from '../main/core/trust/trust-store.js';
 import { median, type BenchRow } from './bench-kit.js';
 import { StudioService } from '../main/core/studio/studio-service.js';
 import { WorkerPool } from '../main/core/run/worker-pool.js';
+import { noSecrets } from '../test/node/credentials/memory-secret-stores.js';
 
 /** A tools.yaml of `count` tools: a third each command (with a script file of its own), http with a secret, MCP server. */
 function toolsYaml(count: number): string {
@@ -42,12 +43,6 @@ async function openTimes(dir: string): Promise<{ trusted: number[]; restricted: 
   const store = new TrustStore(trustedConfig);
   const workspace = await loadWorkspace(dir);
   await store.trust(workspace, (await store.workspaceTrust(workspace)).digest, 'cli --yes');
-  const noSecrets = {
-    get: async () => undefined,
-    set: async () => undefined,
-    delete: async () => false,
-    has: async () => false,
-  };
   const pool = new WorkerPool({ size: 1 });
   const make = (configDirectory: string) =>
     new StudioService({

@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractRequest, ContractResponse } from '../../common/contract.js';
-import type { SecretStore } from '../../main/core/credentials/secret-store.js';
 import { createStudioHandlers, dispatchContractCall } from '../../main/core/studio/studio-handlers.js';
 import type { StudioLogger } from '../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../main/core/studio/studio-service.js';
@@ -13,13 +12,8 @@ import { AUTO_LOAD_EVENTS, FIRST_PAGE_EVENTS, RunStore } from '../../renderer/sr
 import { testPool } from '../node/run/run-harness.js';
 import { syntheticEvent, syntheticRun } from '../node/transcript/synthetic-run.js';
 import { repositoryRoot } from './bridge.js';
+import { noSecrets } from '../node/credentials/memory-secret-stores.js';
 
-const noSecrets: SecretStore = {
-  get: async () => undefined,
-  set: async () => undefined,
-  delete: async () => false,
-  has: async () => false,
-};
 const quiet: StudioLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('the renderer run store: paged, bounded, merged with live events', () => {

@@ -3,15 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
-import type { SecretStore } from '../../main/core/credentials/secret-store.js';
-
-/** A keychain that holds no key: the workspace's default model (openai) has none. */
-const noKeys: SecretStore = {
-  get: async () => undefined,
-  set: async () => undefined,
-  delete: async () => false,
-  has: async () => false,
-};
+import { noSecrets } from '../node/credentials/memory-secret-stores.js';
 
 /** A command tool that answers with the arguments it got: the form's output is visible as is. */
 const echoArgs = `let input = '';
@@ -57,7 +49,8 @@ either:
 `;
 
 describe('studio: "Try a tool" calls any catalog tool from a generated form', () => {
-  const studio = new StudioHarness({ viewport: { width: 1440, height: 900 }, secrets: noKeys });
+  // A keychain that holds no key: the workspace's default model (openai) has none.
+  const studio = new StudioHarness({ viewport: { width: 1440, height: 900 }, secrets: noSecrets });
   let root = '';
 
   beforeAll(async () => {

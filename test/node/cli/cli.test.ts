@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEventSchema, type RunEvent } from '../../../common/run-events.js';
 import { main, type CliIo } from '../../../main/cli/cli.js';
 import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
+import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { testPool } from '../run/run-harness.js';
@@ -15,18 +16,6 @@ import { trustForTests } from '../trust/trust-for-tests.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const examples = path.join(root, 'examples');
-
-/** An in-memory SecretStore for CLI tests that are not about the keychain (those use the real one). */
-function memoryStore(initial: Record<string, string> = {}): SecretStore & { data: Map<string, string> } {
-  const data = new Map(Object.entries(initial));
-  return {
-    data,
-    get: async (name) => data.get(name),
-    set: async (name, secret) => void data.set(name, secret),
-    delete: async (name) => data.delete(name),
-    has: async (name) => data.has(name),
-  };
-}
 
 interface Captured {
   code: number;
@@ -71,7 +60,7 @@ async function cli(
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    secrets: () => options.store ?? memoryStore(),
+    secrets: () => options.store ?? mapSecretStore(),
     pool: testPool(),
   };
   const code = await main(args, io);

@@ -4,6 +4,7 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { main, type CliIo } from '../../../main/cli/cli.js';
 import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
+import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -127,17 +128,6 @@ export function inPrivateKeyring(home: string, env: NodeJS.ProcessEnv = {}): Pic
       bin,
     ],
     env: { HOME: home, XDG_DATA_HOME: path.join(home, 'share'), XDG_CONFIG_HOME: path.join(home, 'config'), ...env },
-  };
-}
-
-/** A keychain held in a map, for the CLI run in process. */
-export function mapSecretStore(entries: Record<string, string> = {}): SecretStore {
-  const store = new Map(Object.entries(entries));
-  return {
-    get: async (name) => store.get(name),
-    set: async (name, secret) => void store.set(name, secret),
-    delete: async (name) => store.delete(name),
-    has: async (name) => store.has(name),
   };
 }
 

@@ -7,6 +7,7 @@ import type { ContractEventName, ContractEventPayload } from '../../../common/co
 import { testPool } from '../run/run-harness.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
+import { noSecrets } from '../credentials/memory-secret-stores.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HOSTILE = path.resolve(here, '../../fixtures/hostile-mcp-server.mjs');
@@ -28,12 +29,7 @@ function studio() {
   const service = new StudioService({
     userDataDirectory: root,
     examplesDirectory: root,
-    secrets: {
-      get: async () => undefined,
-      set: async () => undefined,
-      delete: async () => false,
-      has: async () => false,
-    },
+    secrets: noSecrets,
     emit: (name, payload) => {
       pushed.push({ name, payload });
       for (const waiter of [...waiters])

@@ -6,7 +6,7 @@ import { afterEach } from 'vitest';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
-import { mapSecretStore } from '../cli/spawn-cli.js';
+import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 
 export const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples');

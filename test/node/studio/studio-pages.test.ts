@@ -3,20 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
 import { testPool } from '../run/run-harness.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
 import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { syntheticEvent, syntheticRun } from '../transcript/synthetic-run.js';
+import { noSecrets } from '../credentials/memory-secret-stores.js';
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples');
-const noSecrets: SecretStore = {
-  get: async () => undefined,
-  set: async () => undefined,
-  delete: async () => false,
-  has: async () => false,
-};
 const quiet: StudioLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('history:page and history:compare through the contract', () => {

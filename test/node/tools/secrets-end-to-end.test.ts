@@ -7,7 +7,8 @@ import { readTranscript } from '../../../main/core/transcript/transcript-reader.
 import { startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { HEADER_SECRET, isRedacted, LEAKS, PROVIDER_KEY } from '../../fixtures/secret-leaks.js';
 import { startServer } from './helpers.js';
-import { mapSecretStore, runCliInProcess } from '../cli/spawn-cli.js';
+import { runCliInProcess } from '../cli/spawn-cli.js';
+import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
 
 /**

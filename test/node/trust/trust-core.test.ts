@@ -9,7 +9,7 @@ import { manifestDiff, manifestDigest, workspaceManifest } from '../../../main/c
 import { TrustChangedError, TrustStore } from '../../../main/core/trust/trust-store.js';
 import { WorkspaceSecretStore, scopedSecretUses, scopedSecretName } from '../../../main/core/trust/secret-scope.js';
 import { restrictTool } from '../../../main/core/trust/restricted-mode.js';
-import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
+import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 
 function folder(prefix: string): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -234,24 +234,12 @@ describe('the trust store', () => {
   });
 });
 
-/** A keychain stand-in in memory (named as one): these tests are about account names, not the OS keychain. */
-function memoryStore(initial: Record<string, string> = {}): SecretStore & { entries: Map<string, string> } {
-  const entries = new Map(Object.entries(initial));
-  return {
-    entries,
-    get: async (name) => entries.get(name),
-    set: async (name, value) => void entries.set(name, value),
-    delete: async (name) => entries.delete(name),
-    has: async (name) => entries.has(name),
-  };
-}
-
 describe('workspace secrets', () => {
   const tools =
     'look:\n  kind: http\n  description: d\n  url: https://api.example.com/v1\n  headers: {Authorization: {secret: openai}, X: {secret: TOKEN}}\n  parameters: {type: object}\n';
 
   it('never read the provider key of the same name, and are kept per workspace and destination', async () => {
-    const keychain = memoryStore({ openai: 'sk-provider' });
+    const keychain = mapSecretStore({ openai: 'sk-provider' });
     const a = await loadWorkspace(workspaceWith({ 'tools.yaml': tools }));
     const b = await loadWorkspace(workspaceWith({ 'tools.yaml': tools }));
     const inA = new WorkspaceSecretStore(keychain, a.root, scopedSecretUses(a));
@@ -265,7 +253,7 @@ describe('workspace secrets', () => {
   });
 
   it('moves an entry from before the namespaces into the first workspace that uses it, without loss', async () => {
-    const keychain = memoryStore({ TOKEN: 'old-token' });
+    const keychain = mapSecretStore({ TOKEN: 'old-token' });
     const a = await loadWorkspace(workspaceWith({ 'tools.yaml': tools }));
     const inA = new WorkspaceSecretStore(keychain, a.root, scopedSecretUses(a));
     const scoped = scopedSecretName('TOKEN', 'https://api.example.com');
