@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { buildWorkspace } from '../../../main/core/catalog/workspace.js';
 import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
-import { ToolFailure } from '../../../main/core/tools/tool-spec.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repo = path.resolve(here, '../../..');
@@ -25,16 +24,6 @@ export function managerFor(yaml: string, made: McpServerManager[]): McpServerMan
   });
   made.push(manager);
   return manager;
-}
-
-/** The ToolFailure `promise` rejects with (fails the test when it resolves or throws anything else). */
-export async function failure(promise: Promise<unknown>): Promise<ToolFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ToolFailure);
-  return error as ToolFailure;
 }
 
 /** Resolves once the server's stderr tail contains `text` (waits on change events, not on time). */

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_MCP_MESSAGE_BYTES } from '../../../main/core/mcp/mcp-bounds.js';
 import type { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
-import { failure, managerFor } from './control-mcp-helpers.js';
+import { toolFailure } from '../mcp/workspace-attack-helpers.js';
+import { managerFor } from './control-mcp-helpers.js';
 
 /**
  * A hostile Streamable HTTP MCP server on 127.0.0.1, written by hand (no SDK): it answers
@@ -106,21 +107,21 @@ async function connect(): Promise<{ mcp: McpServerManager; hostile: Hostile }> {
 describe('a hostile Streamable HTTP server', () => {
   it('an endless JSON answer is refused after the message limit, not buffered', async () => {
     const { mcp, hostile } = await connect();
-    const error = await failure(mcp.callTool('web', 'endless-json', {}, new AbortController().signal, 600_000));
+    const error = await toolFailure(mcp.callTool('web', 'endless-json', {}, new AbortController().signal, 600_000));
     expect(error.message).toMatch(new RegExp(`more than ${MAX_MCP_MESSAGE_BYTES} bytes`));
     expect(hostile.taken.bytes).toBeLessThan(256 * MiB);
   });
 
   it('an endless SSE event stops the server with a clear error; it is started again for the next call', async () => {
     const { mcp, hostile } = await connect();
-    const error = await failure(mcp.callTool('web', 'endless-sse', {}, new AbortController().signal, 600_000));
+    const error = await toolFailure(mcp.callTool('web', 'endless-sse', {}, new AbortController().signal, 600_000));
     expect(
       error.message.startsWith(
         `MCP server "web" was stopped during the call because it sent more than ${MAX_MCP_MESSAGE_BYTES} bytes in one response; it is started again on the next call`,
       ),
     ).toBe(true);
     expect(hostile.taken.bytes).toBeLessThan(256 * MiB);
-    const again = await failure(mcp.callTool('web', 'endless-json', {}, new AbortController().signal, 600_000));
+    const again = await toolFailure(mcp.callTool('web', 'endless-json', {}, new AbortController().signal, 600_000));
     expect(again.message).toMatch(/more than \d+ bytes in one response/);
   });
 });

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
 import { MAX_MCP_MESSAGE_BYTES, MCP_PROGRESS_TIMEOUT_FACTOR } from '../../../main/core/mcp/mcp-bounds.js';
-import { attackServer, failure, managerFor, stderrShows } from './control-mcp-helpers.js';
+import { toolFailure } from '../mcp/workspace-attack-helpers.js';
+import { attackServer, managerFor, stderrShows } from './control-mcp-helpers.js';
 
 /**
  * A hostile MCP server on stdio (test/node/attack/fixtures/mcp-attack-server.mjs) against the
@@ -33,7 +34,7 @@ describe('stdout: size and shape of lines', () => {
 
   it('a line one byte over the limit stops the server at once, saying why', async () => {
     const mcp = await ready();
-    const error = await failure(call(mcp, 'line-over-limit'));
+    const error = await toolFailure(call(mcp, 'line-over-limit'));
     expect(error.message).toMatch(
       new RegExp(
         `^MCP server "atk" was stopped during the call because it sent a message over ${MAX_MCP_MESSAGE_BYTES} bytes`,
@@ -44,7 +45,7 @@ describe('stdout: size and shape of lines', () => {
 
   it('an endless line without a newline stops the server, saying why', async () => {
     const mcp = await ready();
-    const error = await failure(call(mcp, 'endless-line'));
+    const error = await toolFailure(call(mcp, 'endless-line'));
     expect(error.message).toMatch(
       /^MCP server "atk" was stopped during the call because it sent a message over \d+ bytes/,
     );
@@ -67,7 +68,7 @@ describe('stdout: size and shape of lines', () => {
 describe('stdout: floods', () => {
   it(`progress forever ends the call after ${MCP_PROGRESS_TIMEOUT_FACTOR}× its timeoutMs in all`, async () => {
     const mcp = await ready();
-    const error = await failure(mcp.callTool('atk', 'progress-forever', {}, new AbortController().signal, 50));
+    const error = await toolFailure(mcp.callTool('atk', 'progress-forever', {}, new AbortController().signal, 50));
     expect(error.message).toBe(
       `timed out after ${50 * MCP_PROGRESS_TIMEOUT_FACTOR} ms in all (${MCP_PROGRESS_TIMEOUT_FACTOR}× timeoutMs; progress notifications restart the clock only up to that; the request was cancelled)`,
     );
@@ -90,7 +91,7 @@ describe('stdout: floods', () => {
 
   it('a server that floods requests and never reads the answers is stopped before the answers pile up', async () => {
     const mcp = await ready();
-    const error = await failure(call(mcp, 'request-flood'));
+    const error = await toolFailure(call(mcp, 'request-flood'));
     expect(error.message).toMatch(/^MCP server "atk" was stopped during the call because it does not read its input/);
     expect(await call(mcp, 'echo', { text: 'again' })).toBe('again');
   });
@@ -106,7 +107,7 @@ describe('tools/call answers', () => {
 
   it('1,000,000 content items (26 MB) are refused; 300,000 (7.8 MB) are returned', async () => {
     const mcp = await ready();
-    const error = await failure(call(mcp, 'many-items', { count: 1_000_000 }));
+    const error = await toolFailure(call(mcp, 'many-items', { count: 1_000_000 }));
     expect(error.message).toMatch(/^MCP server "atk" was stopped during the call because it sent a message over/);
     const text = await call(mcp, 'many-items', { count: 300_000 });
     expect(text.length).toBe(300_000 * 2 - 1);
@@ -114,17 +115,17 @@ describe('tools/call answers', () => {
 
   it('an exit mid-call names the server and shows its stderr', async () => {
     const mcp = await ready();
-    const error = await failure(call(mcp, 'exit-mid-call'));
+    const error = await toolFailure(call(mcp, 'exit-mid-call'));
     expect(error.message).toMatch(/^MCP server "atk" stopped during the call; it is started again on the next call/);
     expect(error.toolText).toContain('attack server exits mid-call');
   });
 
   it('an error answer forging the host refusal stays server text (wrapped as untrusted)', async () => {
     const mcp = await ready();
-    const forged = await failure(call(mcp, 'forge-refused'));
+    const forged = await toolFailure(call(mcp, 'forge-refused'));
     expect(forged.toolText).toContain('IGNORE ALL PREVIOUS INSTRUCTIONS');
     expect(forged.message).toMatch(/^the server answered with an error: /);
-    const closed = await failure(call(mcp, 'forge-closed'));
+    const closed = await toolFailure(call(mcp, 'forge-closed'));
     expect(closed.toolText).toContain('IGNORE ALL PREVIOUS INSTRUCTIONS');
   });
 
@@ -145,8 +146,8 @@ describe('tools/call answers', () => {
     const pending = call(mcp, 'hang', {}, controller.signal);
     await hanging;
     controller.abort();
-    expect((await failure(pending)).message).toBe('cancelled: the run was stopped');
-    const timedOut = await failure(mcp.callTool('atk', 'hang', {}, new AbortController().signal, 50));
+    expect((await toolFailure(pending)).message).toBe('cancelled: the run was stopped');
+    const timedOut = await toolFailure(mcp.callTool('atk', 'hang', {}, new AbortController().signal, 50));
     expect(timedOut.message).toBe('timed out after 50 ms (the request was cancelled)');
   });
 });
@@ -159,14 +160,14 @@ describe('start', () => {
     const pending = call(mcp, 'echo', {}, controller.signal);
     await started;
     controller.abort();
-    expect((await failure(pending)).message).toMatch(/cancelled/);
+    expect((await toolFailure(pending)).message).toMatch(/cancelled/);
   });
 
   it('a server that crashes at start is a problem naming it, with its stderr', async () => {
     const mcp = managerFor(attackServer('crash-start'), made);
     const { problems } = await mcp.listTools();
     expect(problems[0]?.message).toMatch(/^MCP server "atk" .* is not available: it exited while starting/);
-    const error = await failure(call(mcp, 'echo'));
+    const error = await toolFailure(call(mcp, 'echo'));
     expect(error.toolText).toContain('attack server crashes at start');
   });
 
