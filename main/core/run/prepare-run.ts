@@ -18,7 +18,7 @@ import { McpAwareCatalog, replayedMcpTools } from '../mcp/mcp-catalog.js';
 import { mcpPassThroughSecrets } from '../mcp/mcp-secrets.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { McpServerManager } from '../mcp/mcp-manager.js';
-import { mcpSecretNames } from '../catalog/mcp-spec.js';
+import { mcpSecretNames, type McpServerSpec } from '../catalog/mcp-spec.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import type { ModelResolver, ResolvedModel } from './model-driver.js';
 import { ReplayProvider, ReplayRecording } from './replay.js';
@@ -26,7 +26,7 @@ import { ForkError } from './run-errors.js';
 import { Run } from './run.js';
 import type { WorkerPool } from './worker-pool.js';
 import { refusingGate, refusingRunner, restrictWorkspace, RestrictedCatalog } from '../trust/restricted-mode.js';
-import { pinnedRunner } from '../trust/pinned-runner.js';
+import { changedFilesRefusal, PinnedFiles, pinnedRunner } from '../trust/pinned-runner.js';
 import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
 import { keyMayGo, keyOriginRefusal, type ConfirmKeyOrigin } from '../trust/key-origins.js';
 import { originOf } from '../trust/workspace-manifest.js';
@@ -203,7 +203,13 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   // Before anything starts: a transcript folder that a link leads outside the workspace is refused.
   if (transcriptPath) checkTranscriptFolder(transcriptPath, workspace.root);
 
-  // MCP servers: started (or reused) and listed now, so their tools are in the run's catalog.
+  // A trusted run keeps the files it starts with: what changes later does not run.
+  const pinned =
+    trusted && !offline
+      ? new PinnedFiles(workspace.root, workspace.tools.list(), workspace.mcpServers ?? [])
+      : undefined;
+
+  // MCP servers: started lazily, when the script first advertises or calls an alias they may own.
   let catalog: ToolCatalog = workspace.tools;
   let endMcp: (() => void) | undefined;
   let liveMcp: McpAwareCatalog | undefined;
@@ -228,7 +234,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     // Nothing starts yet: a server starts when the script first advertises or calls an alias it may own.
     const live = new McpAwareCatalog(workspace.tools.list(), manager);
     liveMcp = live;
-    catalog = preparingCatalog(live, options.onMcpProblem);
+    catalog = preparingCatalog(live, mcpServers, pinned, options.onMcpProblem);
     // Host values passed through to servers that look secret are redacted like command tools'.
     for (const value of mcpPassThroughSecrets(mcpServers, options.env ?? process.env))
       if (!secretValues.includes(value)) secretValues.push(value);
@@ -264,7 +270,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     runId,
     pool: options.pool,
     catalog,
-    toolRunner: trusted ? pinnedRunner(toolRunner, workspace.root, workspace.tools.list()) : refusingRunner(toolRunner),
+    toolRunner: trusted && pinned ? pinnedRunner(toolRunner, pinned) : refusingRunner(toolRunner),
     gate,
     models,
     taint,
@@ -341,8 +347,17 @@ function forkRecording(
   });
 }
 
-/** `live`, whose `prepare` (starting the servers an alias may come from) reports their problems. */
-function preparingCatalog(live: McpAwareCatalog, onProblem: PrepareRunOptions['onMcpProblem']): ToolCatalog {
+/**
+ * `live`, whose `prepare` starts the servers an alias may come from and reports their problems. A
+ * server whose files changed since the run started is not started: the problem names the files.
+ */
+function preparingCatalog(
+  live: McpAwareCatalog,
+  servers: readonly McpServerSpec[],
+  pinned: PinnedFiles | undefined,
+  onProblem: PrepareRunOptions['onMcpProblem'],
+): ToolCatalog {
+  const refused = new Set<string>();
   return {
     get: (alias) => live.get(alias),
     list: () => live.list(),
@@ -350,7 +365,25 @@ function preparingCatalog(live: McpAwareCatalog, onProblem: PrepareRunOptions['o
     argumentProblems: (alias, args) => live.argumentProblems(alias, args),
     validateOutput: (alias, output) => live.validateOutput(alias, output),
     prepare: async (aliases) => {
-      for (const problem of await live.prepare(aliases)) onProblem?.(problem);
+      const ready = aliases.filter((alias) => {
+        const owners = servers.filter((server) => server.prefix === '' || alias.startsWith(server.prefix));
+        const stale = owners.find((server) => (pinned?.changedServer(server.name).length ?? 0) > 0);
+        if (!stale) return true;
+        if (!refused.has(stale.name)) {
+          refused.add(stale.name);
+          onProblem?.({
+            severity: 'error',
+            file: stale.location.file,
+            pointer: stale.location.pointer,
+            line: stale.location.line,
+            column: stale.location.column,
+            message: `MCP server "${stale.name}": ${changedFilesRefusal(pinned!.changedServer(stale.name), 'it')}`,
+            fix: 'Trust the workspace again (promptforge trust, or Review and trust… in the studio), then start a new run.',
+          });
+        }
+        return false;
+      });
+      for (const problem of await live.prepare(ready)) onProblem?.(problem);
     },
   };
 }

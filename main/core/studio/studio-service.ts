@@ -397,7 +397,10 @@ export class StudioService {
 
   /** The workspace's tools and the MCP servers' (listed first when `alias` is not among them yet). */
   private async liveCatalog(alias: string): Promise<ToolCatalogImpl> {
+    // A server may start here: judge the trust first (a file it runs may have changed, or the CLI
+    // may have revoked it).
     const ws = this.requireWorkspace();
+    await this.judgeAgain(ws);
     const mcp = this.mcp.manager;
     if (!mcp && !ws.tools.get(alias) && !this.trust.trusted && (ws.mcpServers?.length ?? 0) > 0)
       throw new ContractError(

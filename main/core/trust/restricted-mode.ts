@@ -14,6 +14,9 @@ import {
 } from '../tools/tool-spec.js';
 import { builtinDefaultsOf } from './workspace-manifest.js';
 
+/** The builtins whose output is the workspace's own files. */
+const WORKSPACE_READERS = new Set(['read_file', 'list_files']);
+
 /** How to leave restricted mode, said once for every message. */
 export const HOW_TO_TRUST =
   'trust the workspace first: run `promptforge trust` in it, or use Trust this workspace… in the studio, after reading what it would run';
@@ -39,8 +42,12 @@ export function restrictedRefusal(tool: ToolSpec): string | undefined {
 export function restrictTool(tool: ToolSpec): ToolSpec {
   // A builtin keeps the trust PromptForge gives it, declared in tools.yaml or not; a label the
   // workspace chose is dropped (see the manifest's policy items).
+  // Builtins that read the workspace's files hand the model text the workspace wrote: untrusted here.
+  const readsWorkspace = tool.settings.kind === 'builtin' && WORKSPACE_READERS.has(tool.settings.builtin);
   const ownTrust =
-    tool.settings.kind === 'builtin' && (tool.source === '<builtin>' || tool.trust === builtinDefaultsOf(tool)?.trust);
+    !readsWorkspace &&
+    tool.settings.kind === 'builtin' &&
+    (tool.source === '<builtin>' || tool.trust === builtinDefaultsOf(tool)?.trust);
   return {
     ...tool,
     approval: tool.approval === 'deny' ? 'deny' : 'ask',

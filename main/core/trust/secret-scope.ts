@@ -159,7 +159,9 @@ export class WorkspaceSecretStore {
 
   private async legacyValue(scoped: string): Promise<string | undefined> {
     const name = this.uses.get(scoped)?.name;
-    if (name === undefined || Object.hasOwn(PROVIDER_PRESETS, name)) return undefined;
+    // Only a plain name can be an entry from before the namespaces: never a provider id, and never
+    // a name shaped like another workspace's entry (`workspace-secret/...`) or a scoped name.
+    if (name === undefined || Object.hasOwn(PROVIDER_PRESETS, name) || /[/@]/.test(name)) return undefined;
     return this.store.get(name);
   }
 

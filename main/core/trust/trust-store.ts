@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ManifestItemSchema } from '../../../common/trust-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
-import { appendJsonLine, ConfigFile } from './config-file.js';
+import { appendJsonLine, ConfigFile, ConfigFileError } from './config-file.js';
 import {
   manifestDigest,
   manifestDiff,
@@ -98,7 +98,9 @@ export class TrustStore {
     const digest = manifestDigest(manifest);
     if (manifestIsEmpty(manifest)) return { state: 'empty', path: real, manifest, digest };
     const entry = contents.workspaces.find((candidate) => candidate.path === real);
-    if (entry?.digest === digest) return { state: 'trusted', path: real, manifest, digest };
+    // A file that could not be hashed (too big) could change unseen: such a manifest is never trusted.
+    if (entry?.digest === digest && unhashable(manifest).length === 0)
+      return { state: 'trusted', path: real, manifest, digest };
     return {
       state: 'restricted',
       path: real,
@@ -116,6 +118,11 @@ export class TrustStore {
   async trust(workspace: Workspace, shownDigest: string, via: TrustVia): Promise<WorkspaceTrust> {
     const manifest = workspaceManifest(workspace);
     const real = realPath(workspace.root);
+    const unseen = unhashable(manifest);
+    if (unseen.length > 0)
+      throw new ConfigFileError(
+        `${real} cannot be trusted: ${unseen.join(', ')} ${unseen.length === 1 ? 'is' : 'are'} too big to cover (PromptForge hashes at most 256 MiB a file and 1 GiB in all), so ${unseen.length === 1 ? 'it' : 'they'} could change unseen. Make the tool run smaller files`,
+      );
     let result: WorkspaceTrust | undefined;
     await this.config.update((contents) => {
       const now = this.judge(workspace.root, manifest, contents);
@@ -209,6 +216,11 @@ export class TrustStore {
       });
     return found;
   }
+}
+
+/** The files of `manifest` that could not be hashed. */
+function unhashable(manifest: WorkspaceManifest): string[] {
+  return manifest.files.filter((file) => file.sha256 === null).map((file) => file.path);
 }
 
 function emptyTrustFile(): TrustFileContents {

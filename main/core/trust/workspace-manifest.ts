@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Workspace } from '../catalog/workspace.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
@@ -42,6 +42,12 @@ export interface ManifestFile {
 export interface WorkspaceManifest {
   items: ManifestItem[];
   files: ManifestFile[];
+  /**
+   * The parsed values the items describe (argv, cwd, env, headers, URLs, policies), as they are:
+   * the digest covers these, not the shown text, so two values shown alike (a real newline and
+   * the text `\u{a}`) never share a digest. Not kept in the trust file.
+   */
+  raw?: unknown;
 }
 
 /** Largest workspace file hashed into the digest; a bigger one is named with no hash. */
@@ -54,6 +60,10 @@ const MAX_HASHED_FILE_BYTES = 256 << 20;
  */
 const LOADER_VARIABLE =
   /^(NODE_OPTIONS|NODE_PATH|NODE_EXTRA_CA_CERTS|NODE_REPL_EXTERNAL_MODULE|LD_.*|DYLD_.*|PATH|PATHEXT|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|PERL5LIB|PERL5OPT|RUBYLIB|RUBYOPT|CLASSPATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|BASH_ENV|ENV|ZDOTDIR|GIT_.*|NPM_CONFIG_.*|COMSPEC|ELECTRON_RUN_AS_NODE|GCONV_PATH|HOME|TMPDIR)$/i;
+
+/** Variables a workspace may set without a second look (locale, colour, log level). */
+const HARMLESS_VARIABLE =
+  /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|TERM|COLUMNS|LINES|DEBUG|LOG_LEVEL|RUST_LOG|NODE_ENV)$/i;
 
 /** Package runners that fetch and run a package by name. */
 const PACKAGE_RUNNERS: Record<string, { skip: number }> = {
@@ -82,39 +92,37 @@ export function workspaceManifest(workspace: Workspace): WorkspaceManifest {
   const items: ManifestItem[] = [];
   const files = new Map<string, ManifestFile>();
   const realRoot = safeRealpath(workspace.root) ?? workspace.root;
+  const budget = hashBudget();
   const noteFiles = (tokens: readonly string[], cwd: string): void => {
-    for (const file of namedFiles(realRoot, cwd, tokens)) files.set(file.path, file);
+    for (const file of namedFiles(realRoot, cwd, tokens, budget)) files.set(file.path, file);
   };
 
   for (const tool of workspace.tools.list()) {
     const settings = tool.settings;
     if (settings.kind === 'command') {
-      const warnings = packageRunnerWarnings(settings.command);
+      const cwd = path.resolve(realRoot, settings.cwd ?? '.');
+      const local = localRunnerPackages(settings.command, cwd, realRoot);
+      const warnings = [...packageRunnerWarnings(settings.command), ...local.warnings];
       items.push({
         id: `command:${tool.alias}`,
         kind: 'command',
         title: `Command tool "${visible(tool.alias)}"`,
         details: [
           `runs: ${settings.command.map(quoteArg).join(' ')}`,
-          `in: ${settings.cwd ?? '.'}`,
-          `gets your variables: ${settings.env?.length ? settings.env.join(', ') : 'none'}`,
+          `in: ${visible(settings.cwd ?? '.')}`,
+          `gets your variables: ${settings.env?.length ? settings.env.map(visible).join(', ') : 'none'}`,
         ],
         warnings,
         source: tool.source,
       });
-      noteFiles(settings.command, path.resolve(realRoot, settings.cwd ?? '.'));
+      noteFiles([...settings.command, ...local.folders], cwd);
     }
     policyItems(items, tool);
   }
   for (const server of workspace.mcpServers ?? []) {
-    items.push(mcpItem(server));
-    if (server.transport.type === 'stdio') {
-      const literal = Object.values(server.transport.env).filter((value): value is string => typeof value === 'string');
-      noteFiles(
-        [server.transport.command, ...server.transport.args, ...literal.flatMap((value) => value.split(/\s+/))],
-        path.resolve(realRoot, server.transport.cwd ?? '.'),
-      );
-    }
+    const item = mcpItem(server);
+    items.push(item);
+    for (const file of mcpServerFiles(realRoot, server, budget, item.warnings)) files.set(file.path, file);
     serverPolicyItems(items, server);
   }
   for (const model of workspace.models.list()) {
@@ -145,7 +153,32 @@ export function workspaceManifest(workspace: Workspace): WorkspaceManifest {
     });
   }
   items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return { items, files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)) };
+  return {
+    items,
+    files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
+    raw: rawFacts(workspace),
+  };
+}
+
+/**
+ * The workspace files a stdio MCP server runs (its command, arguments, literal variables, and a
+ * package runner's local copy), by their bytes now; `warnings` gets the local-copy warnings.
+ */
+export function mcpServerFiles(
+  root: string,
+  server: McpServerSpec,
+  budget = hashBudget(),
+  warnings: string[] = [],
+): ManifestFile[] {
+  if (server.transport.type !== 'stdio') return [];
+  const realRoot = safeRealpath(root) ?? root;
+  const transport = server.transport;
+  const cwd = path.resolve(realRoot, transport.cwd ?? '.');
+  const argv = [transport.command, ...transport.args];
+  const local = localRunnerPackages(argv, cwd, realRoot);
+  warnings.push(...local.warnings);
+  const literal = Object.values(transport.env).filter((value): value is string => typeof value === 'string');
+  return namedFiles(realRoot, cwd, [...argv, ...literal, ...local.folders], budget);
 }
 
 /**
@@ -155,15 +188,18 @@ export function workspaceManifest(workspace: Workspace): WorkspaceManifest {
 export function commandToolFiles(root: string, tool: ToolSpec): ManifestFile[] {
   if (tool.settings.kind !== 'command') return [];
   const realRoot = safeRealpath(root) ?? root;
-  return namedFiles(realRoot, path.resolve(realRoot, tool.settings.cwd ?? '.'), tool.settings.command);
+  const cwd = path.resolve(realRoot, tool.settings.cwd ?? '.');
+  const local = localRunnerPackages(tool.settings.command, cwd, realRoot);
+  return namedFiles(realRoot, cwd, [...tool.settings.command, ...local.folders]);
 }
 
 /** The manifest's digest: sha256 over its items (without their `source`) and the named files' bytes. */
 export function manifestDigest(manifest: WorkspaceManifest): string {
   const covered = {
-    version: 1,
+    version: 2,
     items: manifest.items.map(({ source: _source, ...item }) => item),
     files: manifest.files,
+    raw: manifest.raw ?? null,
   };
   return createHash('sha256').update(canonicalJson(covered)).digest('hex');
 }
@@ -281,7 +317,7 @@ function mcpItem(server: McpServerSpec): ManifestItem {
   const details: string[] = [];
   if (transport.type === 'stdio') {
     details.push(`runs: ${[transport.command, ...transport.args].map(quoteArg).join(' ')}`);
-    details.push(`in: ${transport.cwd ?? '.'}`);
+    details.push(`in: ${visible(transport.cwd ?? '.')}`);
     for (const [name, value] of Object.entries(transport.env).sort(([a], [b]) => (a < b ? -1 : 1))) {
       const shown =
         value === null
@@ -292,6 +328,8 @@ function mcpItem(server: McpServerSpec): ManifestItem {
       details.push(`env ${visible(name)}: ${shown}`);
       if (typeof value === 'string' && LOADER_VARIABLE.test(name))
         warnings.push(`sets ${visible(name)}, which changes what code the program loads`);
+      else if (typeof value === 'string' && !HARMLESS_VARIABLE.test(name))
+        warnings.push(`sets ${visible(name)}: a variable the program may read to load code or reach a host; check it`);
     }
     warnings.push(...packageRunnerWarnings([transport.command, ...transport.args]));
   } else {
@@ -363,6 +401,26 @@ function serverPolicyItems(items: ManifestItem[], server: McpServerSpec): void {
   for (const [tool, override] of Object.entries(server.overrides)) check(`/${tool}`, override);
 }
 
+/** What runs and where keys and secrets go, as parsed: for the digest (see {@link WorkspaceManifest.raw}). */
+function rawFacts(workspace: Workspace): unknown {
+  return {
+    tools: workspace.tools
+      .list()
+      .filter((tool) => tool.source !== '<builtin>')
+      .map((tool) => ({
+        alias: tool.alias,
+        settings: tool.settings,
+        approval: tool.approval,
+        trust: tool.trust,
+        taintCheck: tool.taintCheck,
+      })),
+    servers: (workspace.mcpServers ?? []).map(({ location: _location, ...server }) => server),
+    models: workspace.models
+      .list()
+      .map((model) => ({ alias: model.alias, provider: model.provider, baseUrl: model.baseUrl ?? null })),
+  };
+}
+
 /** Each secret name with where its value would go (an origin, or an MCP server). */
 export function secretUses(workspace: Workspace): Map<string, string[]> {
   const uses = new Map<string, string[]>();
@@ -400,6 +458,46 @@ export function secretUses(workspace: Workspace): Map<string, string[]> {
 
 /** Warnings for a package runner given a package name with no exact version. */
 function packageRunnerWarnings(argv: readonly string[]): string[] {
+  const { program, packages } = runnerPackages(argv);
+  return packages
+    .filter((spec) => !isPinned(spec))
+    .map(
+      (spec) =>
+        `${program} fetches and runs "${visible(spec)}" with no exact version: whatever its registry serves that day runs`,
+    );
+}
+
+/**
+ * A package runner's own copy in the workspace: `npx pkg@1.2.3` runs `node_modules/pkg` from its
+ * folder or any folder above it before it fetches anything, so a pinned, official-looking name
+ * can run the repository's code. Returns the warnings and the folders to hash.
+ */
+function localRunnerPackages(
+  argv: readonly string[],
+  cwd: string,
+  realRoot: string,
+): { warnings: string[]; folders: string[] } {
+  const result = { warnings: [] as string[], folders: [] as string[] };
+  for (const spec of runnerPackages(argv).packages) {
+    const at = spec.lastIndexOf('@');
+    const name = at > 0 ? spec.slice(0, at) : spec;
+    if (name === '' || name.startsWith('.') || name.startsWith('/')) continue;
+    for (let folder = cwd; isInside(realRoot, folder) || folder === realRoot; folder = path.dirname(folder)) {
+      const copy = path.join(folder, 'node_modules', ...name.split('/'));
+      if (isDirectory(copy)) {
+        result.warnings.push(
+          `runs the workspace's own copy of "${visible(name)}" in ${visible(path.relative(realRoot, copy).split(path.sep).join('/'))}, not the registry's`,
+        );
+        result.folders.push(copy);
+        break;
+      }
+      if (folder === realRoot) break;
+    }
+  }
+  return result;
+}
+
+function runnerPackages(argv: readonly string[]): { program: string; packages: string[] } {
   const program = path
     .basename(argv[0] ?? '')
     .replace(/\.(cmd|exe|bat)$/i, '')
@@ -408,8 +506,8 @@ function packageRunnerWarnings(argv: readonly string[]): string[] {
   if (Object.hasOwn(PACKAGE_RUNNERS, program)) rest = argv.slice(1);
   else if (Object.hasOwn(PACKAGE_RUNNER_SUBCOMMANDS, program) && argv[1] === PACKAGE_RUNNER_SUBCOMMANDS[program])
     rest = argv.slice(2);
-  if (!rest) return [];
   const packages: string[] = [];
+  if (!rest) return { program, packages };
   for (let index = 0; index < rest.length; index += 1) {
     const arg = rest[index]!;
     if (arg === '--') {
@@ -430,12 +528,7 @@ function packageRunnerWarnings(argv: readonly string[]): string[] {
     if (packages.length === 0) packages.push(arg);
     break;
   }
-  return packages
-    .filter((spec) => !isPinned(spec))
-    .map(
-      (spec) =>
-        `${program} fetches and runs "${visible(spec)}" with no exact version: whatever its registry serves that day runs`,
-    );
+  return { program, packages };
 }
 
 /** `name@1.2.3`, `@scope/name@1.2.3`, `name==1.2.3`: an exact version. A local path counts as pinned. */
@@ -448,28 +541,125 @@ function isPinned(spec: string): boolean {
   return /^v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.test(spec.slice(at + 1));
 }
 
+/** How many bytes one manifest hashes at most; past it, files are named unhashed (and cannot be trusted). */
+const MAX_MANIFEST_HASHED_BYTES = 1 << 30;
+/** Extensions and folder entries Node (and most runners) try for a bare module path. */
+const MODULE_SUFFIXES = ['', '.js', '.mjs', '.cjs', '.json', '.node', '.ts', '.py', '.sh'];
+
 /**
- * Workspace files named by `tokens` (argv items, `--require=./x.cjs`, `NODE_OPTIONS` words):
- * each token, or its part after `=`, that is a regular file inside the workspace, from `cwd` or
- * the root. Hashed by content, through symbolic links.
+ * Workspace files named by `tokens` (argv items, `--require=./x.cjs`, the words of a shell string
+ * or of `NODE_OPTIONS`, quoted or not): each word, or its part after `=`, that is a file inside the
+ * workspace from `cwd` or the root, tried as Node resolves a module (`tool` finds `tool.js`, a
+ * folder its package.json `main` or `index.js`). A name inside the workspace whose link leads
+ * outside it is named by its real path and hashed too. Hashed by content, once each, within a cap.
  */
-function namedFiles(realRoot: string, cwd: string, tokens: readonly string[]): ManifestFile[] {
+function namedFiles(realRoot: string, cwd: string, tokens: readonly string[], budget = hashBudget()): ManifestFile[] {
   const found = new Map<string, ManifestFile>();
-  for (const token of tokens) {
-    const candidates = [token, ...(token.includes('=') ? [token.slice(token.indexOf('=') + 1)] : [])];
-    for (const candidate of candidates) {
-      if (candidate === '' || candidate.length > 4096 || candidate.includes('\0')) continue;
-      for (const base of new Set([cwd, realRoot])) {
-        const real = safeRealpath(path.resolve(base, candidate));
-        if (!real || !isInside(realRoot, real) || real === realRoot) continue;
-        const hash = hashRegularFile(real);
+  for (const word of tokens.flatMap(wordsOf)) {
+    if (word === '' || word.length > 4096 || word.includes('\0')) continue;
+    for (const base of new Set([cwd, realRoot])) {
+      const lexical = path.resolve(base, word);
+      if (!isInside(realRoot, lexical) && !isInside(realRoot, safeRealpath(lexical) ?? lexical)) continue;
+      for (const real of moduleFiles(lexical)) {
+        if (real === realRoot) continue;
+        const shown = isInside(realRoot, real)
+          ? path.relative(realRoot, real).split(path.sep).join('/')
+          : `${path.relative(realRoot, lexical).split(path.sep).join('/')} -> ${real} (outside the workspace)`;
+        if (found.has(shown)) continue;
+        const hash = budget.hash(real);
         if (hash === 'not-a-file') continue;
-        const relative = path.relative(realRoot, real).split(path.sep).join('/');
-        found.set(relative, { path: relative, sha256: hash });
+        found.set(shown, { path: shown, sha256: hash });
       }
     }
   }
   return [...found.values()];
+}
+
+/** A token's words: itself, its value after `=`, and the words of a shell string or option list, unquoted. */
+function wordsOf(token: string): string[] {
+  const words = new Set<string>([token]);
+  for (const part of token.split(/[\s;&|()<>`]+/)) {
+    const unquoted = part.replace(/^['"]+|['"]+$/g, '');
+    if (unquoted === '') continue;
+    words.add(unquoted);
+    const equals = unquoted.indexOf('=');
+    if (equals >= 0) words.add(unquoted.slice(equals + 1).replace(/^['"]+|['"]+$/g, ''));
+  }
+  return [...words];
+}
+
+/** The real files `lexical` may load as a module: itself, with a suffix, or a folder's entry. */
+function moduleFiles(lexical: string): string[] {
+  const files: string[] = [];
+  for (const suffix of MODULE_SUFFIXES) {
+    const real = safeRealpath(lexical + suffix);
+    if (real && isRegularFile(real)) {
+      files.push(real);
+      break;
+    }
+  }
+  const folder = safeRealpath(lexical);
+  if (folder && isDirectory(folder)) {
+    const entries = ['package.json', 'index.js', 'index.mjs', 'index.cjs', 'index.ts', '__main__.py', '__init__.py'];
+    try {
+      const pkg = JSON.parse(readSmallText(path.join(folder, 'package.json'))) as { main?: unknown; bin?: unknown };
+      if (typeof pkg.main === 'string') entries.push(pkg.main, `${pkg.main}.js`, path.join(pkg.main, 'index.js'));
+      // What a package runner runs: its `bin` entries.
+      if (typeof pkg.bin === 'string') entries.push(pkg.bin);
+      else if (pkg.bin && typeof pkg.bin === 'object')
+        for (const bin of Object.values(pkg.bin)) if (typeof bin === 'string') entries.push(bin);
+    } catch {
+      // No package.json, or not JSON: the index files are what a runner tries.
+    }
+    for (const entry of entries) {
+      const real = safeRealpath(path.join(folder, entry));
+      if (real && isRegularFile(real) && !files.includes(real)) files.push(real);
+    }
+  }
+  return files;
+}
+
+/** Hashes files once each by real path, and stops hashing past {@link MAX_MANIFEST_HASHED_BYTES}. */
+function hashBudget(): { hash(file: string): string | null | 'not-a-file' } {
+  const done = new Map<string, string | null | 'not-a-file'>();
+  let spent = 0;
+  return {
+    hash(file) {
+      const known = done.get(file);
+      if (known !== undefined) return known;
+      let size = 0;
+      try {
+        size = statSync(file).size;
+      } catch {
+        // Reported as not a file below.
+      }
+      const result = spent + size > MAX_MANIFEST_HASHED_BYTES ? null : hashRegularFile(file);
+      spent += size;
+      done.set(file, result);
+      return result;
+    },
+  };
+}
+
+function isRegularFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function readSmallText(file: string): string {
+  if (!isRegularFile(file) || statSync(file).size > 1 << 20) throw new Error('not a small file');
+  return readFileSync(file, 'utf8');
 }
 
 function hashRegularFile(file: string): string | null | 'not-a-file' {

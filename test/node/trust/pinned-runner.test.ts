@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
-import { pinnedRunner } from '../../../main/core/trust/pinned-runner.js';
+import { PinnedFiles, pinnedRunner } from '../../../main/core/trust/pinned-runner.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 
 describe('a trusted run runs the command files it started with', () => {
@@ -19,8 +19,7 @@ describe('a trusted run runs the command files it started with', () => {
     const tool = workspace.tools.get('say')!;
     const runner = pinnedRunner(
       createToolRunner({ workspaceRoot: root, secrets: { get: async () => undefined } }),
-      root,
-      workspace.tools.list(),
+      new PinnedFiles(root, workspace.tools.list(), workspace.mcpServers ?? []),
     );
     const signal = new AbortController().signal;
     expect(await runner.run(tool, {}, signal)).toBe('honest');
