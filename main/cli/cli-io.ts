@@ -67,5 +67,5 @@ export function defaultIo(): CliIo {
  */
 export function forLauncher(text: string, env: CliIo['env']): string {
   if (env.npm_command !== 'exec' && !env.npm_lifecycle_event) return text;
-  return text.replace(/(?<![\w./-])promptforge (?=keys |run )/g, 'npx promptforge ');
+  return text.replace(/(?<![\w./-])promptforge (?=keys |run |trust |mcp )/g, 'npx promptforge ');
 }

@@ -67,7 +67,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       return EXIT.usage;
     }
     if (error instanceof UntrustedError) {
-      print.say(error.message);
+      print.say(forLauncher(error.message, io.env));
       return EXIT.untrusted;
     }
     if (error instanceof CommandError) {

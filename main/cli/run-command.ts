@@ -253,7 +253,8 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
             `pass --model ALIAS (or --base-url URL --model-id ID) to go on live ${fork.edit ? 'after the edit' : 'from there'}`,
           );
         const keyless = keys.missing();
-        if (keyless) message = forLauncher(message, io.env);
+        // Commands the message suggests (keys set, trust --allow-key...) are written as this launcher needs.
+        message = forLauncher(message, io.env);
         print.err(message);
         const recording = keyless && values.replay === undefined ? recordingOf(scriptFile, root) : undefined;
         if (recording) {
