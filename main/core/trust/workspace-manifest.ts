@@ -156,7 +156,7 @@ export function workspaceManifest(workspace: Workspace): WorkspaceManifest {
   return {
     items,
     files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : 1)),
-    raw: rawFacts(workspace),
+    raw: rawFacts(workspace, items),
   };
 }
 
@@ -401,23 +401,45 @@ function serverPolicyItems(items: ManifestItem[], server: McpServerSpec): void {
   for (const [tool, override] of Object.entries(server.overrides)) check(`/${tool}`, override);
 }
 
-/** What runs and where keys and secrets go, as parsed: for the digest (see {@link WorkspaceManifest.raw}). */
-function rawFacts(workspace: Workspace): unknown {
+/**
+ * What the items say, as parsed values (see {@link WorkspaceManifest.raw}): the same things and no
+ * more, so an edit the manifest does not show (a new builtin, an http tool without secrets) does
+ * not make the workspace restricted again.
+ */
+function rawFacts(workspace: Workspace, items: readonly ManifestItem[]): unknown {
+  const shown = new Set(items.map((item) => item.id));
+  const tools = workspace.tools.list().filter((tool) => tool.source !== '<builtin>');
   return {
-    tools: workspace.tools
-      .list()
-      .filter((tool) => tool.source !== '<builtin>')
-      .map((tool) => ({
-        alias: tool.alias,
-        settings: tool.settings,
-        approval: tool.approval,
-        trust: tool.trust,
-        taintCheck: tool.taintCheck,
-      })),
-    servers: (workspace.mcpServers ?? []).map(({ location: _location, ...server }) => server),
+    commands: tools.flatMap((tool) =>
+      tool.settings.kind === 'command'
+        ? [
+            {
+              alias: tool.alias,
+              command: tool.settings.command,
+              cwd: tool.settings.cwd ?? null,
+              env: tool.settings.env ?? [],
+            },
+          ]
+        : [],
+    ),
+    policies: tools.flatMap((tool) =>
+      ['approval', 'trust', 'taintCheck'].some((what) => shown.has(`policy:${tool.alias}:${what}`))
+        ? [{ alias: tool.alias, approval: tool.approval, trust: tool.trust, taintCheck: tool.taintCheck }]
+        : [],
+    ),
+    servers: (workspace.mcpServers ?? []).map(
+      ({ location: _location, description: _description, ...server }) => server,
+    ),
     models: workspace.models
       .list()
+      .filter((model) => shown.has(`key-origin:${model.alias}`))
       .map((model) => ({ alias: model.alias, provider: model.provider, baseUrl: model.baseUrl ?? null })),
+    secrets: tools.flatMap((tool) =>
+      tool.settings.kind === 'http' &&
+      Object.values(tool.settings.headers ?? {}).some((value) => typeof value !== 'string')
+        ? [{ alias: tool.alias, url: tool.settings.url, headers: tool.settings.headers ?? {} }]
+        : [],
+    ),
   };
 }
 

@@ -175,4 +175,18 @@ describe('a cloned repository cannot change what runs after it is trusted', () =
     writeFileSync(path.join(root, 'server.mjs'), 'evil()');
     expect(pinned.changedServer('srv')).toEqual(['server.mjs']);
   });
+
+  it('an edit the manifest does not show (a new builtin, an http tool without secrets) keeps the trust', async () => {
+    const root = workspaceWith({ 'tools.yaml': command(['node', 'x.mjs']), 'x.mjs': '' });
+    expect(
+      await stateAfter(root, () =>
+        writeFileSync(
+          path.join(root, 'tools.yaml'),
+          command(['node', 'x.mjs']) +
+            'shout:\n  kind: builtin\n  builtin: echo\n  description: asks\n  approval: ask\n' +
+            'look:\n  kind: http\n  description: d\n  url: https://example.com/x\n  parameters: {type: object}\n',
+        ),
+      ),
+    ).toBe('trusted');
+  });
 });
