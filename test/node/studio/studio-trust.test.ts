@@ -1,3 +1,5 @@
+import { TrustStore } from '../../../main/core/trust/trust-store.js';
+import { currentConfigDir } from '../../../main/core/trust/config-dir.js';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -406,6 +408,20 @@ describe('trust that ends', () => {
     expect(await s.call('trust:status', {})).toMatchObject({ state: 'restricted' });
     expect(await s.call('mcp:status', {})).toEqual({ servers: [], problems: [] });
     expect(await s.call('approval:list', {})).toEqual([]);
+  });
+});
+
+describe('trust judged again before anything starts', () => {
+  it('an argument check of an MCP alias starts no server once the CLI revoked the trust', async () => {
+    const s = trustStudio();
+    const { root, marker } = mcpWorkspace();
+    await trustForTests(root);
+    await s.call('workspace:open', { path: root });
+    // Revoked in another process (the CLI) while the studio is open: the check starts nothing.
+    await new TrustStore(currentConfigDir()).revokeWorkspace(root, 'terminal');
+    await s.fail('args:check', { alias: 'srv.ping', arguments: {} });
+    expect(starts(marker)).toEqual([]);
+    expect(await s.call('trust:status', {})).toMatchObject({ state: 'restricted' });
   });
 });
 
