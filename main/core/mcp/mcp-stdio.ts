@@ -1,3 +1,4 @@
+import { childSearchPath } from '../tools/child-path.js';
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -150,7 +151,7 @@ export class ServerProcessTransport extends StdioClientTransport {
     const options = this.options;
     return new Promise((resolve, reject) => {
       const child = spawn(options.command, options.args, {
-        env: { ...getDefaultEnvironment(), ...options.env },
+        env: withSearchPath({ ...getDefaultEnvironment(), ...options.env }),
         cwd: options.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
@@ -263,4 +264,10 @@ function guardInputBacklog(transport: StdioClientTransport, onBroken: (reason: s
     }
     return send(message);
   };
+}
+
+/** `env` with its PATH cut to absolute entries (see {@link childSearchPath}). */
+function withSearchPath(env: Record<string, string>): Record<string, string> {
+  const searchPath = childSearchPath(env['PATH']);
+  return searchPath === undefined ? env : { ...env, PATH: searchPath };
 }

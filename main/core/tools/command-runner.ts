@@ -1,3 +1,4 @@
+import { childSearchPath } from './child-path.js';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
@@ -55,7 +56,8 @@ export async function runCommand(
   if (signal.aborted) throw new ToolFailure('cancelled before it started');
 
   const env: NodeJS.ProcessEnv = {};
-  if (process.env['PATH'] !== undefined) env['PATH'] = process.env['PATH'];
+  const searchPath = childSearchPath(process.env['PATH']);
+  if (searchPath !== undefined) env['PATH'] = searchPath;
   // Windows cannot start most programs without SystemRoot.
   if (process.platform === 'win32' && process.env['SystemRoot'] !== undefined)
     env['SystemRoot'] = process.env['SystemRoot'];
