@@ -157,6 +157,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     values.replay !== undefined &&
     (fork === undefined || (values.model === undefined && values['base-url'] === undefined));
   let trust: Pick<TrustDecision, 'state'> & Partial<Pick<TrustDecision, 'store'>>;
+  let askedBeforeRun: string | undefined;
   try {
     if (offline) trust = { state: values.restricted ? 'restricted' : 'empty' };
     else {
@@ -170,6 +171,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
         print.say('restricted workspace: its command tools, MCP servers and secrets stay off, and every call asks');
       if (values['base-url'] === undefined) {
         const alias = values.model ?? workspace.models.defaultFor(path.relative(workspace.root, scriptFile));
+        askedBeforeRun = alias;
         const model = alias === undefined ? undefined : workspace.models.get(alias);
         await untilInterrupted(
           decideKeyOrigin(
@@ -198,16 +200,31 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     if (json) io.stdout.write(`${terminalSafeJson(event)}\n`);
     else if (event.type === 'log') print.out(event.text);
   };
+  const approver = approverFor(approve, values.approve !== undefined, io);
+  // On a terminal, a model the script picks mid-run may still ask where its key goes, on the
+  // approvals' own lines (a trusted workspace only; a restricted one never asks).
+  // The model asked about before the run is not asked about again (a no stays a no).
+  const confirmKeyOrigin =
+    approver instanceof TerminalApprover && io.stdin.isTTY
+      ? async ({ label, origin, model }: { label: string; origin: string; model: string }) =>
+          model !== askedBeforeRun &&
+          approver.confirm(`model "${model}" sends requests to ${origin}. Send your ${label} key there?`, interrupt)
+      : undefined;
   try {
     const run = await prepareRun({
       scriptFile,
       workspace,
       pool,
-      approver: approverFor(approve, values.approve !== undefined, io),
+      approver,
       secrets: keys.store,
       allowEnvKeys: true,
       env: io.env,
-      trust: { state: trust.state, ...(trust.store && { store: trust.store }), via: 'terminal' },
+      trust: {
+        state: trust.state,
+        ...(trust.store && { store: trust.store }),
+        ...(confirmKeyOrigin && { confirmKeyOrigin }),
+        via: 'terminal',
+      },
       ...(values.model !== undefined && { model: values.model }),
       ...(values['base-url'] !== undefined && {
         endpoint: { baseUrl: values['base-url'], modelId: values['model-id']! },

@@ -90,6 +90,16 @@ export class TerminalApprover implements Approver {
     this.lines.close();
   }
 
+  /**
+   * Asks a yes/no question on the same terminal lines the approvals read (a key origin a model
+   * chosen by the script needs mid-run); resolves true only for y or yes.
+   */
+  async confirm(question: string, signal: AbortSignal): Promise<boolean> {
+    this.io.output.write(`${safe(question)} [y]es, [N]o: `);
+    const answer = await this.lines.next(signal);
+    return answer !== undefined && ['y', 'yes'].includes(answer.trim().toLowerCase());
+  }
+
   private async readLine(signal: AbortSignal): Promise<string> {
     const line = await this.lines.next(signal);
     if (line === undefined) throw new Error(signal.aborted ? 'cancelled' : 'the terminal input closed');

@@ -453,6 +453,29 @@ describe(
         ['approve-key-origin', 'terminal'],
       ]);
     }, 60_000);
+
+    it('a model the script picks mid-run asks on the approvals’ own terminal lines; no sends nothing, yes sends the key', async () => {
+      const work = keyWorkspace();
+      const config = configFolder();
+      const env = { OPENAI_API_KEY: canary };
+      write(work.dir, {
+        'promptforge.yaml': '',
+        'pick.lua': "log(models.chat({ { role = 'user', content = 'hi' } }, { model = 'helper' }).content)\n",
+      });
+      expect((await cli(['trust', '--yes'], { cwd: work.dir, config })).code).toBe(0);
+      const keysBefore = server.authHeaders.length;
+      const question = `model "helper" sends requests to ${origin}. Send your OpenAI key there? [y]es, [N]o: `;
+      const declined = startCli(['run', 'pick.lua', '--approve', 'ask'], { cwd: work.dir, config, tty: true, env });
+      await declined.waitFor(question);
+      declined.type('n');
+      expect(await declined.exit).toBe(1);
+      expect(sentTheKey(keysBefore)).toBe(false);
+      const accepted = startCli(['run', 'pick.lua', '--approve', 'ask'], { cwd: work.dir, config, tty: true, env });
+      await accepted.waitFor(question);
+      accepted.type('y');
+      expect(await accepted.exit).toBe(0);
+      expect(server.authHeaders.at(-1)).toBe(`Bearer ${canary}`);
+    }, 60_000);
   },
 );
 
