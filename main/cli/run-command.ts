@@ -24,6 +24,8 @@ import { decideKeyOrigin, decideWorkspaceTrust, type TrustDecision } from './tru
 
 /** The wall-clock limit of a run with no terminal and no --timeout, in seconds (30 minutes). */
 export const UNATTENDED_TIMEOUT_SECONDS = 30 * 60;
+/** How long an unattended run goes before the CLI prints its default deadline. */
+const DEADLINE_NOTICE_MS = 60_000;
 
 /**
  * The run machinery (worker pool, providers, MCP client) is imported only by the commands that use
@@ -257,6 +259,19 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     }
     const onInterrupt = () => run.stop('interrupted (Ctrl-C)');
     interrupt.addEventListener('abort', onInterrupt, { once: true });
+    // A run still going after a minute with nobody to watch it is told its deadline (short runs,
+    // the most, finish first and print nothing more).
+    const deadlineNotice =
+      timeout === undefined && wallSeconds !== undefined
+        ? setTimeout(
+            () =>
+              print.say(
+                `no terminal and no --timeout: this run stops after ${wallSeconds / 60} minutes in all (the default for unattended runs); pass --timeout SECONDS to change it`,
+              ),
+            DEADLINE_NOTICE_MS,
+          )
+        : undefined;
+    deadlineNotice?.unref();
     try {
       await run.start();
       const result = await run.done;
@@ -299,6 +314,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       }
       return exitCodeFor(result.status);
     } finally {
+      clearTimeout(deadlineNotice);
       interrupt.removeEventListener('abort', onInterrupt);
     }
   } finally {
