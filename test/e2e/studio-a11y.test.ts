@@ -159,6 +159,8 @@ describe('studio: zero serious or critical axe-core violations on every view, in
     await studio.page.getByRole('navigation', { name: 'Workspace explorer' }).getByText('ask-once').waitFor();
     await studio.openAgent('ask-once');
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
+    // The run opens its conversation when it starts: switch to Approvals once the call waits.
+    await studio.page.locator('.conversation-card.state-awaiting-approval').first().waitFor();
     await studio.showRunTab('Approvals');
     await studio.waitForApprovalCards(1);
     await studio.page.locator('.approval-card[data-armed="true"]').waitFor();

@@ -75,6 +75,8 @@ describe('studio: stop a runaway script from the UI, and the unsaved-changes gua
     // Started from the window, as every run is (the shortcut stops the runs this window started).
     await studio.openAgent('ask-pause');
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
+    // The run opens its conversation when it starts: switch to Approvals once the call waits.
+    await studio.page.locator('.conversation-card.state-awaiting-approval').first().waitFor();
     await studio.showRunTab('Approvals');
     await studio.waitForApprovalCards(1);
     const card = studio.page.locator('.approval-card').first();
