@@ -82,7 +82,10 @@ export const contractMethods = {
 
   /** Asks the person for a folder (the OS dialog in the app); `null` when they cancel. */
   'workspace:choose': { request: z.strictObject({}), response: z.object({ path: absolutePath.nullable() }) },
-  /** Opens a workspace folder and starts watching it for external edits. */
+  /**
+   * Opens a workspace folder and starts watching it for external edits. Only a folder main handed
+   * out: the exact path `workspace:choose` answered, or the example workspace (else `not-chosen`).
+   */
   'workspace:open': { request: z.strictObject({ path: absolutePath }), response: WorkspaceStateSchema },
   /** Copies the example workspace (agents with recordings) into the data folder and opens it. */
   'workspace:open-example': { request: z.strictObject({}), response: WorkspaceStateSchema },

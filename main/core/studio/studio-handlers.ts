@@ -53,7 +53,7 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
       paths: { userData: deps.userDataDirectory, workspace: service.workspaceRoot },
     }),
     'workspace:choose': async () => ({ path: await service.chooseFolder() }),
-    'workspace:open': ({ path }) => service.openWorkspace(path),
+    'workspace:open': ({ path }) => service.openChosenWorkspace(path),
     'workspace:open-example': () => service.openExample(),
     'workspace:state': () => service.state(),
     'file:read': ({ path }) => service.readFile(path),

@@ -30,6 +30,7 @@ import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import { readTranscriptPage } from '../transcript/transcript-pages.js';
 import { listRuns } from '../transcript/run-history.js';
 import type { SecretStore } from '../credentials/secret-store.js';
+import { ChosenFolders } from './chosen-folders.js';
 import { ContractError } from './contract-error.js';
 import { StudioHistory, transcriptContractError } from './studio-history.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
@@ -101,6 +102,7 @@ export class StudioService {
   private readonly keys: StudioKeys;
   private readonly history: StudioHistory;
   private readonly trust: StudioTrust;
+  private readonly chosen = new ChosenFolders();
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
@@ -122,7 +124,7 @@ export class StudioService {
       requireWorkspace: () => this.requireWorkspace(),
       workspaceChanged: (ws) => options.emit('workspace-changed', this.describe(ws)),
     });
-    this.keys = new StudioKeys(options.secrets, () => this.workspace);
+    this.keys = new StudioKeys(options.secrets, () => this.workspace, options.confirmPerson);
     this.history = new StudioHistory((relative) => this.resolve(relative), options);
     this.pending = new PendingApprovals({
       onEvent: (event) => {
@@ -138,11 +140,19 @@ export class StudioService {
     return this.workspace?.root ?? null;
   }
 
+  /** Shows main's folder dialog; the folder chosen is one the page may then open. */
   async chooseFolder(): Promise<string | null> {
     if (!this.options.chooseFolder) throw new ContractError('not-supported', 'this host cannot show a folder picker');
-    return this.options.chooseFolder();
+    const folder = await this.options.chooseFolder();
+    return folder === null ? null : this.chosen.add(folder);
   }
 
+  /** `workspace:open`: the page may open only a folder main handed it (see {@link ChosenFolders}). */
+  async openChosenWorkspace(dir: string): Promise<WorkspaceState> {
+    return this.openWorkspace(this.chosen.check(dir));
+  }
+
+  /** Opens `dir` as the workspace. Main's own callers only: the page goes through {@link openChosenWorkspace}. */
   async openWorkspace(dir: string): Promise<WorkspaceState> {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
       throw new ContractError('not-found', `no folder at ${dir}`);
@@ -181,7 +191,7 @@ export class StudioService {
       const example = await loadWorkspace(target);
       await this.trust.store.trust(example, (await this.trust.store.workspaceTrust(example)).digest, 'studio');
     }
-    return this.openWorkspace(target);
+    return this.openWorkspace(this.chosen.add(target));
   }
 
   state(): WorkspaceState | null {

@@ -21,7 +21,7 @@ describe('file:rename in case only', () => {
     // On a case-sensitive file system both files exist side by side.
     writeFileSync(path.join(root, 'agents/ECHO-LOOP.lua'), '-- another agent, not a copy\n');
     writeFileSync(path.join(root, 'recordings/ECHO-LOOP.jsonl'), 'another recording\n');
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
 
     const result = await s
       .call('file:rename', { path: 'agents/echo-loop.lua', name: 'ECHO-LOOP' })
@@ -41,7 +41,7 @@ describe('file:rename and file:delete that fail half-way', () => {
     const outside = mkdtempSync(path.join(tmpdir(), 'pf-attack-recordings-'));
     renameSync(path.join(root, 'recordings'), path.join(outside, 'recordings'));
     symlinkSync(path.join(outside, 'recordings'), path.join(root, 'recordings'));
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
 
     const renamed = await s.fail('file:rename', { path: 'agents/echo-loop.lua', name: 'moved' });
     expect(renamed.code).toBe('outside-workspace');
@@ -63,7 +63,7 @@ describe("file:rename and the agent's settings in promptforge.yaml", () => {
       path.join(root, 'promptforge.yaml'),
       'defaultModel: fast\nagents:\n  agents/echo-loop.lua:\n    model: claude\n  agents/moved.lua:\n    model: local\n',
     );
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     // Renamed (the stale entry replaced or kept apart) or refused naming the entry: either is fine.
     // This workspace refuses, naming the stale entry and the fix.
     const refused = await s.fail('file:rename', { path: 'agents/echo-loop.lua', name: 'moved' }).catch(() => undefined);
@@ -91,7 +91,7 @@ describe("file:rename and the agent's settings in promptforge.yaml", () => {
       path.join(root, 'promptforge.yaml'),
       'defaultModel: fast\nagents:\n  agents/echo-loop.lua:\n    model: claude\n  agents/gone.lua:\n    model: nosuchmodel\n',
     );
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const outcome = await s
       .call('file:rename', { path: 'agents/echo-loop.lua', name: 'moved' })
       .then(() => 'renamed')
@@ -137,7 +137,7 @@ describe('file:rename in case only, of an agent to its own other case', () => {
   it('still works, and its recording and settings follow it', async () => {
     const { s, root } = await withExample();
     writeFileSync(path.join(root, 'promptforge.yaml'), 'agents:\n  agents/echo-loop.lua:\n    model: claude\n');
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     expect(await s.call('file:rename', { path: 'agents/echo-loop.lua', name: 'Echo-Loop' })).toEqual({
       path: 'agents/Echo-Loop.lua',
       recording: 'recordings/Echo-Loop.jsonl',
@@ -158,7 +158,7 @@ describe('file:rename when the settings cannot follow the agent', () => {
     // The agent is named in a file that does not parse: its settings cannot be moved.
     const broken = 'agents:\n  agents/echo-loop.lua:\n    model: [claude\n';
     writeFileSync(path.join(root, 'promptforge.yaml'), broken);
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const error = await s.fail('file:rename', { path: 'agents/echo-loop.lua', name: 'moved' });
     expect(error.code).toBe('catalog-invalid');
     expect(error.message).toMatch(/promptforge\.yaml has a YAML error .*fix promptforge\.yaml first/);
@@ -233,7 +233,7 @@ describe('duplicate keys in the catalog files', () => {
     );
     // Written anyway (by hand), the first entry wins.
     writeFileSync(path.join(root, 'promptforge.yaml'), text);
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const { runId } = await s.call('run:start', { script: 'agents/echo-loop.lua' });
     const start = s.runEvents(runId).find((event) => event.type === 'run-start');
     await s.ended(runId);

@@ -15,7 +15,7 @@ describe('tool:trial of an MCP tool whose server does not start', () => {
       path.join(root, 'tools.yaml'),
       `srv:\n  kind: mcp\n  description: a server that exits at once\n  command: ${JSON.stringify(process.execPath)}\n  args: ["-e", "process.exit(1)"]\n`,
     );
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const error = await s.fail('tool:trial', { alias: 'srv.echo', arguments: { text: 'x' } });
     expect(error.message).not.toMatch(/no tool "srv\.echo" in this workspace's catalog/);
     expect(error.message).toMatch(/srv/);

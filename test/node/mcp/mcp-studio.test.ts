@@ -41,6 +41,8 @@ function studio() {
     pool: testPool(),
     // A stand-in for the person at main's own dialog: yes to trusting the test's workspace.
     confirmPerson: async () => true,
+    // A stand-in for main's folder dialog: it answers the test's workspace.
+    chooseFolder: async () => root,
   });
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   cleanups.push(() => service.close());
@@ -68,7 +70,8 @@ describe('the studio and MCP servers', () => {
       `bad:\n  kind: mcp\n  description: hostile\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(HOSTILE)}]\n`,
     );
     writeFileSync(path.join(root, 'agents', 'a.lua'), `print(tools.call('bad.echo', {text='from studio'}))`);
-    await callMethod('workspace:open', { path: root });
+    const { path: chosen }: { path: string } = await callMethod('workspace:choose', {});
+    await callMethod('workspace:open', { path: chosen });
     // Restricted until trusted: nothing starts, and listing is refused.
     await expect(callMethod('mcp:list', {})).rejects.toThrow(/workspace-restricted/);
     const trust: { digest: string } = await callMethod('trust:status', {});

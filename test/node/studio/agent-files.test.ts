@@ -16,7 +16,7 @@ async function withExample(): Promise<{ studio: ContractStudio; root: string }> 
 async function withEmptyFolder(): Promise<{ studio: ContractStudio; root: string }> {
   const studio = contractStudio();
   const root = mkdtempSync(path.join(tmpdir(), 'pf-empty-'));
-  await studio.call('workspace:open', { path: root });
+  await studio.openFolder(root);
   return { studio, root };
 }
 
@@ -263,7 +263,7 @@ describe('file:delete', () => {
     writeFileSync(path.join(outside, 'precious.lua'), 'log("keep me")');
     mkdirSync(path.join(root, 'agents'));
     symlinkSync(path.join(outside, 'precious.lua'), path.join(root, 'agents/link.lua'));
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     expect((await s.fail('file:delete', { path: 'agents/link.lua' })).code).toBe('not-found');
     expect((await s.fail('file:rename', { path: 'agents/link.lua', name: 'moved' })).code).toBe('not-found');
     expect(readFileSync(path.join(outside, 'precious.lua'), 'utf8')).toBe('log("keep me")');

@@ -19,7 +19,7 @@ describe('args:check: the core validator, as the studio asks it', () => {
   it('gives every corpus label, the same verdict as the dispatcher, and a pointer and fix for each problem', async () => {
     const root = corpusWorkspace();
     const s = contractStudio();
-    const state = await s.call('workspace:open', { path: root });
+    const state = await s.openFolder(root);
     expect(state.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
     // The validators the dispatcher calls (ToolCatalog.validateArguments), loaded independently.
     const dispatcherCatalog = (await loadWorkspace(root)).tools;
@@ -53,7 +53,7 @@ describe('args:check: the core validator, as the studio asks it', () => {
 
   it('names the field and the fix in words a person can act on', async () => {
     const s = contractStudio();
-    await s.call('workspace:open', { path: corpusWorkspace() });
+    await s.openFolder(corpusWorkspace());
     const check = (alias: string, args: unknown) => s.call('args:check', { alias, arguments: args as never });
     expect((await check('trip', { from: 'Oslo', to: 'Rome', via: 'Bern' })).problems).toEqual([
       {
@@ -92,7 +92,7 @@ describe('args:check: the core validator, as the studio asks it', () => {
     // Not about workspace trust: the corpus tools are command tools, which only a trusted workspace asks about.
     await trustForTests(root);
     const s = contractStudio();
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const unknown = await s.fail('args:check', { alias: 'nope', arguments: {} });
     expect(unknown.code).toBe('unknown-tool');
 

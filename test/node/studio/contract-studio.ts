@@ -9,12 +9,19 @@ import type {
 import type { RunEvent } from '../../../common/run-events.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
-import { runEvents, studio } from './studio-harness.js';
+import { runEvents, studio, type StudioHarness } from './studio-harness.js';
 
 /** The studio of {@link studio} (no keys, closed after each test) driven through its contract, zod checks included. */
 export interface ContractStudio {
   /** Calls a method; resolves to its value, rejects with `code: message` on `{ ok: false }`. */
   call<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>>;
+  /**
+   * Opens `folder` the way the page does: main's folder dialog (a stand-in here) answers it to
+   * `workspace:choose`, then `workspace:open` opens that path.
+   */
+  openFolder(folder: string): Promise<ContractResponse<'workspace:open'>>;
+  /** The person at main's dialog (a stand-in that says yes unless a test queues a no). */
+  person: StudioHarness['person'];
   /** Calls a method and returns its error (fails when the call succeeds). */
   fail(method: ContractMethodName, request: unknown): Promise<IpcError>;
   /** The first pushed event `name` matching `match`, already pushed or still to come. */
@@ -37,16 +44,24 @@ const logger: StudioLogger = {
 
 /** A fresh studio service behind the contract's handlers, as the renderer reaches it. */
 export function contractStudio(): ContractStudio {
-  const { service, pushed, waitFor } = studio();
+  const { service, person, folders, pushed, waitFor } = studio();
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
   const invoke = (method: ContractMethodName, request: unknown) =>
     dispatchContractCall(handlers, method, request, logger);
+  const call: ContractStudio['call'] = async (method, request) => {
+    const result = await invoke(method, request);
+    if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+    return result.value as never;
+  };
   return {
-    async call(method, request) {
-      const result = await invoke(method, request);
-      if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
-      return result.value as never;
+    call,
+    async openFolder(folder) {
+      folders.push(folder);
+      const { path } = await call('workspace:choose', {});
+      if (path === null) throw new Error('workspace:choose answered null');
+      return call('workspace:open', { path });
     },
+    person,
     async fail(method, request) {
       const result = await invoke(method, request);
       if (result.ok) throw new Error(`${method} succeeded: ${JSON.stringify(result.value)}`);

@@ -109,12 +109,18 @@ describe('createStudioHandlers', () => {
   });
 
   it('app:info reports the name, version, runtimes and data folders it was given, and the open workspace', async () => {
-    const { service } = studio();
+    const { service, folders } = studio();
     const handlers = handlersWith(service);
     const before = await dispatchContractCall(handlers, 'app:info', {}, recordingLogger());
     expect(before.ok && before.value.paths.workspace).toBeNull();
-    // Opened through the contract too, so the path app:info reports is the one the service holds.
+    // Opened through the contract too (chosen in main's folder dialog, a stand-in here), so the
+    // path app:info reports is the one the service holds.
     const folder = workspaceFolder();
+    folders.push(folder);
+    expect(await dispatchContractCall(handlers, 'workspace:choose', {}, recordingLogger())).toEqual({
+      ok: true,
+      value: { path: folder },
+    });
     const opened = await dispatchContractCall(handlers, 'workspace:open', { path: folder }, recordingLogger());
     expect(opened.ok).toBe(true);
     const result = await dispatchContractCall(handlers, 'app:info', {}, recordingLogger());

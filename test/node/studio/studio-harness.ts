@@ -6,6 +6,7 @@ import { afterEach } from 'vitest';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
+import type { PersonQuestion } from '../../../main/core/studio/studio-trust.js';
 import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 
@@ -17,8 +18,30 @@ export interface Pushed {
   payload: unknown;
 }
 
+/**
+ * A stand-in for the person at main's own dialog (Electron's message box, which plain Node cannot
+ * show): records each question and answers from `answers` in order, then `fallback`.
+ */
+export function standInPerson(fallback = false) {
+  const questions: PersonQuestion[] = [];
+  const answers: boolean[] = [];
+  return {
+    questions,
+    answers,
+    confirm: async (question: PersonQuestion): Promise<boolean> => {
+      questions.push(question);
+      return answers.shift() ?? fallback;
+    },
+  };
+}
+export type StandInPerson = ReturnType<typeof standInPerson>;
+
 export interface StudioHarness {
   service: StudioService;
+  /** The person at main's dialog (a stand-in that says yes unless a test queues a no). */
+  person: StandInPerson;
+  /** What main's folder dialog answers next, a stand-in: `workspace:choose` takes them in order, then cancels. */
+  folders: string[];
   pushed: Pushed[];
   /** The first pushed event `name` (already pushed, or the next one) for which `match` holds. */
   waitFor: <E extends ContractEventName>(
@@ -39,12 +62,16 @@ afterEach(async () => {
  */
 export function studio(): StudioHarness {
   const pushed: Pushed[] = [];
+  const person = standInPerson(true);
+  const folders: string[] = [];
   const waiters: { name: ContractEventName; match: (p: never) => boolean; resolve: (p: unknown) => void }[] = [];
   const service = new StudioService({
     userDataDirectory: mkdtempSync(path.join(tmpdir(), 'pf-studio-')),
     examplesDirectory: examples,
     secrets: mapSecretStore(),
     pool: testPool(),
+    confirmPerson: person.confirm,
+    chooseFolder: async () => folders.shift() ?? null,
     emit: (name, payload) => {
       pushed.push({ name, payload });
       for (const waiter of [...waiters]) {
@@ -66,7 +93,7 @@ export function studio(): StudioHarness {
       waiters.push({ name, match: match as (p: never) => boolean, resolve: resolve as (p: unknown) => void }),
     );
   };
-  return { service, pushed, waitFor };
+  return { service, person, folders, pushed, waitFor };
 }
 
 /** The events of one run, as pushed. */

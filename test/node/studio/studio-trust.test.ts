@@ -21,11 +21,10 @@ import { KeyringSecretStore } from '../../../main/core/credentials/keyring-secre
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
-import type { PersonQuestion } from '../../../main/core/studio/studio-trust.js';
 import { startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { testPool } from '../run/run-harness.js';
 import { approveKeyOriginForTests, trustForTests } from '../trust/trust-for-tests.js';
-import { examples } from './studio-harness.js';
+import { examples, standInPerson, type StandInPerson } from './studio-harness.js';
 
 /**
  * Workspace trust as the studio applies it, through the contract the renderer uses: a restricted
@@ -51,19 +50,6 @@ const logger: StudioLogger = {
  * A STAND-IN for the person at main's own confirmation dialog (Electron's message box): it records
  * each question and answers with the next answer the test queued, or no.
  */
-function standInPerson() {
-  const questions: PersonQuestion[] = [];
-  const answers: boolean[] = [];
-  return {
-    questions,
-    answers,
-    confirm: async (question: PersonQuestion): Promise<boolean> => {
-      questions.push(question);
-      return answers.shift() ?? false;
-    },
-  };
-}
-type StandInPerson = ReturnType<typeof standInPerson>;
 
 /**
  * The servers' life lines: each marker server connects here as it starts and sends its pid; the
@@ -131,6 +117,8 @@ interface Pushed {
 /** A studio service with the real keychain and `person` at its dialog, driven through its contract. */
 function trustStudio(person: StandInPerson = standInPerson()) {
   const pushed: Pushed[] = [];
+  // What main's folder dialog answers, a stand-in: `openFolder` queues the folder it then opens.
+  const folders: string[] = [];
   const waiters: (() => void)[] = [];
   const service = new StudioService({
     userDataDirectory: mkdtempSync(path.join(tmpdir(), 'pf-trust-studio-')),
@@ -138,6 +126,7 @@ function trustStudio(person: StandInPerson = standInPerson()) {
     secrets: store,
     pool: testPool(),
     confirmPerson: person.confirm,
+    chooseFolder: async () => folders.shift() ?? null,
     emit: (name, payload) => {
       pushed.push({ name, payload });
       for (const wake of waiters.splice(0)) wake();
@@ -168,6 +157,15 @@ function trustStudio(person: StandInPerson = standInPerson()) {
   return {
     person,
     pushed,
+    /** Opens `folder` as the page does: main's folder dialog answers it, then `workspace:open`. */
+    async openFolder(folder: string): Promise<ContractResponse<'workspace:open'>> {
+      folders.push(folder);
+      const chosen = await invoke('workspace:choose', {});
+      if (!chosen.ok) throw new Error(`workspace:choose: ${chosen.error.message}`);
+      const opened = await invoke('workspace:open', { path: (chosen.value as { path: string }).path });
+      if (!opened.ok) throw new Error(`workspace:open: ${opened.error.code}: ${opened.error.message}`);
+      return opened.value as ContractResponse<'workspace:open'>;
+    },
     next,
     runEvents,
     /** Where the pushed list is now, to wait for what comes after. */
@@ -246,7 +244,7 @@ describe('a restricted workspace in the studio', () => {
     const { root, marker, markers } = mcpWorkspace();
     const startedBefore = lifeLines.connections.length;
 
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const opened = await s.next('trust-changed', (trust) => trust.path === root);
     expect(opened).toMatchObject({ state: 'restricted', changes: null });
     // A command tool's output is trusted by default: a policy of the workspace's own, shown too.
@@ -332,7 +330,7 @@ describe('a restricted workspace in the studio', () => {
       path.join(root, 'agents', 'deploy.lua'),
       "local ok, err = pcall(tools.call, 'deploy', {})\nlog(tostring(ok) .. ': ' .. tostring(err))\n",
     );
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     expect((await s.call('trust:status', {})).items.map((item) => item.id)).toEqual([
       'command:deploy',
       'policy:deploy:approval',
@@ -360,7 +358,7 @@ describe('trust that ends', () => {
     const s = trustStudio();
     const { root, markers } = mcpWorkspace();
     await trustForTests(root);
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     expect((await s.call('trust:status', {})).state).toBe('trusted');
     const startedBefore = lifeLines.connections.length;
     expect((await s.call('mcp:list', {})).servers.map((server) => server.state)).toEqual(['ready']);
@@ -389,7 +387,7 @@ describe('trust that ends', () => {
     const s = trustStudio();
     const { root, ran } = mcpWorkspace();
     await trustForTests(root);
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const startedBefore = lifeLines.connections.length;
     await s.call('mcp:list', {});
     const running = await lifeLines.nth(startedBefore);
@@ -416,7 +414,7 @@ describe('trust judged again before anything starts', () => {
     const s = trustStudio();
     const { root, marker } = mcpWorkspace();
     await trustForTests(root);
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     // Revoked in another process (the CLI) while the studio is open: the check starts nothing.
     await new TrustStore(currentConfigDir()).revokeWorkspace(root, 'terminal');
     await s.fail('args:check', { alias: 'srv.ping', arguments: {} });
@@ -496,7 +494,7 @@ describe('a provider key and a base URL of another origin', () => {
   it('a restricted workspace never asks and sends no key until the origin is approved; withdrawn, it sends none again', async () => {
     const s = trustStudio();
     const root = modelWorkspace('build:\n  kind: command\n  command: [node, -e, "0"]\n');
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     expect((await s.call('trust:status', {})).state).toBe('restricted');
     const requestsBefore = model.requests.length;
 
@@ -524,7 +522,7 @@ describe('a provider key and a base URL of another origin', () => {
   it('a workspace with nothing to trust asks the person: no sends nothing, yes sends the key and is remembered', async () => {
     const s = trustStudio();
     const root = modelWorkspace();
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     expect((await s.call('trust:status', {})).state).toBe('empty');
     const requestsBefore = model.requests.length;
 

@@ -174,7 +174,7 @@ describe('tool:trial: one call of a catalog tool, recorded like a run', () => {
     mkdirSync(path.join(root, 'agents'));
     writeFileSync(path.join(root, 'promptforge.yaml'), settings);
     writeFileSync(path.join(root, 'models.yaml'), models);
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const { runId } = await s.call('tool:trial', { alias: 'echo', arguments: { text: 'still runs' } });
     const end = await s.ended(runId);
     expect(end.status, JSON.stringify(end.error)).toBe('ok');
@@ -195,7 +195,7 @@ describe('tool:trial: one call of a catalog tool, recorded like a run', () => {
     );
     // Not about workspace trust: only a trusted workspace starts its MCP servers (see studio-trust.test.ts).
     await trustForTests(root);
-    await s.call('workspace:open', { path: root });
+    await s.openFolder(root);
     const { runId } = await s.call('tool:trial', { alias: 'srv.echo', arguments: { text: 'over MCP' } });
     const card = await s.next('approval-pending', (pending) => pending.runId === runId);
     // The server's schema as the model gets it: labelled as the server's text (commit 7e31243).
