@@ -1,6 +1,8 @@
 /**
  * The studio's keychain: which provider keys and workspace secrets are set, and storing or
  * deleting one (in the entry `promptforge keys set NAME` uses). Never returns or logs a value.
+ * A store or delete happens only when the person says yes in main's own dialog: the page asks,
+ * and a script in the page cannot swap in its own key or delete the person's.
  */
 import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
@@ -8,6 +10,7 @@ import { scopedSecretUses, WorkspaceSecretStore } from '../trust/secret-scope.js
 import { SecretStoreUnavailableError, type SecretStore } from '../credentials/secret-store.js';
 import { PROVIDER_PRESETS } from '../providers/presets.js';
 import { ContractError } from './contract-error.js';
+import type { ConfirmWithPerson, PersonQuestion } from './studio-trust.js';
 
 /**
  * A keychain entry the studio may write: a provider id (bare, or `{ provider }`), or
@@ -16,10 +19,14 @@ import { ContractError } from './contract-error.js';
 export type KeyTarget = string | { provider: string } | { secret: string };
 
 export class StudioKeys {
-  /** `workspace` is the open workspace, whose tools.yaml names the secrets. */
+  /**
+   * `workspace` is the open workspace, whose tools.yaml names the secrets; `confirm` asks the person
+   * in main's dialog (without it nothing can be stored or deleted).
+   */
   constructor(
     private readonly secrets: SecretStore,
     private readonly workspace: () => Workspace | undefined,
+    private readonly confirm: ConfirmWithPerson | undefined,
   ) {}
 
   async status(): Promise<{
@@ -60,14 +67,29 @@ export class StudioKeys {
    */
   async set(target: KeyTarget, key: string): Promise<{ replaced: boolean }> {
     const entry = this.entry(target);
+    const value = key.trim();
     const replaced = await entry.store.has(entry.name);
-    await entry.store.set(entry.name, key.trim());
+    await this.askPerson(storeQuestion(target, entry.name, value, replaced, this.workspace()), 'stored');
+    await entry.store.set(entry.name, value);
     return { replaced };
   }
 
   async delete(target: KeyTarget): Promise<{ deleted: boolean }> {
     const entry = this.entry(target);
+    if (!(await entry.store.has(entry.name))) return { deleted: false };
+    await this.askPerson(deleteQuestion(target, entry.name, this.workspace()), 'deleted');
     return { deleted: await entry.store.delete(entry.name) };
+  }
+
+  /** Resolves when the person said yes; refuses (`cancelled`) when they did not, or cannot be asked. */
+  private async askPerson(question: PersonQuestion, done: 'stored' | 'deleted'): Promise<void> {
+    if (!this.confirm)
+      throw new ContractError('not-supported', 'this host cannot ask the person to confirm a keychain change');
+    if (!(await this.confirm(question)))
+      throw new ContractError(
+        'cancelled',
+        `Nothing was ${done}: the keychain change was cancelled in the confirmation dialog.`,
+      );
   }
 
   private workspaceStore(workspace: Workspace): WorkspaceSecretStore {
@@ -107,4 +129,66 @@ export class StudioKeys {
       );
     return target.secret;
   }
+}
+
+/** What the person reads before a key or secret is stored: which entry, where it may go, and the key's last characters. */
+function storeQuestion(
+  target: KeyTarget,
+  name: string,
+  value: string,
+  replaced: boolean,
+  workspace: Workspace | undefined,
+): PersonQuestion {
+  // The last characters let the person match the dialog to what they pasted; a short key shows none.
+  const shown =
+    value.length >= 12 ? `${value.length} characters, ending in "${value.slice(-4)}"` : `${value.length} characters`;
+  if (typeof target === 'string' || 'provider' in target) {
+    const preset = PROVIDER_PRESETS[name as keyof typeof PROVIDER_PRESETS];
+    return {
+      title: `${replaced ? 'Replace' : 'Store'} your ${preset.label} key?`,
+      message: `${replaced ? 'Replace your' : 'Store a'} ${preset.label} key in the OS keychain with the key the studio was given (${shown})?`,
+      detail: [
+        ...(replaced ? ['The key stored now is overwritten.'] : []),
+        `Runs send it only to ${preset.defaultBaseUrl ?? 'the base URL your models.yaml gives'}, and to origins you approved under Trust.`,
+        'If you did not just paste this key into the studio, choose Cancel.',
+      ].join('\n'),
+      confirm: replaced ? 'Replace the key' : 'Store the key',
+    };
+  }
+  const [secret, destination] = splitScopedName(name, workspace);
+  return {
+    title: `${replaced ? 'Replace' : 'Store'} the secret ${secret}?`,
+    message: `${replaced ? 'Replace' : 'Store'} the secret ${secret} (${shown}) for the workspace ${workspace?.root ?? ''}?`,
+    detail: [
+      `It is sent only to ${destination}, by the tool or server of this workspace that names it.`,
+      'If you did not just paste this secret into the studio, choose Cancel.',
+    ].join('\n'),
+    confirm: replaced ? 'Replace the secret' : 'Store the secret',
+  };
+}
+
+/** What the person reads before a key or secret is deleted. */
+function deleteQuestion(target: KeyTarget, name: string, workspace: Workspace | undefined): PersonQuestion {
+  if (typeof target === 'string' || 'provider' in target) {
+    const preset = PROVIDER_PRESETS[name as keyof typeof PROVIDER_PRESETS];
+    return {
+      title: `Delete your ${preset.label} key?`,
+      message: `Delete your ${preset.label} key from the OS keychain?`,
+      detail: `Runs with ${preset.label} models stop working until a key is stored again. The key cannot be recovered.`,
+      confirm: 'Delete the key',
+    };
+  }
+  const [secret, destination] = splitScopedName(name, workspace);
+  return {
+    title: `Delete the secret ${secret}?`,
+    message: `Delete the secret ${secret} (sent to ${destination}) of the workspace ${workspace?.root ?? ''} from the OS keychain?`,
+    detail: 'The tool or server that uses it stops working until it is stored again. It cannot be recovered.',
+    confirm: 'Delete the secret',
+  };
+}
+
+/** `NAME@DESTINATION` as its two parts, NAME as the workspace's tools.yaml writes it. */
+function splitScopedName(scoped: string, workspace: Workspace | undefined): [string, string] {
+  const secret = (workspace && scopedSecretUses(workspace).get(scoped)?.name) ?? scoped;
+  return [secret, scoped.slice(secret.length + 1) || 'its destination'];
 }

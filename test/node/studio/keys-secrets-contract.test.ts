@@ -92,6 +92,8 @@ function contract() {
     examplesDirectory: examples,
     secrets: store,
     pool: testPool(),
+    // The person at main's dialog, a stand-in: yes to every keychain change the test makes.
+    confirmPerson: async () => true,
     emit: (name, payload) => {
       pushed.push({ name, payload });
       for (const wake of waiters.splice(0)) wake();
