@@ -20,6 +20,7 @@ import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { McpServerManager } from '../mcp/mcp-manager.js';
 import { mcpSecretNames, type McpServerSpec } from '../catalog/mcp-spec.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
+import { withInProcessCatalog, withInProcessRunner, type InProcessTools } from './in-process-tools.js';
 import type { ModelResolver, ResolvedModel } from './model-driver.js';
 import { ReplayProvider, ReplayRecording } from './replay.js';
 import { ForkError } from './run-errors.js';
@@ -112,6 +113,14 @@ export interface PrepareRunOptions {
    * call asks, and the workspace's own `auto`, `trusted` and taint opt-outs are ignored.
    */
   trust?: RunTrust;
+  /**
+   * A model that answers every `models.chat` of the run in-process, whatever alias the script
+   * names (a test case's scripted model, or a test environment's): nothing is looked up in
+   * models.yaml and no key is read. Not combined with `model`, `endpoint`, `replayPath` or `fork`.
+   */
+  inProcessModel?: ResolvedModel;
+  /** Tools that run in-process for this run (a test environment's), on top of the workspace's. */
+  inProcessTools?: InProcessTools;
 }
 
 /** What a run knows of its workspace's trust; fixed when the run is prepared. */
@@ -162,6 +171,11 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     (options.model !== undefined || options.endpoint || options.replayPath !== undefined || options.fork)
   )
     throw new RunSetupError('a tool trial calls no model and replays nothing: it takes no model, endpoint or replay');
+  if (
+    options.inProcessModel &&
+    (options.model !== undefined || options.endpoint || options.replayPath !== undefined || options.fork)
+  )
+    throw new RunSetupError('an in-process model answers every round: it takes no model, endpoint or replay');
   // A fork may start from a run still in progress: it reads the parent's events recorded so far.
   const replay = options.replayPath
     ? ReplayRecording.fromFile(options.replayPath, { soFar: options.fork !== undefined })
@@ -177,11 +191,13 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const secretValues: string[] = [];
   const models = options.toolTrial
     ? noModelResolver()
-    : offline
-      ? replayResolver(replay)
-      : replay
-        ? forkResolver(replay, workspaceResolver(options, displayPath, secretValues, trusted))
-        : workspaceResolver(options, displayPath, secretValues, trusted);
+    : options.inProcessModel
+      ? fixedResolver(options.inProcessModel)
+      : offline
+        ? replayResolver(replay)
+        : replay
+          ? forkResolver(replay, workspaceResolver(options, displayPath, secretValues, trusted))
+          : workspaceResolver(options, displayPath, secretValues, trusted);
   // Tool secrets are redacted too: the http tools' keychain header values and secret-looking
   // command variables, read now, and any header value read later as calls run.
   // A workspace's secrets come from its own keychain namespace; a restricted workspace gets none.
@@ -191,9 +207,15 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   if (!offline) await collectToolSecrets(workspace.tools.list(), toolSecretSource, secretValues);
   const defaultModel = options.toolTrial
     ? undefined
-    : offline
-      ? replay.start.model
-      : await describeDefault(options, displayPath);
+    : options.inProcessModel
+      ? {
+          alias: options.inProcessModel.alias,
+          provider: options.inProcessModel.providerId,
+          modelId: options.inProcessModel.modelId,
+        }
+      : offline
+        ? replay.start.model
+        : await describeDefault(options, displayPath);
 
   const runId = newRunId();
   const transcriptPath =
@@ -245,6 +267,8 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     mcpManager = manager;
   }
 
+  if (options.inProcessTools && !offline) catalog = withInProcessCatalog(catalog, options.inProcessTools);
+
   const taint = new TaintTracker();
   // The gate is built before the run it reports to.
   const target: { run?: Run } = {};
@@ -259,11 +283,14 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const gate = trusted ? personGate : refusingGate(personGate, catalog);
   // A card whose MCP tool is redefined while it waits is withdrawn and asked again.
   liveMcp?.onDefinitionsChanged(() => personGate.definitionsChanged());
-  const toolRunner = createToolRunner({
+  const workspaceRunner = createToolRunner({
     workspaceRoot: workspace.root,
     secrets: toolSecretSource,
     ...(mcpManager && { mcp: mcpManager }),
   });
+  const toolRunner = options.inProcessTools
+    ? withInProcessRunner(workspaceRunner, options.inProcessTools)
+    : workspaceRunner;
   const run = new Run({
     script,
     scriptPath: displayPath,
@@ -401,6 +428,11 @@ function noModelResolver(): ModelResolver {
       throw new Error('a tool trial calls no model');
     },
   };
+}
+
+/** An in-process model's resolver: it answers every round, whatever alias the script names. */
+function fixedResolver(model: ResolvedModel): ModelResolver {
+  return { resolve: async () => model };
 }
 
 function replayResolver(recording: ReplayRecording): ModelResolver {
