@@ -121,3 +121,26 @@ export function carriesSomething(value: JsonValue | undefined): boolean {
 export function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
+
+/** One turn of a provider's history: its role and its list of blocks (Gemini parts, Anthropic content blocks). */
+export interface HistoryTurn {
+  role: string;
+  blocks: JsonObject[];
+}
+
+/**
+ * A history the APIs accept: a turn with no blocks is left out (both reject empty text, and an
+ * empty turn is what a round leaves behind when it returned no text and no call, e.g. when the
+ * whole output budget went to thinking), and turns of the same role in a row, which leaving one
+ * out creates, become one turn with their blocks in order (both want the roles to alternate).
+ */
+export function alternatingHistory(turns: readonly HistoryTurn[]): HistoryTurn[] {
+  const out: HistoryTurn[] = [];
+  for (const turn of turns) {
+    if (turn.blocks.length === 0) continue;
+    const last = out.at(-1);
+    if (last?.role === turn.role) last.blocks = [...last.blocks, ...turn.blocks];
+    else out.push({ role: turn.role, blocks: [...turn.blocks] });
+  }
+  return out;
+}

@@ -8,6 +8,8 @@ import {
   malformedEvent,
   mergeProviderOptions,
   tokenCount,
+  alternatingHistory,
+  type HistoryTurn,
 } from './adapter-support.js';
 import {
   type ProviderEndpoint,
@@ -277,36 +279,34 @@ function errorKind(errorType: string): ProviderErrorKind {
 }
 
 function toAnthropicMessages(messages: ChatMessage[]): JsonValue[] {
-  const out: JsonObject[] = [];
-  let toolResults: JsonObject[] | undefined;
+  const turns: HistoryTurn[] = [];
   for (const message of messages) {
     if (message.role === 'system') continue;
     if (message.role === 'tool') {
-      const block: JsonObject = { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content };
-      // Consecutive tool results answer one assistant turn: they go in one user message.
-      if (toolResults) toolResults.push(block);
-      else {
-        toolResults = [block];
-        out.push({ role: 'user', content: toolResults });
-      }
+      // Consecutive tool results answer one assistant turn: they go in one user message (joined below).
+      turns.push({
+        role: 'user',
+        blocks: [{ type: 'tool_result', tool_use_id: message.toolCallId, content: message.content }],
+      });
       continue;
     }
-    toolResults = undefined;
+    // The API rejects empty text blocks, and an assistant turn with empty content: none is sent.
+    const text = message.content === '' ? [] : [{ type: 'text', text: message.content }];
     if (message.role === 'user') {
-      out.push({ role: 'user', content: message.content });
-    } else if (message.toolCalls && message.toolCalls.length > 0) {
-      const content: JsonObject[] = [];
-      // The API rejects empty text blocks.
-      if (message.content !== '') content.push({ type: 'text', text: message.content });
-      for (const call of message.toolCalls) {
-        content.push({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call) });
-      }
-      out.push({ role: 'assistant', content });
-    } else {
-      out.push({ role: 'assistant', content: message.content });
+      turns.push({ role: 'user', blocks: text });
+      continue;
     }
+    const content: JsonObject[] = [...text];
+    for (const call of message.toolCalls ?? []) {
+      content.push({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call) });
+    }
+    turns.push({ role: 'assistant', blocks: content });
   }
-  return out;
+  return alternatingHistory(turns).map(({ role, blocks }) => ({
+    role,
+    // A turn of one text block is sent as a plain string, as before.
+    content: blocks.length === 1 && blocks[0]!['type'] === 'text' ? blocks[0]!['text']! : blocks,
+  }));
 }
 
 function normaliseAnthropicStop(reason: string | undefined, sawToolUse: boolean): string {

@@ -15,6 +15,8 @@ import {
   malformedEvent,
   mergeProviderOptions,
   tokenCount,
+  alternatingHistory,
+  type HistoryTurn,
 } from './adapter-support.js';
 import {
   type ProviderEndpoint,
@@ -258,8 +260,7 @@ function toGeminiContents(messages: ChatMessage[]): JsonValue[] {
   for (const message of messages) {
     if (message.role === 'assistant') for (const call of message.toolCalls ?? []) calls.set(call.id, call);
   }
-  const out: JsonObject[] = [];
-  let responses: JsonObject[] | undefined;
+  const turns: HistoryTurn[] = [];
   for (const message of messages) {
     if (message.role === 'system') continue;
     if (message.role === 'tool') {
@@ -272,24 +273,18 @@ function toGeminiContents(messages: ChatMessage[]): JsonValue[] {
         response: { output: message.content },
       };
       if (functionCallId) functionResponse.id = functionCallId;
-      const part: JsonObject = { functionResponse };
-      // All responses to one model turn go back in one content, as the API expects.
-      if (responses) responses.push(part);
-      else {
-        responses = [part];
-        out.push({ role: 'user', parts: responses });
-      }
+      // All responses to one model turn go back in one content, as the API expects (joined below).
+      turns.push({ role: 'user', blocks: [{ functionResponse }] });
       continue;
     }
-    responses = undefined;
+    // The API rejects a part with empty text ("400 INVALID_ARGUMENT"): none is sent.
+    const text = message.content === '' ? [] : [{ text: message.content }];
     if (message.role === 'user') {
-      out.push({ role: 'user', parts: [{ text: message.content }] });
+      turns.push({ role: 'user', blocks: text });
       continue;
     }
-    const parts: JsonObject[] = [];
-    const toolCalls = message.toolCalls ?? [];
-    if (message.content !== '' || toolCalls.length === 0) parts.push({ text: message.content });
-    for (const call of toolCalls) {
+    const parts: JsonObject[] = [...text];
+    for (const call of message.toolCalls ?? []) {
       const functionCall: JsonObject = { name: call.name, args: argumentsObject(call) };
       const functionCallId = stringMetadata(call, 'functionCallId');
       if (functionCallId) functionCall.id = functionCallId;
@@ -298,9 +293,9 @@ function toGeminiContents(messages: ChatMessage[]): JsonValue[] {
       if (signature) part.thoughtSignature = signature;
       parts.push(part);
     }
-    out.push({ role: 'model', parts });
+    turns.push({ role: 'model', blocks: parts });
   }
-  return out;
+  return alternatingHistory(turns).map((turn) => ({ role: turn.role, parts: turn.blocks }));
 }
 
 function stringMetadata(call: ToolCallRecord | undefined, key: string): string | undefined {
