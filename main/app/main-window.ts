@@ -41,9 +41,13 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
       nodeIntegrationInSubFrames: false,
       webSecurity: true,
       allowRunningInsecureContent: false,
+      experimentalFeatures: false,
       webviewTag: false,
       navigateOnDragDrop: false,
       spellcheck: false,
+      // No `disableBlinkFeatures: 'Auxclick'` (Electronegativity's AUXCLICK_JS_CHECK): Chromium no
+      // longer has that feature, so the flag would do nothing. A middle-clicked link asks the
+      // window-open handler, which denies every window (hardenWebContents in session-security.ts).
     },
   });
   if (state.maximized) window.maximize();
