@@ -4,6 +4,7 @@ import {
   app,
   BrowserWindow,
   dialog,
+  ipcMain,
   Notification,
   session,
   type OpenDialogOptions,
@@ -15,8 +16,9 @@ import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js'
 import type { AppLocation } from '../core/studio/app-location.js';
 import { createStudioHandlers } from '../core/studio/studio-handlers.js';
 import { createConsoleLogger } from '../core/studio/studio-logger.js';
+import { PersonInputLog } from '../core/studio/person-input.js';
 import { StudioService } from '../core/studio/studio-service.js';
-import { createEventSender, registerContractHandlers, type SendEvent } from './ipc-registration.js';
+import { createEventSender, registerContractHandlers, watchPersonInput, type SendEvent } from './ipc-registration.js';
 import { createMainWindow } from './main-window.js';
 import { hardenWebContents, installSessionSecurity } from './session-security.js';
 import { errorMessage } from '../../common/error-message.js';
@@ -34,6 +36,8 @@ const location: AppLocation =
 app.setName('PromptForge Studio');
 
 let mainWindow: BrowserWindow | null = null;
+/** The person's clicks and key presses in the studio window: approval:decide needs one just before. */
+const personInput = new PersonInputLog();
 
 /** Pushes contract events to the studio window; the run and approval work calls this. */
 export const sendEvent: SendEvent = createEventSender(() => mainWindow, logger);
@@ -53,6 +57,7 @@ function openMainWindow(): void {
     windowStatePath: path.join(app.getPath('userData'), 'window-state.json'),
     logger,
   });
+  watchPersonInput(mainWindow.webContents, personInput);
   mainWindow.on('closed', () => {
     mainWindow = null;
   });
@@ -141,7 +146,7 @@ async function start(): Promise<void> {
     userDataDirectory: app.getPath('userData'),
     service,
   });
-  registerContractHandlers({ getWindow: () => mainWindow, handlers, location, logger });
+  registerContractHandlers({ ipcMain, getWindow: () => mainWindow, handlers, location, logger, personInput });
   openMainWindow();
 }
 

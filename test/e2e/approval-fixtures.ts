@@ -1,6 +1,6 @@
 import { appendFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Locator } from 'playwright-core';
+import type { Locator } from 'playwright';
 import type { StudioHarness } from './bridge.js';
 
 /**

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Locator } from 'playwright-core';
+import type { Locator } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../common/json.js';
 import { describeArgumentProblem } from '../../common/studio-schemas.js';

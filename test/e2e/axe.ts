@@ -18,7 +18,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
+import type { Page } from 'playwright';
 
 /** One element that fails a rule. */
 export interface AxeNode {

@@ -1,7 +1,11 @@
 /**
  * The end-to-end test bridge: the built renderer in Debian's Chromium, with `window.promptforge`
- * built from the same contract table as the preload, answered by the real core in the test
- * process. Nothing here needs the Electron binary.
+ * built by the app's own preload (the built `out/preload/index.cjs`, run in the page with a
+ * stand-in `electron` module), answered by the app's own IPC registration
+ * (main/app/ipc-registration.ts, on a stand-in `ipcMain` and window) and the real core, in the
+ * test process. Nothing here needs the Electron binary. The stand-ins are in
+ * test/node/app/electron-stand-ins.ts; where the harness stands in for Electron or for the person,
+ * it says so below.
  *
  * ```ts
  * const studio = new StudioHarness();
@@ -16,29 +20,32 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Frame, type Locator, type Page } from 'playwright';
 import {
-  contractEventNames,
-  contractEvents,
-  contractMethodNames,
   type ContractEventName,
   type ContractEventPayload,
   type ContractMethodName,
   type ContractRequest,
   type ContractResponse,
+  type IpcResult,
 } from '../../common/contract.js';
 import type { WorkspaceTrustInfo } from '../../common/trust-schemas.js';
 import { loadWorkspace } from '../../main/core/catalog/workspace.js';
 import { manifestDigest, workspaceManifest } from '../../main/core/trust/workspace-manifest.js';
-import {
-  createStudioHandlers,
-  dispatchContractCall,
-  type StudioHandlers,
-} from '../../main/core/studio/studio-handlers.js';
+import { createStudioHandlers, type StudioHandlers } from '../../main/core/studio/studio-handlers.js';
+import { PERSON_INPUT_MAX_AGE_MS, PersonInputLog, type PersonInputJudge } from '../../main/core/studio/person-input.js';
+import { createEventSender, registerContractHandlers, type SendEvent } from '../../main/app/ipc-registration.js';
 import type { StudioLogFields, StudioLogger } from '../../main/core/studio/studio-logger.js';
 import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
 import type { SecretStore } from '../../main/core/credentials/secret-store.js';
 import { StudioService } from '../../main/core/studio/studio-service.js';
+import {
+  StandInBrowserWindow,
+  StandInIpcMain,
+  StandInWebContents,
+  StandInWebFrameMain,
+} from '../node/app/electron-stand-ins.js';
+import { preloadInitScript, readPreloadBundle } from '../node/app/preload-bundle.js';
 import { chromiumLaunchOptions, SHARED_BROWSER_ENV } from './chromium.js';
 import { startRendererServer, type RendererServer } from './renderer-server.js';
 
@@ -58,8 +65,18 @@ const readmeScreenshotDirectory = process.env['PROMPTFORGE_SCREENSHOT_DIR']
   : undefined;
 const readmeScreenshotNames = new Set((process.env['PROMPTFORGE_SCREENSHOT_NAMES'] ?? '').split(',').filter(Boolean));
 
-const invokeBindingName = '__pfInvoke';
-const deliverEventName = '__pfDeliverEvent';
+/** The page's ends of the stand-in IPC: the binding `ipcRenderer.invoke` calls, and the function the harness delivers events with. */
+const pageWire = { invokeBinding: '__pfInvoke', deliverEvents: '__pfDeliverEvents' };
+
+/**
+ * The harness's stand-in for the person's input reaching the studio window (Electron's
+ * `input-event` and `before-input-event`, which Chromium under Playwright cannot give main):
+ * `'just-now'` (the default): a click arrived in the studio window right before every call;
+ * `'none'`: no input at all; `'other-window'`: a click arrived, in another window; `'stale'`: the
+ * studio window's last click is older than the gate allows. The gate itself
+ * (main/core/studio/person-input.ts) judges each call as in the app.
+ */
+export type PersonInputStandIn = 'just-now' | 'none' | 'other-window' | 'stale';
 
 /** One line the core logged during the session. */
 export interface LoggedLine {
@@ -95,42 +112,6 @@ export interface StudioHarnessOptions {
   chooseSaveFile?: (suggestedName: string) => Promise<string | null>;
 }
 
-/**
- * Builds `window.promptforge` inside the page. Serialised by Playwright into an init script, so
- * it must not use anything from its module scope: the method and event names come in as `names`.
- */
-function installPromptForgeApi(names: {
-  methods: string[];
-  events: string[];
-  invokeBinding: string;
-  deliverEvent: string;
-}): void {
-  const page = globalThis as unknown as Record<string, unknown> & { top: unknown };
-  // Like the Electron preload (nodeIntegrationInSubFrames: false): the main frame only.
-  if (page.top !== globalThis) return;
-  const listeners = new Map<string, Set<(payload: unknown) => void>>();
-  const api: Record<string, unknown> = {};
-  for (const method of names.methods) {
-    api[method] = (request: unknown) =>
-      (page[names.invokeBinding] as (...args: unknown[]) => Promise<unknown>)(method, request);
-  }
-  api['on'] = (event: string, listener: (payload: unknown) => void) => {
-    if (!names.events.includes(event)) throw new Error(`promptforge.on: unknown event ${JSON.stringify(event)}`);
-    const set = listeners.get(event) ?? new Set();
-    listeners.set(event, set);
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-    };
-  };
-  Object.defineProperty(page, 'promptforge', { value: Object.freeze(api), enumerable: true });
-  Object.defineProperty(page, names.deliverEvent, {
-    value: (event: string, payload: unknown) => {
-      for (const listener of listeners.get(event) ?? []) listener(payload);
-    },
-  });
-}
-
 /** What Playwright says when a page.evaluate races a navigation of the page. */
 const NAVIGATION_RACE = /Execution context was destroyed|most likely because of a navigation/;
 
@@ -150,13 +131,16 @@ export class StudioHarness {
   /** Every contract result the page received, in order (to check what crossed the bridge). */
   readonly results: unknown[] = [];
   /**
-   * The person at main's own dialog, a stand-in: `asked` records each question (trusting a
+   * The person, a stand-in. At main's own dialog: `asked` records each question (trusting a
    * workspace, sending a key to a new origin), `answers` are taken in order, then `fallback`.
+   * At the keyboard and mouse: `input` says what input the studio window received before each call
+   * (see {@link PersonInputStandIn}); approval:decide is refused without one.
    */
-  readonly person: { asked: PersonQuestion[]; answers: boolean[]; fallback: boolean } = {
+  readonly person: { asked: PersonQuestion[]; answers: boolean[]; fallback: boolean; input: PersonInputStandIn } = {
     asked: [],
     answers: [],
     fallback: true,
+    input: 'just-now',
   };
 
   private readonly options: StudioHarnessOptions;
@@ -166,7 +150,15 @@ export class StudioHarness {
   private currentPage: Page | undefined;
   private temporaryDirectory: string | undefined;
   private studio: StudioService | undefined;
-  private handlers: StudioHandlers | undefined;
+  /** Stand-ins for Electron's ipcMain and the studio window, with the app's registration on them. */
+  private ipcMain: StandInIpcMain | undefined;
+  private window: StandInBrowserWindow | undefined;
+  private unregister: (() => void) | undefined;
+  private sendEvent: SendEvent | undefined;
+  /** While {@link pushEvents} collects: the messages for one page round trip. */
+  private outbox: Array<[string, unknown]> | undefined;
+  /** The page round trip of the latest message main sent. */
+  private delivery: Promise<void> = Promise.resolve();
 
   constructor(options: StudioHarnessOptions = {}) {
     this.options = options;
@@ -177,6 +169,21 @@ export class StudioHarness {
     info: (message, fields) => this.log.push({ level: 'info', message, fields }),
     warn: (message, fields) => this.log.push({ level: 'warn', message, fields }),
     error: (message, fields) => this.log.push({ level: 'error', message, fields }),
+  };
+
+  /**
+   * The gate's input, a stand-in: before each judgement, a fresh log gets what {@link person}.input
+   * says the window received, and the real log judges it.
+   */
+  private readonly personInput: PersonInputJudge = {
+    judge: (windowId, nowMs) => {
+      const log = new PersonInputLog();
+      const studioWindow = this.window?.isDestroyed() === false ? this.window.webContents.id : windowId;
+      if (this.person.input === 'just-now') log.record(studioWindow, 'mouseUp', nowMs);
+      if (this.person.input === 'other-window') log.record(studioWindow + 1, 'mouseUp', nowMs);
+      if (this.person.input === 'stale') log.record(studioWindow, 'mouseUp', nowMs - PERSON_INPUT_MAX_AGE_MS - 1);
+      return log.judge(windowId, nowMs);
+    },
   };
 
   /** The open page; throws before {@link open}. */
@@ -227,27 +234,50 @@ export class StudioHarness {
           this.person.asked.push(question);
           return this.person.answers.shift() ?? this.person.fallback;
         }),
-      // Events reach the page exactly as main's sendEvent delivers them (checked against the contract).
+      // Events reach the page through main's own sendEvent (checked against the contract).
       emit: (name, payload) => {
-        if (this.currentPage)
-          void this.pushEvent(name, payload).catch((error: unknown) => {
-            // Like webContents.send to a page that is reloading: the event is dropped, and the
-            // reloaded page asks main for the current state. Anything else is a real error.
-            if (NAVIGATION_RACE.test(String(error))) this.droppedEvents.push(name);
-            else this.pageErrors.push(String(error));
-          });
+        if (this.currentPage === undefined) return;
+        if (!this.sendEvent?.(name, payload)) {
+          this.pageErrors.push(`main refused to push ${name}: see the harness log`);
+          return;
+        }
+        this.delivery.catch((error: unknown) => {
+          // Like webContents.send to a page that is reloading: the event is dropped, and the
+          // reloaded page asks main for the current state. Anything else is a real error.
+          if (NAVIGATION_RACE.test(String(error))) this.droppedEvents.push(name);
+          else this.pageErrors.push(String(error));
+        });
       },
     });
-    const handlers = (this.handlers =
+    const handlers =
       this.options.handlers ??
       createStudioHandlers({
         appName: 'PromptForge Studio',
         appVersion: await readOwnVersion(),
         userDataDirectory: this.userDataDirectory,
         service: this.studio,
-      }));
+      });
+    const preload = readPreloadBundle();
 
     this.server = await startRendererServer(builtRendererDirectory);
+    // The app's own glue on stand-ins for Electron: ipcMain and the studio window, whose
+    // webContents.send delivers to the page. The loopback server is the trusted origin, as the
+    // dev server is in the app.
+    const ipcMain = (this.ipcMain = new StandInIpcMain());
+    const webContents = new StandInWebContents((channel, payload) => this.deliver(channel, payload));
+    this.window = new StandInBrowserWindow(webContents);
+    const getWindow = (): StandInBrowserWindow | null =>
+      this.window === undefined || this.window.isDestroyed() ? null : this.window;
+    this.sendEvent = createEventSender(getWindow, this.logger);
+    this.unregister = registerContractHandlers({
+      ipcMain,
+      getWindow,
+      handlers,
+      location: { kind: 'dev-server', url: this.server.url },
+      logger: this.logger,
+      personInput: this.personInput,
+    });
+
     // The test run's shared Chromium when there is one (test/e2e/shared-browser.ts); closing a
     // connected browser closes this harness's context and disconnects.
     const shared = process.env[SHARED_BROWSER_ENV];
@@ -265,27 +295,28 @@ export class StudioHarness {
     });
     page.on('pageerror', (error) => this.pageErrors.push(error.message));
 
-    await page.exposeBinding(invokeBindingName, async (source, method: unknown, payload: unknown) => {
-      // The app checks the sender frame; so does the bridge: only the main frame may call.
-      if (source.frame !== page.mainFrame()) {
-        this.logger.warn('refused IPC call: foreign sender', { url: source.frame.url() });
-        this.calls.push({ method, ok: false });
-        return { ok: false, error: { code: 'forbidden-sender', message: 'refused: not the studio main frame' } };
+    // The stand-in IPC channel: the page's ipcRenderer.invoke arrives here with the frame that sent
+    // it, and goes to the app's registration as Electron's ipcMain would hand it over.
+    await page.exposeBinding(pageWire.invokeBinding, async (source, channel: unknown, ...args: unknown[]) => {
+      try {
+        const result = (await ipcMain.invoke(
+          webContents.invokeEvent(standInFrame(source.frame)),
+          String(channel),
+          ...args,
+        )) as IpcResult<unknown>;
+        this.calls.push({ method: channel, ok: result.ok });
+        this.results.push(result);
+        return result;
+      } catch (error) {
+        this.calls.push({ method: channel, ok: false });
+        throw error;
       }
-      const result = await dispatchContractCall(handlers, method, payload, this.logger);
-      this.calls.push({ method, ok: result.ok });
-      this.results.push(result);
-      return result;
     });
-    // Under tsx (the benchmarks), esbuild wraps named functions in `__name(...)`; the serialised
-    // init script runs in the page, where that helper does not exist.
+    // Under tsx (the benchmarks), esbuild wraps named functions in `__name(...)`; functions the
+    // tests hand to page.evaluate run in the page, where that helper does not exist.
     await page.addInitScript('globalThis.__name ??= (fn) => fn;');
-    await page.addInitScript(installPromptForgeApi, {
-      methods: [...contractMethodNames],
-      events: [...contractEventNames],
-      invokeBinding: invokeBindingName,
-      deliverEvent: deliverEventName,
-    });
+    // The app's preload, as Electron runs it: in the main frame, with require('electron').
+    await page.addInitScript(preloadInitScript(preload, pageWire));
     await page.goto(this.server.url);
     await this.waitForAppShell();
   }
@@ -301,10 +332,19 @@ export class StudioHarness {
    * throws the error when the call fails. Not recorded in {@link calls}.
    */
   async call<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>> {
-    if (this.handlers === undefined) throw new Error('StudioHarness: call open() first');
-    const result = await dispatchContractCall(this.handlers, method, request, this.logger);
+    const result = await this.invokeFromStudioWindow(method, request);
     if (!result.ok) throw new Error(`${method} failed: ${result.error.code}: ${result.error.message}`);
     return result.value;
+  }
+
+  /** One contract call through the app's registration, as the studio window's main frame sends it. */
+  private async invokeFromStudioWindow<M extends ContractMethodName>(
+    method: M,
+    request: ContractRequest<M>,
+  ): Promise<IpcResult<ContractResponse<M>>> {
+    if (this.ipcMain === undefined || this.window === undefined) throw new Error('StudioHarness: call open() first');
+    const event = this.window.webContents.invokeEvent(standInFrame(this.page.mainFrame()));
+    return (await this.ipcMain.invoke(event, method, request)) as IpcResult<ContractResponse<M>>;
   }
 
   /**
@@ -324,7 +364,7 @@ export class StudioHarness {
       const shown = await this.call('trust:status', {});
       if (shown.digest === onDisk) {
         if (shown.state !== 'restricted') return shown;
-        const result = await dispatchContractCall(this.handlers!, 'trust:grant', { digest: shown.digest }, this.logger);
+        const result = await this.invokeFromStudioWindow('trust:grant', { digest: shown.digest });
         if (result.ok) {
           if (!result.value.granted) throw new Error('trustWorkspace: the person said no');
           if (result.value.trust.state === 'restricted')
@@ -345,6 +385,9 @@ export class StudioHarness {
   async close(): Promise<void> {
     await this.studio?.close();
     this.studio = undefined;
+    this.unregister?.();
+    this.unregister = undefined;
+    this.window?.destroy();
     await this.context?.close();
     await this.browser?.close();
     await this.server?.close();
@@ -371,30 +414,50 @@ export class StudioHarness {
     return filePath;
   }
 
-  /** Pushes a contract event to the page, as main's `sendEvent` would (payload checked first). */
+  /**
+   * Pushes a contract event to the page through main's own `sendEvent` (payload checked against the
+   * contract first) and the stand-in webContents; resolves once the page's listeners ran.
+   */
   async pushEvent<E extends ContractEventName>(name: E, payload: ContractEventPayload<E>): Promise<void> {
-    // Typed as unknown: Playwright's serializable-argument type cannot follow the JSON event union.
-    const checked: unknown = contractEvents[name].parse(payload);
-    await this.page.evaluate(
-      ([deliver, event, data]) => {
-        (globalThis as unknown as Record<string, (event: unknown, payload: unknown) => void>)[deliver]!(event, data);
-      },
-      [deliverEventName, name, checked] as const,
-    );
+    await this.pushEvents(name, [payload]);
   }
 
-  /** Pushes many events of one kind in a single page round trip (each checked against the contract). */
+  /** Pushes many events of one kind (each through main's `sendEvent`) in a single page round trip. */
   async pushEvents<E extends ContractEventName>(
     name: E,
     payloads: ReadonlyArray<ContractEventPayload<E>>,
   ): Promise<void> {
-    const checked: unknown[] = payloads.map((payload) => contractEvents[name].parse(payload));
-    await this.page.evaluate(
-      ([deliver, event, list]) => {
-        const send = (globalThis as unknown as Record<string, (event: unknown, payload: unknown) => void>)[deliver]!;
-        for (const payload of list as unknown[]) send(event, payload);
+    const sendEvent = this.sendEvent;
+    if (sendEvent === undefined) throw new Error('StudioHarness: call open() first');
+    const outbox: Array<[string, unknown]> = (this.outbox = []);
+    try {
+      payloads.forEach((payload, index) => {
+        if (!sendEvent(name, payload)) {
+          throw new Error(`pushEvent: ${name} payload ${index} is outside the contract (the harness log says where)`);
+        }
+      });
+    } finally {
+      this.outbox = undefined;
+    }
+    await this.deliverToPage(outbox);
+  }
+
+  /** The stand-in webContents' `send`: delivers to the page at once, or into the batch {@link pushEvents} collects. */
+  private deliver(channel: string, payload: unknown): void {
+    if (this.outbox !== undefined) this.outbox.push([channel, payload]);
+    else this.delivery = this.deliverToPage([[channel, payload]]);
+  }
+
+  private async deliverToPage(messages: Array<[string, unknown]>): Promise<void> {
+    const page = this.currentPage;
+    if (page === undefined || messages.length === 0) return;
+    // Typed as unknown: Playwright's serializable-argument type cannot follow the JSON event union.
+    const list: unknown = messages;
+    await page.evaluate(
+      ([deliver, batch]) => {
+        (globalThis as unknown as Record<string, (batch: unknown) => void>)[deliver as string]!(batch);
       },
-      [deliverEventName, name, checked] as const,
+      [pageWire.deliverEvents, list] as const,
     );
   }
 
@@ -572,6 +635,12 @@ export class StudioHarness {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/** The stand-in `senderFrame` of a call from Playwright frame `frame`: its URL now, and its parent. */
+function standInFrame(frame: Frame): StandInWebFrameMain {
+  const parent = frame.parentFrame();
+  return new StandInWebFrameMain(frame.url(), parent === null ? null : standInFrame(parent));
 }
 
 async function readOwnVersion(): Promise<string> {

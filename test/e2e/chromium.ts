@@ -1,4 +1,4 @@
-import type { LaunchOptions } from 'playwright-core';
+import type { LaunchOptions } from 'playwright';
 
 /** How the e2e tests start Debian's Chromium (PROMPTFORGE_CHROMIUM names another executable). */
 export const chromiumLaunchOptions: LaunchOptions = {

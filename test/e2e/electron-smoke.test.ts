@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { _electron } from 'playwright-core';
+import { _electron } from 'playwright';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from './bridge.js';
 

@@ -1,4 +1,4 @@
-import { chromium, type BrowserServer } from 'playwright-core';
+import { chromium, type BrowserServer } from 'playwright';
 import { chromiumLaunchOptions, SHARED_BROWSER_ENV } from './chromium.js';
 
 /**

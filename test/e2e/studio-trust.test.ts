@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, cp, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TrustStore } from '../../main/core/trust/trust-store.js';
 import { expectNoSeriousAxeViolations } from './axe.js';

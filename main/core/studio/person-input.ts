@@ -1,0 +1,139 @@
+import type { ContractMethodName } from '../../../common/contract.js';
+
+/**
+ * The person-input gate: a decision on a tool call must follow a real click or key press in the
+ * studio window. The renderer is not the person. A script in the page (injected through a
+ * tool output the sanitiser missed, a compromised dependency of the UI) can call
+ * `window.promptforge['approval:decide']` and can even `dispatchEvent` a synthetic click, but it
+ * cannot make the operating system deliver input to the window. Electron reports that input to
+ * main through the window's `webContents` events `input-event` (mouse, keyboard, touch) and
+ * `before-input-event` (keyboard); main/app records them into a {@link PersonInputLog}, and the
+ * IPC registration asks the log before it serves a method of {@link PERSON_INPUT_METHODS}.
+ *
+ * What the gate cannot tell: which element the input was meant for. A page script that waits for
+ * the person to type anywhere in the studio can decide within {@link PERSON_INPUT_MAX_AGE_MS} of a
+ * key press. The gate narrows the attack from "any time" to "right after the person touches the
+ * window", and the cards' own rules (a card decides only once armed, and single-key decisions
+ * only after the person clicked or tabbed into it) hold for the UI's own path. Assistive
+ * technology that activates a button through the accessibility tree (a screen reader's "press"
+ * in browse mode) sends no input event: such a person decides with the card's keys or a click.
+ *
+ * Plain TypeScript, no Electron: main/app passes the events in, the tests pass times in.
+ */
+
+/**
+ * How long a click or key press counts, in milliseconds: 3 s. A decision made by the person
+ * reaches main a few milliseconds after the click or key that made it (the press, React's handler,
+ * one IPC hop), and up to a second or so when the machine is very busy (a long run streaming,
+ * a large transcript rendering), so 3 s never refuses a person who just decided. It is short
+ * enough that a script waiting for unrelated input gets a narrow window, and a person who
+ * walked away cannot have a decision taken in their name long after.
+ */
+export const PERSON_INPUT_MAX_AGE_MS = 3_000;
+
+/**
+ * The input types (Electron's `InputEvent.type`, and `Input.type` of `before-input-event`) that
+ * count as a person's act: presses and releases of keys and buttons, and taps. Moving the pointer
+ * over the window, the wheel, hovering and scrolling gestures do not: they happen without intent
+ * (a pointer crossing the window on its way elsewhere).
+ */
+export const PERSON_INPUT_TYPES: ReadonlySet<string> = new Set([
+  'mouseDown',
+  'mouseUp',
+  'rawKeyDown',
+  'keyDown',
+  'keyUp',
+  'char',
+  'pointerDown',
+  'pointerUp',
+  'touchStart',
+  'touchEnd',
+  'gestureTapDown',
+  'gestureTap',
+  'gestureDoubleTap',
+]);
+
+/** The contract methods that are served only right after a person's input in the studio window. */
+export const PERSON_INPUT_METHODS: ReadonlySet<ContractMethodName> = new Set<ContractMethodName>(['approval:decide']);
+
+/** Whether contract method `method` needs a person's input first (see {@link PERSON_INPUT_METHODS}). */
+export function needsPersonInput(method: string): boolean {
+  return (PERSON_INPUT_METHODS as ReadonlySet<string>).has(method);
+}
+
+/** Why a call was or was not preceded by a person's input. */
+export type PersonInputVerdict =
+  { ok: true } | { ok: false; reason: 'no-input' | 'other-window' | 'stale'; message: string };
+
+/** What the IPC registration asks: was there a person's input in window `windowId` just now? */
+export interface PersonInputJudge {
+  judge(windowId: number, nowMs: number): PersonInputVerdict;
+}
+
+/**
+ * The clock both sides use: main records input with it and the registration judges with it.
+ * Monotonic (`performance.now()`), so a change of the wall clock moves neither.
+ */
+export function personInputClock(): number {
+  return performance.now();
+}
+
+const seconds = `${PERSON_INPUT_MAX_AGE_MS / 1000} s`;
+const advice = 'decide with the mouse or the keyboard.';
+
+/**
+ * The last counting input of each window. Record every `input-event` and `before-input-event`
+ * of the windows that may decide; {@link judge} answers for one window at one time.
+ */
+export class PersonInputLog implements PersonInputJudge {
+  /** Window id -> when its last counting input arrived. */
+  private readonly lastInput = new Map<number, number>();
+
+  /** Records input of `type` in window `windowId` at `atMs`; false (and nothing recorded) when the type does not count. */
+  record(windowId: number, type: string, atMs: number): boolean {
+    if (!PERSON_INPUT_TYPES.has(type)) return false;
+    // The latest arrival wins, even when its time is earlier (a clock that went back).
+    this.lastInput.set(windowId, atMs);
+    return true;
+  }
+
+  /** Forgets window `windowId` (it closed; a new window may get its id later). */
+  forget(windowId: number): void {
+    this.lastInput.delete(windowId);
+  }
+
+  /** Whether window `windowId` received a counting input within {@link PERSON_INPUT_MAX_AGE_MS} before `nowMs`. */
+  judge(windowId: number, nowMs: number): PersonInputVerdict {
+    const here = this.lastInput.get(windowId);
+    if (here !== undefined && nowMs >= here && nowMs - here <= PERSON_INPUT_MAX_AGE_MS) return { ok: true };
+    const elsewhere = [...this.lastInput].some(
+      ([id, at]) => id !== windowId && nowMs >= at && nowMs - at <= PERSON_INPUT_MAX_AGE_MS,
+    );
+    if (elsewhere) {
+      return {
+        ok: false,
+        reason: 'other-window',
+        message: `The last click or key press went to another window, not the studio window: ${advice}`,
+      };
+    }
+    if (here !== undefined && nowMs < here) {
+      return {
+        ok: false,
+        reason: 'stale',
+        message: `The last click or key press in the studio window is dated after now (the clock went back): ${advice}`,
+      };
+    }
+    if (here !== undefined) {
+      return {
+        ok: false,
+        reason: 'stale',
+        message: `The last click or key press in the studio window was more than ${seconds} ago: ${advice}`,
+      };
+    }
+    return {
+      ok: false,
+      reason: 'no-input',
+      message: `No click or key press reached the studio window in the last ${seconds}: ${advice}`,
+    };
+  }
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { contractMethodNames } from '../../../common/contract.js';
+import {
+  needsPersonInput,
+  PERSON_INPUT_MAX_AGE_MS,
+  PERSON_INPUT_METHODS,
+  PERSON_INPUT_TYPES,
+  PersonInputLog,
+} from '../../../main/core/studio/person-input.js';
+
+const STUDIO = 1;
+const OTHER = 2;
+
+describe('PersonInputLog (the person-input gate)', () => {
+  it('passes a decision right after a click or key press in the same window, up to the allowed delay', () => {
+    for (const type of ['mouseDown', 'mouseUp', 'keyDown', 'rawKeyDown', 'keyUp', 'char', 'gestureTap']) {
+      const log = new PersonInputLog();
+      expect(log.record(STUDIO, type, 10_000)).toBe(true);
+      expect(log.judge(STUDIO, 10_000)).toEqual({ ok: true });
+      expect(log.judge(STUDIO, 10_000 + PERSON_INPUT_MAX_AGE_MS)).toEqual({ ok: true });
+    }
+  });
+
+  it('refuses when no input reached any window, saying how to decide', () => {
+    expect(new PersonInputLog().judge(STUDIO, 5_000)).toEqual({
+      ok: false,
+      reason: 'no-input',
+      message:
+        'No click or key press reached the studio window in the last 3 s: decide with the mouse or the keyboard.',
+    });
+  });
+
+  it('refuses when the input went to another window', () => {
+    const log = new PersonInputLog();
+    log.record(OTHER, 'mouseUp', 1_000);
+    expect(log.judge(STUDIO, 1_100)).toMatchObject({ ok: false, reason: 'other-window' });
+    expect(log.judge(STUDIO, 1_100)).toHaveProperty('message', expect.stringContaining('another window'));
+    // Fresh input elsewhere is named even when this window had input long ago.
+    log.record(STUDIO, 'mouseUp', 0);
+    log.record(OTHER, 'mouseUp', 10_000);
+    expect(log.judge(STUDIO, 10_001)).toMatchObject({ ok: false, reason: 'other-window' });
+  });
+
+  it('refuses input older than the allowed delay', () => {
+    const log = new PersonInputLog();
+    log.record(STUDIO, 'keyDown', 1_000);
+    const verdict = log.judge(STUDIO, 1_000 + PERSON_INPUT_MAX_AGE_MS + 1);
+    expect(verdict).toEqual({
+      ok: false,
+      reason: 'stale',
+      message:
+        'The last click or key press in the studio window was more than 3 s ago: decide with the mouse or the keyboard.',
+    });
+  });
+
+  it('does not count pointer moves, the wheel, hovering or scrolling', () => {
+    const log = new PersonInputLog();
+    for (const type of ['mouseMove', 'mouseWheel', 'mouseEnter', 'mouseLeave', 'gestureScrollUpdate', 'undefined']) {
+      expect(log.record(STUDIO, type, 2_000)).toBe(false);
+      expect(PERSON_INPUT_TYPES.has(type)).toBe(false);
+    }
+    expect(log.judge(STUDIO, 2_000)).toMatchObject({ ok: false, reason: 'no-input' });
+  });
+
+  it('refuses when the clock went back past the input, and judges by the latest arrival', () => {
+    const log = new PersonInputLog();
+    log.record(STUDIO, 'mouseUp', 50_000);
+    expect(log.judge(STUDIO, 49_000)).toEqual({
+      ok: false,
+      reason: 'stale',
+      message:
+        'The last click or key press in the studio window is dated after now (the clock went back): decide with the mouse or the keyboard.',
+    });
+    // The next click after the jump is the one that counts, though its time is earlier.
+    log.record(STUDIO, 'mouseUp', 48_000);
+    expect(log.judge(STUDIO, 48_500)).toEqual({ ok: true });
+  });
+
+  it('forgets a window that closed', () => {
+    const log = new PersonInputLog();
+    log.record(STUDIO, 'mouseUp', 1_000);
+    log.forget(STUDIO);
+    expect(log.judge(STUDIO, 1_001)).toMatchObject({ ok: false, reason: 'no-input' });
+  });
+
+  it('gates approval:decide and no other contract method', () => {
+    expect([...PERSON_INPUT_METHODS]).toEqual(['approval:decide']);
+    expect(contractMethodNames.filter(needsPersonInput)).toEqual(['approval:decide']);
+  });
+});
