@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { _electron } from 'playwright';
 import { describe, expect, it } from 'vitest';
+import { contractMethodNames } from '../../common/contract.js';
 import { repositoryRoot } from './bridge.js';
 
 /**
@@ -69,8 +70,20 @@ describe('Electron smoke test', () => {
             electron: info.value?.versions.electron ?? null,
           };
         });
-        expect(page).toMatchObject({ api: ['app:info', 'on'], require: 'undefined', process: 'undefined', ok: true });
+        // The whole contract, built by the preload from common/contract.ts, and no Node in the page.
+        expect(page).toMatchObject({
+          api: [...contractMethodNames, 'on'].sort(),
+          require: 'undefined',
+          process: 'undefined',
+          ok: true,
+        });
         expect(page.electron).toMatch(/^\d+\.\d+\.\d+/);
+        // No input event reached the window (evaluate is not one): a decision from page script is refused.
+        const decided = await window.evaluate(() =>
+          (globalThis as unknown as { promptforge: Record<string, (request: unknown) => Promise<unknown>> })
+            .promptforge['approval:decide']!({ runId: 'run-1', callId: 'call-1', decision: { kind: 'approve' } }),
+        );
+        expect(decided).toMatchObject({ ok: false, error: { code: 'no-person-input' } });
         const opened = await window.evaluate(() =>
           (globalThis as unknown as { open: (url: string) => unknown }).open('https://example.com/'),
         );

@@ -23,6 +23,9 @@ type InvokeListener = (event: IpcInvokeEventLike, ...args: unknown[]) => Promise
 export class StandInIpcMain implements IpcMainLike {
   private readonly listeners = new Map<string, InvokeListener>();
 
+  /** `observe` sees each handler's reply as it is, before the clone (to check what would cross). */
+  constructor(private readonly observe: (channel: string, reply: unknown) => void = () => {}) {}
+
   handle(channel: string, listener: InvokeListener): void {
     // Electron's own message for a second registration.
     if (this.listeners.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
@@ -53,6 +56,7 @@ export class StandInIpcMain implements IpcMainLike {
     } catch (error) {
       throw failed(String(error));
     }
+    this.observe(channel, reply);
     try {
       return structuredClone(reply);
     } catch {
@@ -78,11 +82,16 @@ let nextWebContentsId = 1;
 export class StandInWebContents extends EventEmitter {
   readonly id = nextWebContentsId++;
 
-  constructor(private readonly deliver: (channel: string, payload: unknown) => void = () => {}) {
+  /** `deliver` gets each message's clone; `observe` sees it as main sent it, before the clone. */
+  constructor(
+    private readonly deliver: (channel: string, payload: unknown) => void = () => {},
+    private readonly observe: (channel: string, payload: unknown) => void = () => {},
+  ) {
     super();
   }
 
   send(channel: string, ...args: unknown[]): void {
+    this.observe(channel, args[0]);
     const [payload] = structuredClone(args);
     this.deliver(channel, payload);
   }

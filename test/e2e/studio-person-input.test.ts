@@ -1,0 +1,101 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApprovalCards } from './approval-fixtures.js';
+import { StudioHarness } from './bridge.js';
+
+/**
+ * The person-input gate through the app's own preload and IPC registration: approval:decide is
+ * served only right after a real click or key press reached the studio window. The harness stands
+ * in for that input (`studio.person.input`, Electron's input-event); the gate's judgement is the app's.
+ */
+describe('studio: a decision needs the person’s input in the studio window', () => {
+  const studio = new StudioHarness();
+  const cards = new ApprovalCards(studio);
+
+  beforeAll(() => cards.setUp({ agents: { 'ask-sink': "log(tools.call('sink', { note = 'hello' }))" } }));
+  afterEach(async () => {
+    studio.person.input = 'just-now';
+    await cards.stopStarted();
+  });
+  afterAll(async () => {
+    await studio.close();
+  });
+
+  it('refuses an approval click no input event came with: the card stays and says why', async () => {
+    const runId = await cards.start('ask-sink');
+    await cards.armed(runId).waitFor();
+    studio.person.input = 'none';
+    await cards.cardOf(runId).getByRole('button', { name: 'A Approve' }).click();
+    const alert = cards.cardOf(runId).getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(
+      'approval:decide: No click or key press reached the studio window in the last 3 s: decide with the mouse or the keyboard. (no-person-input)',
+    );
+    expect(studio.calls.filter((call) => call.method === 'approval:decide')).toEqual([
+      { method: 'approval:decide', ok: false },
+    ]);
+    expect((await studio.service.listApprovals()).map((pending) => pending.runId)).toEqual([runId]);
+    expect(studio.log).toContainEqual({
+      level: 'warn',
+      message: 'refused IPC call: no person input',
+      fields: { method: 'approval:decide', reason: 'no-input' },
+    });
+
+    // With the person's click, the same button decides.
+    studio.person.input = 'just-now';
+    await cards.cardOf(runId).getByRole('button', { name: 'A Approve' }).click();
+    await cards.cardOf(runId).waitFor({ state: 'detached' });
+    expect(studio.calls.filter((call) => call.method === 'approval:decide').at(-1)).toEqual({
+      method: 'approval:decide',
+      ok: true,
+    });
+  });
+
+  it('names input that went to another window, or came too long ago', async () => {
+    const runId = await cards.start('ask-sink');
+    await cards.cardOf(runId).waitFor();
+    const [pending] = await studio.service.listApprovals();
+    const decide = () =>
+      studio.call('approval:decide', { runId, callId: pending!.callId, decision: { kind: 'approve' } });
+    studio.person.input = 'other-window';
+    await expect(decide()).rejects.toThrow(
+      'approval:decide failed: no-person-input: approval:decide: The last click or key press went to another window, not the studio window: decide with the mouse or the keyboard.',
+    );
+    studio.person.input = 'stale';
+    await expect(decide()).rejects.toThrow('the studio window was more than 3 s ago');
+  });
+
+  it('refuses a call an iframe sends over the bridge itself: the sender-frame check is the app’s', async () => {
+    await studio.page.evaluate(async () => {
+      const page = globalThis as unknown as {
+        document: {
+          createElement(tag: string): { srcdoc: string; addEventListener(type: string, listener: () => void): void };
+          body: { appendChild(node: unknown): void };
+        };
+      };
+      const frame = page.document.createElement('iframe');
+      frame.srcdoc = '<p>frame</p>';
+      const loaded = new Promise<void>((resolve) => frame.addEventListener('load', () => resolve()));
+      page.document.body.appendChild(frame);
+      await loaded;
+    });
+    const child = studio.page.frames().find((frame) => frame !== studio.page.mainFrame())!;
+    const result = await child.evaluate(() =>
+      (globalThis as unknown as { __pfInvoke: (channel: string, request: unknown) => Promise<unknown> }).__pfInvoke(
+        'keys:status',
+        {},
+      ),
+    );
+    expect(result).toEqual({
+      ok: false,
+      error: {
+        code: 'forbidden-sender',
+        message: 'keys:status: refused: the call did not come from the studio window',
+      },
+    });
+    expect(studio.log.at(-1)).toMatchObject({ level: 'warn', message: 'refused IPC call: foreign sender' });
+  });
+
+  it('ran without console errors or CSP violations', () => {
+    expect(studio.pageErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  contractEventNames,
+  type ContractEventName,
+  type ContractEventPayload,
+  type ContractMethodName,
+  type ContractRequest,
+  type ContractResponse,
+  type PromptForgeApi,
+} from '../../../common/contract.js';
+import type { RunEvent } from '../../../common/run-events.js';
+import { cloneProblem } from '../../../main/app/ipc-registration.js';
+import type { StudioService } from '../../../main/core/studio/studio-service.js';
+import { createGlue, studioHandlers, type Glue } from './glue-fixture.js';
+import { connectMain, deliverToPage, pageWorld } from './stand-in-electron-module.js';
+
+// A studio session as the page has it: preload/index.ts on the stand-in electron module, the
+// app's IPC registration on a stand-in ipcMain, and a real StudioService behind it.
+vi.mock('electron', () => import('./stand-in-electron-module.js'));
+
+let glue: Glue;
+let service: StudioService;
+let api: PromptForgeApi;
+
+beforeAll(async () => {
+  glue = createGlue((sendEvent) => {
+    const studio = studioHandlers(sendEvent);
+    service = studio.service;
+    return studio.handlers;
+  }, deliverToPage);
+  connectMain((channel, args) => glue.invoke(channel, args[0]));
+  await import('../../../preload/index.js');
+  api = pageWorld['promptforge'] as PromptForgeApi;
+});
+afterAll(async () => {
+  await service.close();
+});
+
+/** Calls `method` from the page; fails the test on `{ ok: false }`. */
+async function ok<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>> {
+  const result = await (api[method] as (request: unknown) => ReturnType<PromptForgeApi[M]>)(request);
+  if (!result.ok) throw new Error(`${method}: ${result.error.code}: ${result.error.message}`);
+  return result.value as ContractResponse<M>;
+}
+
+/** The next pushed `name` for which `match` holds, as the page's listener receives it. */
+function next<E extends ContractEventName>(
+  name: E,
+  match: (payload: ContractEventPayload<E>) => boolean,
+): Promise<ContractEventPayload<E>> {
+  return new Promise((resolve) => {
+    const stop = api.on(name, (payload) => {
+      if (!match(payload)) return;
+      stop();
+      resolve(payload);
+    });
+  });
+}
+
+const runEnd = (runId: string) =>
+  next('run-event', (event) => (event as RunEvent).runId === runId && (event as RunEvent).type === 'run-end');
+
+const script = `local page = tools.call('read_page', { name = 'release-notes' })
+log('read ' .. #page .. ' characters')
+log(tools.call('echo', { text = 'done' }))
+`;
+
+describe('a studio session through the stand-in glue', () => {
+  it('opens the example, edits an agent, runs it past an approval, reads its history: every reply and event crosses structured clone unchanged', async () => {
+    const pushed = new Set<string>();
+    for (const name of contractEventNames) api.on(name, () => void pushed.add(name));
+
+    await ok('app:info', {});
+    expect(await ok('workspace:state', {})).toBeNull();
+    const opened = await ok('workspace:open-example', {});
+    expect(opened.agents.length).toBeGreaterThan(0);
+    await ok('workspace:state', {});
+    await ok('workspace:choose', {});
+    const tools = await ok('file:read', { path: 'tools.yaml' });
+    await ok('catalog:check', { file: 'tools.yaml', text: tools.text });
+    await ok('args:check', { alias: 'weather', arguments: { city: 42 } });
+    for (const method of [
+      'trust:status',
+      'trust:list',
+      'keys:status',
+      'mcp:list',
+      'mcp:status',
+      'approval:list',
+    ] as const) {
+      await ok(method, {});
+    }
+
+    const created = await ok('file:create', { name: 'glue-check' });
+    await ok('file:write', { path: created.path, text: script });
+    const waiting = next('approval-pending', (pending) => pending.alias === 'read_page');
+    const { runId } = await ok('run:start', { script: created.path });
+    const pending = await waiting;
+    expect((await ok('approval:list', {})).map((call) => call.callId)).toEqual([pending.callId]);
+    const ended = runEnd(runId);
+    glue.click();
+    await ok('approval:decide', { runId, callId: pending.callId, decision: { kind: 'approve' } });
+    expect(await ended).toMatchObject({ status: 'ok' });
+
+    const trialEnded = next('run-event', (event) => (event as RunEvent).type === 'run-end' && event.runId !== runId);
+    const trial = await ok('tool:trial', { alias: 'echo', arguments: { text: 'hi' } });
+    expect((await trialEnded).runId).toBe(trial.runId);
+    const page = await ok('history:page', { runId, from: 0, count: 100 });
+    expect(page.complete).toBe(true);
+    await ok('history:compare', { left: runId, right: trial.runId });
+    await ok('history:export', { runId });
+    await ok('run:stop', { runId });
+    const renamed = await ok('file:rename', { path: created.path, name: 'glue-renamed' });
+    await ok('file:delete', { path: renamed.path });
+
+    // What the core produced, before the stand-in IPC cloned it: all of it plain data.
+    expect(glue.replies.length).toBeGreaterThan(25);
+    for (const { channel, reply } of [
+      ...glue.replies.map(({ channel, reply }) => ({ channel, reply })),
+      ...glue.sent.map(({ channel, payload }) => ({ channel, reply: payload })),
+    ]) {
+      expect(cloneProblem(reply), channel).toBeNull();
+      expect(structuredClone(reply), channel).toStrictEqual(reply);
+    }
+    expect(glue.replies.every(({ reply }) => (reply as { ok: boolean }).ok)).toBe(true);
+    expect([...pushed].sort()).toEqual(expect.arrayContaining(['approval-pending', 'run-event', 'workspace-changed']));
+  });
+});
