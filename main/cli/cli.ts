@@ -13,6 +13,7 @@ import { helpFor, wantsHelp } from './help.js';
 import { KEY_ACTIONS, keysCommand } from './keys-command.js';
 import { mcpCommand } from './mcp-command.js';
 import { loadedPrepareRun, runCommand } from './run-command.js';
+import { testCommand } from './test-command.js';
 import { isConfigError, trustCommand, UntrustedError } from './trust-command.js';
 
 export { editDistance } from './cli-args.js';
@@ -36,6 +37,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       case 'run':
         if (wantsHelp(rest)) return help(print, ['run']);
         return await runCommand(rest, io, print, interrupt.signal);
+      case 'test':
+        if (wantsHelp(rest)) return help(print, ['test']);
+        return await testCommand(rest, io, print, interrupt.signal);
       case 'keys':
         if (wantsHelp(rest)) return help(print, ['keys', ...rest.filter((arg) => KEY_ACTIONS.has(arg)).slice(0, 1)]);
         return await untilInterrupted(keysCommand(rest, io, print), interrupt.signal);
@@ -108,10 +112,10 @@ function help(print: Printer, topic: string[]): number {
   const text = helpFor(topic);
   if (text === undefined)
     throw new UsageError(
-      `no help for "${topic.join(' ')}"; commands: run, trust, keys set, keys status, keys delete, mcp list`,
+      `no help for "${topic.join(' ')}"; commands: run, test, trust, keys set, keys status, keys delete, mcp list`,
     );
   print.out(text);
   return EXIT.ok;
 }
 
-const COMMANDS = ['run', 'trust', 'keys', 'mcp', 'help'];
+const COMMANDS = ['run', 'test', 'trust', 'keys', 'mcp', 'help'];

@@ -10,6 +10,19 @@ export const EXIT = {
   untrusted: 4,
 } as const;
 
+/**
+ * `promptforge test`'s exit codes, the same numbers as a run's: every case passed, a case failed
+ * (or could not run), a usage error or a test file with errors (nothing ran), the suite was
+ * interrupted (Ctrl-C; the partial report is written), the workspace is not trusted (nothing ran).
+ */
+export const TEST_EXIT = {
+  passed: EXIT.ok,
+  failed: EXIT.scriptError,
+  usage: EXIT.usage,
+  interrupted: EXIT.stopped,
+  untrusted: EXIT.untrusted,
+} as const;
+
 const BY_STATUS: Record<RunStatus, number> = {
   ok: EXIT.ok,
   error: EXIT.scriptError,

@@ -7,6 +7,7 @@ const TOP = `Usage: promptforge COMMAND [options]
 
 Commands:
   run FILE.lua [options]     run an agent script headless
+  test [PATH...]             run the workspace's agent tests (tests/*.yaml) and report
   trust [DIR]                read what a workspace would run, and trust it (or --show, --revoke)
   keys set NAME              store a key in the OS keychain (read from stdin)
   keys status                which keys are set (never prints a key)
@@ -57,6 +58,42 @@ about on a terminal; without one the run exits 4 and says how to trust it (promp
 A replay runs nothing of the workspace and never asks.
 
 ${EXIT_CODES}`;
+
+const TEST = `Usage: promptforge test [PATH...] [options]
+
+Runs the cases of the workspace's test files (tests/*.yaml, or the files and folders given), in
+parallel on the Lua worker pool, and reports which passed. A case names an agent, its input, the
+model that answers (scripted replies written in the case, a recording, a models.yaml alias or a
+test environment's model), the approval policy, and what it expects: the tools called (with which
+arguments, in which order, how often), the tools not called, approvals and taint, the trust of
+outputs, the final reply, the status and error, limits on rounds, tokens and cost. docs/testing.md
+describes the format with a worked example.
+
+Every case's run is recorded as runs/tests/SUITE-RUN/FILE/CASE.jsonl, with report.json beside
+them; replay or fork one with promptforge run AGENT --replay TRANSCRIPT [--fork-at STEP].
+These runs stay out of the studio's History list.
+
+Options:
+  --workspace DIR        the workspace folder (default: upward from the first PATH, then from
+                         the current directory)
+  --filter TEXT          only cases whose file, name or id contains TEXT (any case)
+  --model A,B,...        run every case against each of these models.yaml aliases instead of its
+                         own, and print a table of pass rate, tokens, cost and latency per model
+  --jobs N               cases run at once (default: the number of CPUs)
+  --json                 print the report as JSON on stdout
+  --junit FILE           also write a JUnit XML report to FILE (Jenkins, GitLab and other CI read it)
+  --update               write the expectations that failing cases' runs suggest (status, calls
+                         with their arguments, final reply) into their test files; every change
+                         is printed as a diff
+  -h, --help             this text
+
+A workspace that is not trusted is shown and asked about on a terminal, as run does; without
+one the command exits 4 and runs nothing. Cases never run restricted.
+
+Exit codes: 0 every case passed, 1 a case failed or could not run, 2 usage error or a test file
+with errors (each is printed as file:line:column with the field and the fix; nothing ran),
+3 interrupted (Ctrl-C: running cases are stopped and the partial report is still written),
+4 workspace not trusted (nothing ran).`;
 
 const TRUST = `Usage: promptforge trust [DIR] [options]
 
@@ -127,6 +164,7 @@ const TOPICS: Record<string, string> = {
   'mcp list': MCP_LIST,
   '': TOP,
   run: RUN,
+  test: TEST,
   trust: TRUST,
   keys: KEYS,
   'keys set': KEYS_SET,

@@ -2,13 +2,16 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { catalogJsonSchemaText, catalogSchemaPath } from '../core/catalog/catalog-file-schemas.js';
 import { CATALOG_FILES } from '../core/catalog/catalog-files.js';
+import { TEST_FILE_SCHEMA_PATH, testFileJsonSchemaText } from '../core/testing/test-file-schema.js';
 import { transcriptJsonSchemaText } from '../core/transcript/transcript-schema.js';
 
 // `npm run schemas`: regenerates the published JSON Schemas from their definitions:
-// docs/transcript.schema.json from the run events, schemas/*.schema.json from the catalog files.
+// docs/transcript.schema.json from the run events, schemas/*.schema.json from the catalog files,
+// schemas/tests.schema.json from the test file format.
 const files: [string, string][] = [
   ['docs/transcript.schema.json', transcriptJsonSchemaText()],
   ...CATALOG_FILES.map((file): [string, string] => [catalogSchemaPath(file), catalogJsonSchemaText(file)]),
+  [TEST_FILE_SCHEMA_PATH, testFileJsonSchemaText()],
 ];
 for (const [relative, text] of files) {
   const target = fileURLToPath(new URL(`../../${relative}`, import.meta.url));

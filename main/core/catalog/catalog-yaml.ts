@@ -7,9 +7,12 @@ import { errorMessage } from '../../../common/error-message.js';
 /** Alias expansions a catalog file may make (the yaml library's own default, made explicit). */
 const MAX_YAML_ALIAS_COUNT = 100;
 
-/** Parses a catalog file; reports syntax errors (with line and column) and returns undefined on any. */
+/**
+ * Parses a catalog file (or another workspace YAML file, such as a test file); reports syntax
+ * errors (with line and column) and returns undefined on any.
+ */
 export function parseCatalogYaml(
-  file: CatalogFileName,
+  file: CatalogFileName | (string & {}),
   text: string | undefined,
   problems: CatalogProblem[],
 ): LocatedYaml | undefined {
