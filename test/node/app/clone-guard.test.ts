@@ -4,7 +4,7 @@ import type { StudioHandlers } from '../../../main/core/studio/studio-handlers.j
 import type { StudioService } from '../../../main/core/studio/studio-service.js';
 import { createGlue, studioHandlers } from './glue-fixture.js';
 
-// A contract whose keys:status response admits anything (as a z.custom or a transform could), so
+// A contract whose keys:status response and mcp-changed event admit anything (as a z.custom or a transform could), so
 // the handler's value reaches the glue's own check: what Electron's structured clone cannot carry
 // unchanged must become an internal-error result, never a rejected invoke.
 vi.mock('../../../common/contract.js', async (importOriginal) => {
@@ -15,6 +15,7 @@ vi.mock('../../../common/contract.js', async (importOriginal) => {
       ...real.contractMethods,
       'keys:status': { ...real.contractMethods['keys:status'], response: z.any() },
     },
+    contractEvents: { ...real.contractEvents, 'mcp-changed': z.any() },
   };
 });
 
@@ -64,4 +65,18 @@ describe('a response IPC cannot carry unchanged', () => {
       });
     });
   }
+
+  it('is not pushed as an event either: the sender refuses it and logs why', () => {
+    const studio = glueAnswering(() => ({ keys: [] }));
+    expect(studio.sendEvent('mcp-changed', { servers: [], reload: () => undefined } as never)).toBe(false);
+    expect(studio.sent).toEqual([]);
+    expect(studio.log.at(-1)).toEqual({
+      level: 'error',
+      message: 'refused to push an event IPC cannot carry',
+      fields: {
+        event: 'mcp-changed',
+        reason: 'field "reload" is a function, which structured clone cannot copy',
+      },
+    });
+  });
 });
