@@ -2,9 +2,9 @@
  * The one IPC contract between the renderer and the main process.
  *
  * Every method the renderer may call, and every event main may push, is a row of the two
- * tables below. main registers its handlers by looping over {@link contractMethods}, the
- * preload builds `window.promptforge` from it, and the end-to-end test bridge builds the same
- * object over Playwright. No channel string is written anywhere else.
+ * tables below. main registers its handlers by looping over {@link contractMethods} and the
+ * preload builds `window.promptforge` from it (the end-to-end tests run that same preload and
+ * registration on stand-ins for Electron). No channel string is written anywhere else.
  *
  * Naming: methods are `domain:verb` (`app:info`, `run:start`), events are `noun-action`
  * (`run-event`, `approval-pending`).
@@ -383,7 +383,7 @@ export type ContractEventListener<E extends ContractEventName> = (payload: Contr
  * - `on(event, listener)` subscribes to a pushed event and returns the function that
  *   unsubscribes.
  *
- * Built by `preload/index.ts` in the app and by `test/e2e/bridge.ts` in tests.
+ * Built by `preload/index.ts`, in the app and (on a stand-in `electron` module) in the e2e tests.
  */
 export type PromptForgeApi = {
   readonly [M in ContractMethodName]: (request: ContractRequest<M>) => Promise<IpcResult<ContractResponse<M>>>;

@@ -2,7 +2,7 @@ import type { PromptForgeApi } from '../../common/contract.js';
 
 declare global {
   interface Window {
-    /** The studio's API, built from common/contract.ts by the preload (or the e2e test bridge). */
+    /** The studio's API, built from common/contract.ts by the preload (in the app and in the e2e tests). */
     readonly promptforge: PromptForgeApi;
   }
 }
