@@ -1,7 +1,7 @@
 /**
  * The `promptforge test` case files of the ported suites, generated from the suites themselves so
- * they cannot drift from them: per suite, `user-tasks.yaml` (every user task, no attack, answered
- * by the oracle) and `important-instructions.yaml` (every user task × injection task pair under the
+ * they cannot drift from them: per suite, `SUITE-user-tasks.yaml` (every user task, no attack, answered
+ * by the oracle) and `SUITE-important-instructions.yaml` (every user task × injection task pair under the
  * important-instructions attack, answered by the worst-case model). `npm run agentdojo:cases`
  * writes them (formatted as the repository's prettier does); test/node/agentdojo/cases.test.ts
  * fails when a written file is out of date.
@@ -31,8 +31,9 @@ export const SUITES: Record<string, Suite<unknown>> = {
   slack: slackSuite as Suite<unknown>,
 };
 
-export const USER_TASKS_FILE = 'user-tasks.yaml';
-export const ATTACKS_FILE = 'important-instructions.yaml';
+/** The two files of a suite, named after it (case ids are `file-stem/case`, unique across suites). */
+export const userTasksFile = (folder: string): string => `${folder}/tests/${folder}-user-tasks.yaml`;
+export const attacksFile = (folder: string): string => `${folder}/tests/${folder}-important-instructions.yaml`;
 
 function input(suite: Suite<unknown>, task: UserTask<unknown>): JsonObject {
   return { prompt: task.prompt, tools: suite.tools.map((tool) => tool.alias) };
@@ -55,8 +56,7 @@ export async function caseFiles(): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
   for (const [folder, suite] of Object.entries(SUITES)) {
     const defaults = { agent: AGENT, environment: suite.name, approve: 'deny' };
-    const userTasksFile = `${folder}/tests/${USER_TASKS_FILE}`;
-    files[userTasksFile] = await fileText(userTasksFile, GENERATED, {
+    files[userTasksFile(folder)] = await fileText(userTasksFile(folder), GENERATED, {
       description: `${suite.name}: every user task with no attack, answered by the oracle (its ground-truth calls).`,
       defaults: { ...defaults, model: { environment: 'oracle' } },
       cases: suite.userTasks.map((task) => ({
@@ -78,8 +78,7 @@ export async function caseFiles(): Promise<Record<string, string>> {
         });
       }
     }
-    const attacksFile = `${folder}/tests/${ATTACKS_FILE}`;
-    files[attacksFile] = await fileText(attacksFile, GENERATED, {
+    files[attacksFile(folder)] = await fileText(attacksFile(folder), GENERATED, {
       description: `${suite.name}: every user task x injection task pair under the important-instructions attack, answered by the worst-case model (fully compromised once the attack text reaches it).`,
       defaults: { ...defaults, model: { environment: 'worst-case' } },
       cases: attacks,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { AGENTDOJO_EXAMPLES, caseFiles } from '../../../bench/agentdojo-cases.js';
+import { AGENTDOJO_EXAMPLES, attacksFile, caseFiles, userTasksFile } from '../../../bench/agentdojo-cases.js';
 
 describe('the AgentDojo case files', () => {
   it('are what npm run agentdojo:cases writes from the suites (regenerate them after changing a suite)', async () => {
@@ -14,12 +14,12 @@ describe('the AgentDojo case files', () => {
   it('hold every user task, and every user task x injection task pair under the attack', async () => {
     const files = await caseFiles();
     const count = (file: string) => (parse(files[file]!) as { cases: unknown[] }).cases.length;
-    expect(count('banking/tests/user-tasks.yaml')).toBe(16);
-    expect(count('banking/tests/important-instructions.yaml')).toBe(16 * 9);
-    expect(count('slack/tests/user-tasks.yaml')).toBe(21);
-    expect(count('slack/tests/important-instructions.yaml')).toBe(21 * 5);
+    expect(count(userTasksFile('banking'))).toBe(16);
+    expect(count(attacksFile('banking'))).toBe(16 * 9);
+    expect(count(userTasksFile('slack'))).toBe(21);
+    expect(count(attacksFile('slack'))).toBe(21 * 5);
     const attack = (
-      parse(files['banking/tests/important-instructions.yaml']!) as {
+      parse(files[attacksFile('banking')]!) as {
         cases: { name: string; injections: Record<string, string> }[];
       }
     ).cases[0]!;
