@@ -116,7 +116,9 @@ export async function loadTestFile(
             `Remove "${key}" or correct its name (docs/testing.md lists the fields).`,
           );
         }
-      } else at(segments, `${where}: ${issue.message}`, fixFor(issue));
+      } else if (issue.code === 'invalid_union' && formOf(segments) !== undefined)
+        at(segments, `${where}: not one of the forms this field takes`, `Write ${formOf(segments)}.`);
+      else at(segments, `${where}: ${issue.message}`, fixFor(issue));
     }
   };
   const top = TestFileSchema.safeParse(raw ?? {});
@@ -130,23 +132,24 @@ export async function loadTestFile(
   const stem = slug(path.basename(file).replace(/\.ya?ml$/i, ''));
   top.data.cases.forEach((rawCase, index) => {
     const merged = { ...defaults, ...rawCase };
+    const line = located.locate(['cases', index]).line;
+    const name = typeof rawCase['name'] === 'string' ? rawCase['name'] : undefined;
+    const first = name === undefined ? undefined : names.get(name);
+    if (name !== undefined && first !== undefined) {
+      at(
+        ['cases', index, 'name'],
+        `two cases are named "${name}"`,
+        `Rename this case (the first is on line ${first}); a name identifies its result and its transcript.`,
+      );
+      return;
+    }
+    if (name !== undefined) names.set(name, line);
     const parsed = TestCaseSchema.safeParse(merged);
     if (!parsed.success) {
       zodProblems(parsed.error.issues, ['cases', index]);
       return;
     }
     const spec = parsed.data;
-    const line = located.locate(['cases', index]).line;
-    const first = names.get(spec.name);
-    if (first !== undefined) {
-      at(
-        ['cases', index, 'name'],
-        `two cases are named "${spec.name}"`,
-        `Rename this case (the first is on line ${first}); a name identifies its result and its transcript.`,
-      );
-      return;
-    }
-    names.set(spec.name, line);
     const before = problems.length;
     checkCase(workspace, spec, (segments, message, fix) => at(['cases', index, ...segments], message, fix));
     if (problems.length > before) return;
@@ -159,10 +162,27 @@ export async function loadTestFile(
   return cases;
 }
 
+/** The forms of a field that takes one of several, in words, by the field's name. */
+const FORMS: Record<string, string> = {
+  approve: 'deny, auto, ask-as-deny, or { default: approve|deny, tools: { ALIAS: approve|deny } }',
+  model: 'a models.yaml alias, { replies: [...] }, { recording: FILE }, { alias: NAME } or { environment: MODEL }',
+  final: 'a text, or { equals, contains, matches, schema }',
+  error: 'a text, or { equals, contains, matches, schema }',
+  logs: 'a text, or { equals, contains, matches, schema }',
+  output: 'a text, or { equals, contains, matches, schema }',
+  check: 'a check name or a list of them',
+};
+
+function formOf(segments: readonly (string | number)[]): string | undefined {
+  const last = segments.at(-1);
+  if (segments.at(-2) === 'counts') return 'a number, or { min, max }';
+  return typeof last === 'string' && Object.hasOwn(FORMS, last) ? FORMS[last] : undefined;
+}
+
 function fixFor(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
-      return `Write ${issue.expected === 'object' ? 'a mapping of fields' : `a ${issue.expected}`} here.`;
+      return `Write ${issue.expected === 'object' ? 'a mapping of fields' : /^[aeiou]/.test(issue.expected) ? `an ${issue.expected}` : `a ${issue.expected}`} here.`;
     case 'invalid_union':
       return 'Use one of the forms docs/testing.md shows for this field.';
     case 'invalid_value':

@@ -58,12 +58,15 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const jobs = (options.models ?? [undefined]).flatMap((model) =>
     options.cases.map((testCase) => ({ testCase, model })),
   );
-  const results: CaseResult[] = [];
+  // In the order of the cases (and models), whatever order they finish in.
+  const slots: (CaseResult | undefined)[] = new Array(jobs.length);
+  let finished = 0;
   const notRun: SuiteResult['notRun'] = [];
   let next = 0;
   const worker = async () => {
     while (next < jobs.length) {
-      const { testCase, model } = jobs[next++]!;
+      const slot = next++;
+      const { testCase, model } = jobs[slot]!;
       if (options.signal.aborted) {
         notRun.push({ id: testCase.id, name: testCase.name, file: testCase.file, model: model ?? 'own' });
         continue;
@@ -79,10 +82,11 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         ...(model !== undefined && { modelOverride: model }),
       });
       if (!options.keepObserved) delete result.observed;
-      results.push(result);
-      options.onResult?.(result, results.length, jobs.length);
+      slots[slot] = result;
+      options.onResult?.(result, ++finished, jobs.length);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, jobs.length)) }, worker));
+  const results = slots.filter((result): result is CaseResult => result !== undefined);
   return { results, notRun, interrupted: options.signal.aborted, durationMs: performance.now() - started };
 }

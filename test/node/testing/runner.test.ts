@@ -1,0 +1,243 @@
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { listRuns } from '../../../main/core/transcript/run-history.js';
+import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
+import { exampleWorkspace, root, runFile, testFile } from './harness.js';
+
+/** A tool loop whose tools and prompt come from the case's input. */
+const LOOP_AGENT = `
+local input = ... or {}
+local messages = { { role = 'user', content = input.prompt or 'go' } }
+local result
+for round = 1, input.rounds or 10 do
+  result = models.chat(messages, { tools = input.tools or { 'echo' } })
+  if not result.tool_calls then break end
+  local answered = {}
+  for i = 1, #result.tool_calls do answered[i] = { id = result.tool_calls[i].id } end
+  messages[#messages + 1] = { role = 'assistant', content = result.content, tool_calls = answered }
+  for i = 1, #result.tool_calls do
+    local call = result.tool_calls[i]
+    local ok, output = pcall(tools.call, call.name, call.arguments)
+    messages[#messages + 1] = { role = 'tool', tool_call_id = call.id, content = ok and output or ('error: ' .. tostring(output)) }
+  end
+end
+`;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await exampleWorkspace();
+  writeFileSync(path.join(dir, 'agents', 'loop.lua'), LOOP_AGENT);
+  writeFileSync(path.join(dir, 'agents', 'spin.lua'), `log('spinning') while true do end`);
+  writeFileSync(path.join(dir, 'agents', 'broken.lua'), `local x = = 1`);
+});
+
+describe('promptforge test cases, run in-process on the worker pool', () => {
+  it('the example test file runs green against the example agents', async () => {
+    const suite = await runFile(dir, path.join(root, 'examples', 'tests', 'examples.yaml'));
+    expect(suite.results.map((result) => [result.name, result.outcome, result.failures])).toEqual(
+      suite.cases.map((testCase) => [testCase.name, 'passed', []]),
+    );
+    expect(suite.results).toHaveLength(4);
+  });
+
+  it('a failed assertion says what was expected, what happened, and the step where the run diverged', async () => {
+    const file = testFile(
+      dir,
+      'diverge.yaml',
+      `cases:
+  - name: wrong second argument
+    agent: agents/echo-loop.lua
+    model:
+      replies:
+        - calls: [{ name: echo, arguments: { text: hello } }]
+        - calls: [{ name: echo, arguments: { text: world } }]
+        - content: done
+    expect:
+      calls:
+        - { tool: echo, arguments: { text: hello } }
+        - { tool: echo, arguments: { text: mars } }
+      final: { contains: mars }
+      counts: { echo: { max: 1 } }
+      max_rounds: 2
+`,
+    );
+    const [result] = (await runFile(dir, file)).results;
+    expect(result!.outcome).toBe('failed');
+    const byField = Object.fromEntries(result!.failures.map((failure) => [failure.field, failure]));
+    expect(byField['expect.calls[2].arguments']).toEqual({
+      field: 'expect.calls[2].arguments',
+      expected: '{"text":"mars"}',
+      actual: '{"text":"world"}',
+      step: { seq: expect.any(Number), round: 2, call: 2 },
+    });
+    expect(byField['expect.final']).toMatchObject({ expected: 'contains "mars"', step: { round: 3 } });
+    expect(byField['expect.counts.echo']).toMatchObject({ actual: '2 call(s)', step: { call: 2 } });
+    expect(byField['expect.max_rounds']).toMatchObject({ actual: '3 rounds', step: { round: 3 } });
+    // The step is the seq of the call's tool-dispatch in the case's own transcript.
+    const events = readTranscript(result!.run!.transcript!);
+    const step = byField['expect.calls[2].arguments']!.step!;
+    expect(events.find((event) => event.seq === step.seq)).toMatchObject({
+      type: 'tool-dispatch',
+      alias: 'echo',
+      arguments: { text: 'world' },
+    });
+  });
+
+  it('asked, tainted, decision and trust are checked per call', async () => {
+    const file = testFile(
+      dir,
+      'taint.yaml',
+      `cases:
+  - name: page text carried into a call is tainted and asks
+    agent: agents/loop.lua
+    input: { tools: [read_page, echo] }
+    approve: { default: approve }
+    model:
+      replies:
+        - calls: [{ name: read_page, arguments: { name: release-notes } }]
+        - calls: [{ name: echo, arguments: { text: "Faster start-up: the index loads lazily, cutting cold starts by 40%." } }]
+        - calls: [{ name: echo, arguments: { text: "my own words" } }]
+        - content: ok
+    expect:
+      calls:
+        - { tool: read_page, asked: true, decision: approve, trust: untrusted, tainted: false }
+        - { tool: echo, asked: true, tainted: true, trust: untrusted }
+        - { tool: echo, asked: false, tainted: false, trust: trusted, output: my own words }
+      only_these_calls: true
+  - name: the same expectations fail when the call is not tainted
+    agent: agents/loop.lua
+    input: { tools: [echo] }
+    model:
+      replies:
+        - calls: [{ name: echo, arguments: { text: "Faster start-up: the index loads lazily, cutting cold starts by 40%." } }]
+        - content: ok
+    expect:
+      calls:
+        - { tool: echo, tainted: true }
+`,
+    );
+    const [tainted, clean] = (await runFile(dir, file, { concurrency: 1 })).results;
+    expect(tainted!.failures).toEqual([]);
+    expect(clean!.failures).toEqual([
+      expect.objectContaining({ field: 'expect.calls[1].tainted', expected: 'tainted', actual: 'not tainted' }),
+    ]);
+  });
+
+  it('a scripted model that runs out of replies fails the case and says at which round', async () => {
+    const file = testFile(
+      dir,
+      'short.yaml',
+      `cases:
+  - name: one reply for a three-round agent
+    agent: agents/echo-loop.lua
+    model: { replies: [{ calls: [{ name: echo, arguments: { text: hello } }] }] }
+`,
+    );
+    const [result] = (await runFile(dir, file)).results;
+    expect(result!.outcome).toBe('failed');
+    expect(result!.run).toMatchObject({ status: 'error' });
+    expect(result!.run!.error).toContain('has no reply for round 2 (it has 1)');
+    expect(result!.failures[0]).toMatchObject({
+      field: 'model.replies',
+      actual: 'the agent asked for round 2, past the last scripted reply',
+    });
+  });
+
+  it("a case that never ends is stopped by the run's limits", async () => {
+    const file = testFile(
+      dir,
+      'spin.yaml',
+      `cases:
+  - name: spins
+    agent: agents/spin.lua
+    model: { replies: [] }
+    limits: { cpu: 0.2 }
+    expect: { status: limit, error: { contains: CPU limit } }
+  - name: spins, expected to finish
+    agent: agents/spin.lua
+    model: { replies: [] }
+    limits: { cpu: 0.2 }
+`,
+    );
+    const [expected, unexpected] = (await runFile(dir, file, { concurrency: 1 })).results;
+    expect(expected!.outcome).toBe('passed');
+    expect(unexpected!.failures).toEqual([
+      expect.objectContaining({
+        field: 'expect.status (default ok)',
+        expected: 'ok',
+        actual: expect.stringMatching(/^limit: CPU limit/),
+      }),
+    ]);
+  });
+
+  it('malformed Lua is the run error of its case, with the line', async () => {
+    const file = testFile(
+      dir,
+      'broken.yaml',
+      `cases:\n  - { name: broken, agent: agents/broken.lua, model: { replies: [] } }\n`,
+    );
+    const [result] = (await runFile(dir, file)).results;
+    expect(result!.outcome).toBe('failed');
+    expect(result!.failures[0]!.actual).toMatch(/^error: .*broken\.lua:1:/);
+  });
+
+  it('an assertion on a tool the agent never advertises fails instead of passing for nothing', async () => {
+    const file = testFile(
+      dir,
+      'unadvertised.yaml',
+      `cases:
+  - name: not_called on a tool the agent cannot reach
+    agent: agents/echo-loop.lua
+    model: { replies: [{ content: nothing to echo }] }
+    expect: { not_called: [read_file] }
+`,
+    );
+    const [result] = (await runFile(dir, file)).results;
+    expect(result!.failures).toEqual([
+      expect.objectContaining({
+        field: 'expect (tool names)',
+        expected: 'the agent to advertise read_file to the model',
+        actual: expect.stringContaining('it advertises echo'),
+      }),
+    ]);
+  });
+
+  it('two cases whose names make the same file name each get a transcript of their own', async () => {
+    const file = testFile(
+      dir,
+      'same.yaml',
+      `defaults:
+  agent: agents/echo-loop.lua
+cases:
+  - { name: "Say hi", model: { replies: [{ content: first }] } }
+  - { name: "say-hi", model: { replies: [{ content: second }] } }
+`,
+    );
+    const suite = await runFile(dir, file, { concurrency: 2, folder: path.join(dir, 'runs', 'tests', 'same') });
+    const paths = suite.results.map((result) => result.run!.transcript!).sort();
+    expect(paths.map((p) => path.basename(p))).toEqual(['say-hi-2.jsonl', 'say-hi.jsonl']);
+    const finals = paths.map((p) => {
+      const events = readTranscript(p);
+      expect(events.filter((event) => event.type === 'run-start')).toHaveLength(1);
+      return events.find((event) => event.type === 'round-response')!;
+    });
+    expect(finals.map((event) => (event as { content: string }).content).sort()).toEqual(['first', 'second']);
+  });
+
+  it('test runs are recorded under runs/tests/, and History does not list them', async () => {
+    const file = testFile(
+      dir,
+      'history.yaml',
+      `cases:\n  - { name: one, agent: agents/echo-loop.lua, model: { replies: [{ content: hi }] } }\n`,
+    );
+    const suite = await runFile(dir, file, { folder: path.join(dir, 'runs', 'tests', 'history-suite') });
+    const transcript = suite.results[0]!.run!.transcript!;
+    expect(path.relative(dir, transcript)).toBe(path.join('runs', 'tests', 'history-suite', 'history', 'one.jsonl'));
+    expect(existsSync(transcript)).toBe(true);
+    // The same transcript at the top of runs/ is a History row; in runs/tests/ it is not.
+    copyFileSync(transcript, path.join(dir, 'runs', 'copied.jsonl'));
+    expect(listRuns(dir, 'runs').map((run) => run.file)).toEqual(['runs/copied.jsonl']);
+    expect(readFileSync(transcript, 'utf8')).toContain('"provider":"scripted"');
+  });
+});
