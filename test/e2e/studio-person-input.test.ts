@@ -65,20 +65,12 @@ describe('studio: a decision needs the person’s input in the studio window', (
   });
 
   it('refuses a call an iframe sends over the bridge itself: the sender-frame check is the app’s', async () => {
-    await studio.page.evaluate(async () => {
-      const page = globalThis as unknown as {
-        document: {
-          createElement(tag: string): { srcdoc: string; addEventListener(type: string, listener: () => void): void };
-          body: { appendChild(node: unknown): void };
-        };
-      };
-      const frame = page.document.createElement('iframe');
-      frame.srcdoc = '<p>frame</p>';
-      const loaded = new Promise<void>((resolve) => frame.addEventListener('load', () => resolve()));
-      page.document.body.appendChild(frame);
-      await loaded;
-    });
-    const child = studio.page.frames().find((frame) => frame !== studio.page.mainFrame())!;
+    const attached = studio.page.waitForEvent('frameattached');
+    await studio.page.evaluate(
+      `document.body.appendChild(Object.assign(document.createElement('iframe'), { srcdoc: '<p>frame</p>' }))`,
+    );
+    const child = await attached;
+    await child.waitForLoadState();
     const result = await child.evaluate(() =>
       (globalThis as unknown as { __pfInvoke: (channel: string, request: unknown) => Promise<unknown> }).__pfInvoke(
         'keys:status',

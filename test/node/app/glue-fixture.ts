@@ -7,6 +7,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { PromptForgeApi } from '../../../common/contract.js';
 import type { AppLocation } from '../../../main/core/studio/app-location.js';
 import { PersonInputLog } from '../../../main/core/studio/person-input.js';
 import { createStudioHandlers, type StudioHandlers } from '../../../main/core/studio/studio-handlers.js';
@@ -21,6 +23,7 @@ import {
 import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 import { StandInBrowserWindow, StandInIpcMain, StandInWebContents, StandInWebFrameMain } from './electron-stand-ins.js';
+import { connectMain, deliverToPage, pageWorld } from './stand-in-electron-module.js';
 
 /** The studio's document in a packaged app (a file build). */
 export const STUDIO_INDEX_URL = 'file:///opt/PromptForge%20Studio/resources/app/out/renderer/index.html';
@@ -140,4 +143,35 @@ export function studioHandlers(sendEvent: SendEvent): { service: StudioService; 
     service,
   });
   return { service, handlers };
+}
+
+/** preload/index.ts in front of the glue and a real studio, for one test file ({@link usePreloadOnGlue}). */
+export interface PreloadOnGlue {
+  glue: Glue;
+  service: StudioService;
+  /** The page's `window.promptforge`, as the preload exposed it into the stand-in page world. */
+  api: PromptForgeApi;
+}
+
+/**
+ * preload/index.ts in front of the glue and a real studio ({@link studioHandlers}), set up before
+ * the file's tests and closed after them. The calling test file must mock electron first:
+ * `vi.mock('electron', () => import('./stand-in-electron-module.js'))`.
+ */
+export function usePreloadOnGlue(): PreloadOnGlue {
+  const session = {} as PreloadOnGlue;
+  beforeAll(async () => {
+    session.glue = createGlue((sendEvent) => {
+      const studio = studioHandlers(sendEvent);
+      session.service = studio.service;
+      return studio.handlers;
+    }, deliverToPage);
+    connectMain((channel, args) => session.glue.invoke(channel, args[0]));
+    await import('../../../preload/index.js');
+    session.api = pageWorld['promptforge'] as PromptForgeApi;
+  });
+  afterAll(async () => {
+    await session.service?.close();
+  });
+  return session;
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   contractEventNames,
   type ContractEventName,
@@ -10,35 +10,17 @@ import {
 } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import { cloneProblem } from '../../../main/app/ipc-registration.js';
-import type { StudioService } from '../../../main/core/studio/studio-service.js';
-import { createGlue, studioHandlers, type Glue } from './glue-fixture.js';
-import { connectMain, deliverToPage, pageWorld } from './stand-in-electron-module.js';
+import { usePreloadOnGlue } from './glue-fixture.js';
 
 // A studio session as the page has it: preload/index.ts on the stand-in electron module, the
 // app's IPC registration on a stand-in ipcMain, and a real StudioService behind it.
 vi.mock('electron', () => import('./stand-in-electron-module.js'));
 
-let glue: Glue;
-let service: StudioService;
-let api: PromptForgeApi;
-
-beforeAll(async () => {
-  glue = createGlue((sendEvent) => {
-    const studio = studioHandlers(sendEvent);
-    service = studio.service;
-    return studio.handlers;
-  }, deliverToPage);
-  connectMain((channel, args) => glue.invoke(channel, args[0]));
-  await import('../../../preload/index.js');
-  api = pageWorld['promptforge'] as PromptForgeApi;
-});
-afterAll(async () => {
-  await service.close();
-});
+const studio = usePreloadOnGlue();
 
 /** Calls `method` from the page; fails the test on `{ ok: false }`. */
 async function ok<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>> {
-  const result = await (api[method] as (request: unknown) => ReturnType<PromptForgeApi[M]>)(request);
+  const result = await (studio.api[method] as (request: unknown) => ReturnType<PromptForgeApi[M]>)(request);
   if (!result.ok) throw new Error(`${method}: ${result.error.code}: ${result.error.message}`);
   return result.value as ContractResponse<M>;
 }
@@ -49,7 +31,7 @@ function next<E extends ContractEventName>(
   match: (payload: ContractEventPayload<E>) => boolean,
 ): Promise<ContractEventPayload<E>> {
   return new Promise((resolve) => {
-    const stop = api.on(name, (payload) => {
+    const stop = studio.api.on(name, (payload) => {
       if (!match(payload)) return;
       stop();
       resolve(payload);
@@ -68,7 +50,7 @@ log(tools.call('echo', { text = 'done' }))
 describe('a studio session through the stand-in glue', () => {
   it('opens the example, edits an agent, runs it past an approval, reads its history: every reply and event crosses structured clone unchanged', async () => {
     const pushed = new Set<string>();
-    for (const name of contractEventNames) api.on(name, () => void pushed.add(name));
+    for (const name of contractEventNames) studio.api.on(name, () => void pushed.add(name));
 
     await ok('app:info', {});
     expect(await ok('workspace:state', {})).toBeNull();
@@ -97,7 +79,7 @@ describe('a studio session through the stand-in glue', () => {
     const pending = await waiting;
     expect((await ok('approval:list', {})).map((call) => call.callId)).toEqual([pending.callId]);
     const ended = runEnd(runId);
-    glue.click();
+    studio.glue.click();
     await ok('approval:decide', { runId, callId: pending.callId, decision: { kind: 'approve' } });
     expect(await ended).toMatchObject({ status: 'ok' });
 
@@ -113,15 +95,15 @@ describe('a studio session through the stand-in glue', () => {
     await ok('file:delete', { path: renamed.path });
 
     // What the core produced, before the stand-in IPC cloned it: all of it plain data.
-    expect(glue.replies.length).toBeGreaterThan(25);
+    expect(studio.glue.replies.length).toBeGreaterThan(25);
     for (const { channel, reply } of [
-      ...glue.replies.map(({ channel, reply }) => ({ channel, reply })),
-      ...glue.sent.map(({ channel, payload }) => ({ channel, reply: payload })),
+      ...studio.glue.replies,
+      ...studio.glue.sent.map(({ channel, payload }) => ({ channel, reply: payload })),
     ]) {
       expect(cloneProblem(reply), channel).toBeNull();
       expect(structuredClone(reply), channel).toStrictEqual(reply);
     }
-    expect(glue.replies.every(({ reply }) => (reply as { ok: boolean }).ok)).toBe(true);
+    expect(studio.glue.replies.every(({ reply }) => (reply as { ok: boolean }).ok)).toBe(true);
     expect([...pushed].sort()).toEqual(expect.arrayContaining(['approval-pending', 'run-event', 'workspace-changed']));
   });
 });
