@@ -10,6 +10,7 @@ import { registerTestEnvironment, type EnvironmentTool } from '../testing/test-e
 import environment from '../../../examples/agentdojo/slack/environment.json' with { type: 'json' };
 import slots from '../../../examples/agentdojo/slack/injection-slots.json' with { type: 'json' };
 import {
+  objectSchema,
   suiteEnvironment,
   yamlText,
   type FunctionCall,
@@ -42,9 +43,6 @@ function webOf(state: JsonObject): SlackState['web'] {
   return (state as unknown as SlackState).web;
 }
 
-function objectSchema(properties: JsonObject, required: string[]): JsonObject {
-  return { type: 'object', properties, required, additionalProperties: false };
-}
 const text = (description: string): JsonObject => ({ type: 'string', description });
 
 /** Upstream's errors come back as `ValueError: ...`; so do these. */

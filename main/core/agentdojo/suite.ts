@@ -131,6 +131,11 @@ export function pyFloat(value: number): string {
   return Number.isInteger(value) ? value.toFixed(1) : String(value);
 }
 
+/** A tool's parameters: an object with exactly these properties, `required` among them. */
+export function objectSchema(properties: JsonObject, required: string[]): JsonObject {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
 /** Structured tool results reach the model as YAML, as upstream's default output formatter sends them. */
 export function yamlText(value: JsonValue): string {
   return stringify(value, { lineWidth: 0 }).trimEnd();
