@@ -171,7 +171,19 @@ function canary(id: string): string {
  * calls run on a state whose slots hold markers, and each marker that shows up in a tool output
  * names a slot the attack fills.
  */
-export async function injectionCandidates<S>(suite: Suite<S>, task: UserTask<S>): Promise<string[]> {
+export function injectionCandidates<S>(suite: Suite<S>, task: UserTask<S>): Promise<string[]> {
+  // The answer depends only on the suite's data and the task's ground truth: found once per task.
+  let found = candidatesFound.get(task);
+  if (!found) {
+    found = findCandidates(suite, task);
+    candidatesFound.set(task, found);
+  }
+  return found;
+}
+
+const candidatesFound = new WeakMap<object, Promise<string[]>>();
+
+async function findCandidates<S>(suite: Suite<S>, task: UserTask<S>): Promise<string[]> {
   const canaries = Object.fromEntries(Object.keys(suite.slots).map((id) => [id, canary(id)]));
   const state = injectState(suite.environment, suite.slots, canaries, suite.name);
   const outputs: string[] = [];
