@@ -5,10 +5,21 @@ import { fileURLToPath } from 'node:url';
 import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import { loadTestFile, type LoadedCase, type TestProblem } from '../../../main/core/testing/load-tests.js';
 import { runSuite, type SuiteResult } from '../../../main/core/testing/suite.js';
-import { testPool } from '../run/run-harness.js';
+import { WorkerPool } from '../../../main/core/run/worker-pool.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+let pool: WorkerPool | undefined;
+/**
+ * Two Lua workers for this test file's suites, which run two cases at a time (a pool smaller than
+ * the concurrency would start a fresh worker for every other case). Idle workers never keep the
+ * process alive.
+ */
+export function suitePool(): WorkerPool {
+  pool ??= new WorkerPool({ size: 2 });
+  return pool;
+}
 
 /** A copy of the example workspace (agents, tools, recordings), trusted, in a folder of its own. */
 export async function exampleWorkspace(): Promise<string> {
@@ -45,7 +56,7 @@ export async function runFile(
   if (problems.length > 0) throw new Error(problems.map((problem) => `${problem.line}: ${problem.message}`).join('\n'));
   const suite = await runSuite({
     workspace,
-    pool: testPool(),
+    pool: suitePool(),
     trust: { state: 'trusted' },
     cases,
     concurrency: options.concurrency ?? 2,
