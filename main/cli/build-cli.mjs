@@ -1,15 +1,22 @@
 // Builds the `promptforge` CLI and its Lua worker into out/cli with esbuild: `npm run build:cli`,
-// and npm's `prepare` (so `npm install` / `npm ci` leave a runnable CLI). Packages stay external
-// (they are resolved from node_modules at run time); the run machinery is a chunk loaded with
-// import(), so a command loads only what it needs. Plain JavaScript: it runs with no loader.
+// and npm's `prepare` (so `npm install` / `npm ci` leave a runnable CLI). The pure-JavaScript
+// packages are bundled; the runtime packages (build/node-bundle.mjs) stay external and are
+// resolved from node_modules at run time (in the packaged app, the app's own copies in
+// app.asar.unpacked: docs/packaging.md). The run machinery is a chunk loaded with import(), so a
+// command loads only what it needs. Plain JavaScript: it runs with no loader.
 //
-// A CLI started while this runs never sees a half-written file: each changed file is written
-// under a temporary name and renamed into place, chunks before the entry files that import them.
-// `--keep-stale` leaves files of earlier builds in place (for builds that may run beside a CLI).
+// The output folder is cleaned first: files of earlier builds (chunks are named by their content
+// hash, so every change leaves old ones behind) are deleted before the new build is written, so
+// out/cli holds this build and nothing else (the packaged app copies all of it). A CLI started
+// while this runs never sees a half-written file: each changed file is written under a temporary
+// name and renamed into place, chunks before the entry files that import them, and unchanged
+// files are not touched. `--keep-stale` deletes nothing: the test suite's setup builds with it, as
+// a CLI of another test run may still be loading the chunks of an earlier build.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from '../../build/node-bundle.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const outdir = path.join(root, 'out/cli');
@@ -21,24 +28,12 @@ const entryPoints = {
 };
 
 const result = await build({
+  ...NODE_BUNDLE,
   absWorkingDir: root,
   entryPoints,
   outdir,
-  bundle: true,
   splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node22',
-  // Bundling the pure-JavaScript packages saves Node hundreds of module look-ups per start. The
-  // keychain's native addon and wasmoon (whose glue finds its .wasm beside itself) stay in
-  // node_modules.
-  external: ['@napi-rs/keyring', 'wasmoon'],
-  // Bundled CommonJS packages may require() Node's built-in modules.
-  banner: {
-    js: "import { createRequire as __pfCreateRequire } from 'node:module'; const require = __pfCreateRequire(import.meta.url);",
-  },
   sourcemap: 'linked',
-  logLevel: 'warning',
   write: false,
   metafile: true,
 });
@@ -60,14 +55,15 @@ const outputs = [...result.outputFiles, metafile];
 const entries = new Set(Object.keys(entryPoints).map((name) => path.join(outdir, `${name}.js`)));
 const isEntry = (file) => entries.has(file);
 mkdirSync(outdir, { recursive: true });
+if (!process.argv.includes('--keep-stale')) {
+  const current = new Set(outputs.map((output) => path.basename(output.path)));
+  for (const entry of readdirSync(outdir, { withFileTypes: true }))
+    if (!current.has(entry.name)) rmSync(path.join(outdir, entry.name), { recursive: true, force: true });
+}
 const ordered = [...outputs].sort((a, b) => Number(isEntry(a.path)) - Number(isEntry(b.path)));
 for (const output of ordered) {
   if (unchanged(output.path, output.contents)) continue;
   const temporary = `${output.path}.${process.pid}.tmp`;
   writeFileSync(temporary, output.contents);
   renameSync(temporary, output.path);
-}
-if (!process.argv.includes('--keep-stale')) {
-  const current = new Set(outputs.map((output) => path.basename(output.path)));
-  for (const name of readdirSync(outdir)) if (!current.has(name)) rmSync(path.join(outdir, name), { force: true });
 }
