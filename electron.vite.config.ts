@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
+import { build as esbuild } from 'esbuild';
 import type { Plugin } from 'vite';
+import { NODE_BUNDLE, RUNTIME_PACKAGES } from './build/node-bundle.mjs';
 import { buildContentSecurityPolicy } from './common/content-security-policy.js';
 
 const root = import.meta.dirname;
@@ -43,17 +46,57 @@ function contentSecurityPolicyPlugin(): Plugin {
   };
 }
 
+/**
+ * Writes the Lua worker (docs/host-api.md#messages-and-rounds) into out/main as one file of its
+ * own, with no chunks shared with the main process: the packaged app starts it from
+ * app.asar.unpacked, where it is the only file of out/main (docs/packaging.md). It is bundled when
+ * the main build starts (so a watched build, `npm run dev`, watches its sources too) and written
+ * with the main bundle.
+ */
+function luaWorkerPlugin(): Plugin {
+  let outDir = '';
+  let bundled: Uint8Array | undefined;
+  return {
+    name: 'promptforge:lua-worker',
+    apply: 'build',
+    configResolved(config) {
+      outDir = config.build.outDir;
+    },
+    async buildStart() {
+      const result = await esbuild({
+        ...NODE_BUNDLE,
+        absWorkingDir: root,
+        entryPoints: [luaWorkerEntry],
+        outfile: resolve(outDir, 'lua-worker.js'),
+        write: false,
+        metafile: true,
+      });
+      bundled = result.outputFiles[0]?.contents;
+      for (const file of Object.keys(result.metafile.inputs))
+        if (!file.includes('node_modules')) this.addWatchFile(resolve(root, file));
+    },
+    async writeBundle() {
+      if (!bundled)
+        throw new Error('promptforge:lua-worker: the Lua worker was not bundled (main/core/run/lua-worker.ts)');
+      await writeFile(resolve(outDir, 'lua-worker.js'), bundled);
+    },
+  };
+}
+
 export default defineConfig({
   main: {
     build: {
+      // The packaged app carries no node_modules but the runtime packages (build/node-bundle.mjs:
+      // the keychain's native addon and wasmoon, whose glue reads glue.wasm beside itself): every
+      // other dependency is bundled into out/main, which is smaller than shipping the packages and
+      // saves the start hundreds of module look-ups (docs/packaging.md).
+      externalizeDeps: false,
       rolldownOptions: {
-        input: {
-          index: resolve(root, 'main/app/main.ts'),
-          // The Lua VM runs in a worker thread (docs/host-api.md#messages-and-rounds); it must be its own file in out/main.
-          ...(existsSync(luaWorkerEntry) ? { 'lua-worker': luaWorkerEntry } : {}),
-        },
+        external: [...RUNTIME_PACKAGES],
+        input: { index: resolve(root, 'main/app/main.ts') },
       },
     },
+    plugins: existsSync(luaWorkerEntry) ? [luaWorkerPlugin()] : [],
   },
   preload: {
     build: {

@@ -2,7 +2,12 @@
 export interface AfterPackContext {
   appOutDir: string;
   electronPlatformName: string;
-  packager: { executableName: string; appInfo: { productFilename: string } };
+  packager: {
+    executableName: string;
+    appInfo: { productFilename: string };
+    /** The folder holding app.asar (resources/, or Contents/Resources in a .app). */
+    getResourcesDir(appOutDir: string): string;
+  };
 }
 export declare function afterPack(context: AfterPackContext): Promise<void>;
 export default afterPack;

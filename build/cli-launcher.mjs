@@ -1,11 +1,12 @@
-// The `promptforge` launcher the packaged app ships beside its executable. It runs the bundled CLI
-// (resources/cli: out/cli, the bin, package.json and the two packages the CLI loads from disk; see
-// extraResources in electron-builder.yml) with the app's own Electron as Node
-// (ELECTRON_RUN_AS_NODE=1), so an installed studio needs no separate Node. Pure: what to write
-// where, per platform; build/after-pack.mjs writes it, test/node/setup/cli-launcher.test.ts runs it.
+// The `promptforge` launcher the packaged app ships beside its executable. It runs the CLI the
+// app carries in resources/app.asar.unpacked (its bin, its bundle in out/cli, and the app's own
+// copies of the runtime packages it loads: electron-builder.yml's asarUnpack) with the app's own
+// Electron as Node (ELECTRON_RUN_AS_NODE=1), so an installed studio needs no separate Node, and
+// Node reads the CLI as plain files (no asar support involved). Pure: what to write where, per
+// platform; build/after-pack.mjs writes it, test/node/packaging runs it in a packed app.
 
-/** Where the CLI's files are, under the app's resources folder. */
-export const CLI_RESOURCES = 'cli';
+/** Where the CLI's files are, under the app's resources folder: the archive's unpacked half. */
+export const CLI_RESOURCES = 'app.asar.unpacked';
 /** The bin inside {@link CLI_RESOURCES}. */
 export const CLI_BIN = 'main/cli/promptforge.mjs';
 

@@ -42,7 +42,7 @@ export const BUILT_WORKER_ENV = 'PROMPTFORGE_LUA_WORKER';
 export function defaultWorkerEntry(): WorkerEntry {
   const here = dirname(fileURLToPath(import.meta.url));
   const built = join(here, 'lua-worker.js');
-  if (existsSync(built)) return { file: built };
+  if (existsSync(built)) return { file: outsideAsar(built) };
   const named = process.env[BUILT_WORKER_ENV];
   if (named) {
     if (!existsSync(named))
@@ -50,6 +50,21 @@ export function defaultWorkerEntry(): WorkerEntry {
     return { file: named };
   }
   return sourceWorkerEntry();
+}
+
+/**
+ * In the packaged app this module runs from inside `app.asar`, and the worker is a real file in
+ * `app.asar.unpacked` (asarUnpack in electron-builder.yml): it is started from there, so Node loads
+ * it and its wasmoon as plain files, needing no asar support in the worker (docs/packaging.md).
+ */
+function outsideAsar(file: string): string {
+  const unpacked = file.replace(/([\\/]app\.asar)([\\/])/, '$1.unpacked$2');
+  if (unpacked === file) return file;
+  if (!existsSync(unpacked))
+    throw new Error(
+      `${unpacked}: no such file. The Lua worker must be unpacked from the app's archive (asarUnpack in electron-builder.yml)`,
+    );
+  return unpacked;
 }
 
 /** The TypeScript worker source, started through the tsx bootstrap `worker-boot.mjs`. */

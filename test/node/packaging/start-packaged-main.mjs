@@ -1,0 +1,91 @@
+// The packaging test's driver, run in plain Node with package-only-resolution.mjs: it starts the
+// packaged main process from an extracted copy of its archive, with the STAND-IN `electron`
+// (stand-in-electron-module.mjs), then runs one Lua script on the Lua worker main started. It
+// prints one JSON report on stdout and exits 0, or prints the failure on stderr and exits 1.
+//
+// PF_DRIVER is JSON: { mainEntry, standIn, luaStart: the worker's `start` message, logAckSlot,
+// signalSlots } (the protocol's values come from main/core/run/worker-protocol.ts, via the test).
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import workerThreads from 'node:worker_threads';
+
+const { mainEntry, standIn, luaStart, logAckSlot, signalSlots } = JSON.parse(process.env.PF_DRIVER ?? '{}');
+
+// Records where every worker is started from and whether it reports `ready` (the Lua worker's
+// first message once wasmoon is compiled), without changing what the pool does with it.
+const RealWorker = workerThreads.Worker;
+const started = [];
+workerThreads.Worker = class RecordedWorker extends RealWorker {
+  constructor(file, options) {
+    super(file, options);
+    const entry = { file: String(file instanceof URL ? file.pathname : file) };
+    entry.ready = new Promise((resolve, reject) => {
+      this.on('message', (message) => message?.type === 'ready' && resolve());
+      this.on('error', (error) => reject(new Error(`the worker ${entry.file} failed: ${error.message}`)));
+      this.on('exit', (code) => reject(new Error(`the worker ${entry.file} exited during start-up (code ${code})`)));
+    });
+    started.push(entry);
+  }
+};
+syncBuiltinESMExports();
+
+/** Runs one script on a new worker from `file`, as worker-pool.ts and run.ts do: ready, start, end. */
+function runLua(file) {
+  const { port1, port2 } = new workerThreads.MessageChannel();
+  const signal = new SharedArrayBuffer(signalSlots * Int32Array.BYTES_PER_ELEMENT);
+  const counters = new Int32Array(signal);
+  const worker = new RealWorker(file, { workerData: { replyPort: port2, signal }, transferList: [port2] });
+  const logs = [];
+  return new Promise((resolve, reject) => {
+    worker.on('error', (error) => reject(new Error(`the Lua worker ${file} failed: ${error.message}`)));
+    worker.on('exit', (code) =>
+      reject(new Error(`the Lua worker ${file} exited before the script ended (code ${code})`)),
+    );
+    worker.on('message', (message) => {
+      if (message.type === 'ready' && logs.length === 0) worker.postMessage(luaStart);
+      if (message.type === 'log') {
+        logs.push(message.text);
+        Atomics.add(counters, logAckSlot, 1);
+        Atomics.notify(counters, logAckSlot);
+      }
+      if (message.type === 'call') reject(new Error(`the script made a host call (${message.method}); it should not`));
+      if (message.type === 'end') {
+        port1.close();
+        void worker.terminate();
+        resolve({ logs, status: message.status, message: message.message });
+      }
+    });
+  });
+}
+
+// Worker pools unref their workers: this channel keeps the process alive until the report is out.
+const keepAlive = new workerThreads.MessageChannel();
+keepAlive.port1.on('message', () => {});
+try {
+  const { standInElectron } = await import(pathToFileURL(standIn).href);
+  await import(pathToFileURL(mainEntry).href);
+  const window = await Promise.race([
+    standInElectron.windowLoaded,
+    standInElectron.appExited.then((code) => {
+      throw new Error(`the main process called app.exit(${code}) instead of opening its window`);
+    }),
+  ]);
+  await Promise.all(started.map((entry) => entry.ready));
+  // The keychain's addon, resolved from the main process's own folder, as its import() does.
+  const keyring = createRequire(mainEntry)('@napi-rs/keyring');
+  const lua = started.length > 0 ? await runLua(started[0].file) : null;
+  process.stdout.write(
+    `${JSON.stringify({
+      window: { webPreferences: window.options.webPreferences, loaded: window.loaded },
+      handled: standInElectron.handled,
+      calls: standInElectron.calls.map((call) => call.name),
+      workers: started.map((entry) => entry.file),
+      keyring: { asyncEntry: typeof keyring.AsyncEntry },
+      lua,
+    })}\n`,
+  );
+  process.exit(0);
+} catch (error) {
+  process.stderr.write(`start-packaged-main: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+}
