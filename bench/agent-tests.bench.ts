@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { PolicyApprover } from '../main/core/approval/policy-approver.js';
@@ -23,21 +23,6 @@ import { WORKER_FILE } from './run-engine.bench.js';
 const CASES = 1000;
 const SAMPLES = 3;
 const CONCURRENCY = Math.min(2, availableParallelism());
-
-const AGENT = `
-local messages = { { role = 'user', content = 'echo three things' } }
-for round = 1, 5 do
-  local result = models.chat(messages, { tools = { 'echo' } })
-  if not result.tool_calls then break end
-  local answered = {}
-  for i = 1, #result.tool_calls do answered[i] = { id = result.tool_calls[i].id } end
-  messages[#messages + 1] = { role = 'assistant', content = result.content, tool_calls = answered }
-  for i = 1, #result.tool_calls do
-    local call = result.tool_calls[i]
-    messages[#messages + 1] = { role = 'tool', tool_call_id = call.id, content = tools.call(call.name, call.arguments) }
-  end
-end
-`;
 
 const REPLIES: ScriptedReply[] = [
   {
@@ -101,7 +86,11 @@ export default async function run(): Promise<BenchRow[]> {
   mkdirSync(path.join(dir, 'agents'));
   mkdirSync(path.join(dir, 'tests'));
   writeFileSync(path.join(dir, 'promptforge.yaml'), '{}\n');
-  writeFileSync(path.join(dir, 'agents', 'three.lua'), AGENT);
+  // The example tool loop: it advertises echo, runs each call the model asks for, stops on text.
+  copyFileSync(
+    path.join(import.meta.dirname, '..', 'examples', 'agents', 'echo-loop.lua'),
+    path.join(dir, 'agents', 'three.lua'),
+  );
   writeFileSync(path.join(dir, 'tests', 'suite.yaml'), suiteText());
   const pool = new WorkerPool({ size: CONCURRENCY, entry: { file: WORKER_FILE } });
   pool.prewarm();

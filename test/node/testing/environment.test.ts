@@ -8,7 +8,7 @@ import {
   testEnvironmentNames,
   type TestEnvironment,
 } from '../../../main/core/testing/test-environment.js';
-import { exampleWorkspace, load, runFile, testFile } from './harness.js';
+import { exampleWorkspace, load, runFile, testFile, TOOL_LOOP_AGENT } from './harness.js';
 
 /**
  * A tiny test environment of this file's own, to test the plumbing between cases and environments:
@@ -92,27 +92,11 @@ const ledger: TestEnvironment = {
   },
 };
 
-const LOOP_AGENT = `
-local messages = { { role = 'user', content = 'go' } }
-for round = 1, 5 do
-  local result = models.chat(messages, { tools = { 'read_note', 'balance', 'transfer' } })
-  if not result.tool_calls then break end
-  local answered = {}
-  for i = 1, #result.tool_calls do answered[i] = { id = result.tool_calls[i].id } end
-  messages[#messages + 1] = { role = 'assistant', content = result.content, tool_calls = answered }
-  for i = 1, #result.tool_calls do
-    local call = result.tool_calls[i]
-    local ok, output = pcall(tools.call, call.name, call.arguments)
-    messages[#messages + 1] = { role = 'tool', tool_call_id = call.id, content = ok and output or 'failed' }
-  end
-end
-`;
-
 let dir: string;
 beforeAll(async () => {
   registerTestEnvironment(ledger);
   dir = await exampleWorkspace();
-  writeFileSync(path.join(dir, 'agents', 'ledger.lua'), LOOP_AGENT);
+  writeFileSync(path.join(dir, 'agents', 'ledger.lua'), TOOL_LOOP_AGENT);
 });
 
 describe('a case with environment: gets its tools, state, checks and models', () => {
@@ -122,6 +106,7 @@ describe('a case with environment: gets its tools, state, checks and models', ()
       'ledger.yaml',
       `defaults:
   agent: agents/ledger.lua
+  input: { tools: [read_note, balance, transfer] }
   environment: test-ledger
 cases:
   - name: the payer model sends, with approval
@@ -167,6 +152,7 @@ cases:
       `cases:
   - name: a scripted model that follows the note
     agent: agents/ledger.lua
+    input: { tools: [read_note, balance, transfer] }
     environment: test-ledger
     injections: { note: ${JSON.stringify(injected)} }
     approve: auto

@@ -66,3 +66,22 @@ export async function runFile(
   });
   return { ...suite, cases };
 }
+
+/** A tool loop whose tools and prompt come from the case's input. */
+export const TOOL_LOOP_AGENT = `
+local input = ... or {}
+local messages = { { role = 'user', content = input.prompt or 'go' } }
+local result
+for round = 1, input.rounds or 10 do
+  result = models.chat(messages, { tools = input.tools or { 'echo' } })
+  if not result.tool_calls then break end
+  local answered = {}
+  for i = 1, #result.tool_calls do answered[i] = { id = result.tool_calls[i].id } end
+  messages[#messages + 1] = { role = 'assistant', content = result.content, tool_calls = answered }
+  for i = 1, #result.tool_calls do
+    local call = result.tool_calls[i]
+    local ok, output = pcall(tools.call, call.name, call.arguments)
+    messages[#messages + 1] = { role = 'tool', tool_call_id = call.id, content = ok and output or ('error: ' .. tostring(output)) }
+  end
+end
+`;

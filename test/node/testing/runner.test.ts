@@ -3,31 +3,12 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listRuns } from '../../../main/core/transcript/run-history.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
-import { exampleWorkspace, root, runFile, testFile } from './harness.js';
-
-/** A tool loop whose tools and prompt come from the case's input. */
-const LOOP_AGENT = `
-local input = ... or {}
-local messages = { { role = 'user', content = input.prompt or 'go' } }
-local result
-for round = 1, input.rounds or 10 do
-  result = models.chat(messages, { tools = input.tools or { 'echo' } })
-  if not result.tool_calls then break end
-  local answered = {}
-  for i = 1, #result.tool_calls do answered[i] = { id = result.tool_calls[i].id } end
-  messages[#messages + 1] = { role = 'assistant', content = result.content, tool_calls = answered }
-  for i = 1, #result.tool_calls do
-    local call = result.tool_calls[i]
-    local ok, output = pcall(tools.call, call.name, call.arguments)
-    messages[#messages + 1] = { role = 'tool', tool_call_id = call.id, content = ok and output or ('error: ' .. tostring(output)) }
-  end
-end
-`;
+import { exampleWorkspace, root, runFile, testFile, TOOL_LOOP_AGENT } from './harness.js';
 
 let dir: string;
 beforeAll(async () => {
   dir = await exampleWorkspace();
-  writeFileSync(path.join(dir, 'agents', 'loop.lua'), LOOP_AGENT);
+  writeFileSync(path.join(dir, 'agents', 'loop.lua'), TOOL_LOOP_AGENT);
   writeFileSync(path.join(dir, 'agents', 'spin.lua'), `log('spinning') while true do end`);
   writeFileSync(path.join(dir, 'agents', 'broken.lua'), `local x = = 1`);
 });
