@@ -147,8 +147,13 @@ export async function runCase(testCase: LoadedCase, context: CaseRunContext): Pr
   const recording =
     live === undefined && typeof model === 'object' && 'recording' in model ? model.recording : undefined;
   const limits = spec.limits ?? {};
-  if (context.signal.aborted)
-    return { ...base, outcome: 'error', failures: [], error: 'interrupted before it started' };
+  const notStarted = (): CaseResult => ({
+    ...base,
+    outcome: 'error',
+    failures: [],
+    error: 'interrupted before it started',
+  });
+  if (context.signal.aborted) return notStarted();
   let run;
   try {
     run = await prepareRun({
@@ -178,6 +183,8 @@ export async function runCase(testCase: LoadedCase, context: CaseRunContext): Pr
       return { ...base, outcome: 'error', failures: [], error: error.message };
     return { ...base, outcome: 'error', failures: [], error: `internal error: ${errorMessage(error)}` };
   }
+  // Ctrl-C while the run was being prepared: it never starts.
+  if (context.signal.aborted) return notStarted();
   const stop = () => run.stop('interrupted (Ctrl-C)');
   context.signal.addEventListener('abort', stop, { once: true });
   let result;

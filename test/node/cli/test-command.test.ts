@@ -20,15 +20,16 @@ interface Captured {
   stderr: string;
 }
 
-async function cli(args: string[], cwd: string): Promise<Captured> {
+async function cli(args: string[], cwd: string, terminal?: { answer: string }): Promise<Captured> {
   const stdout = new PassThrough();
-  const stderr = new PassThrough();
+  // On a terminal, stderr is one too: the progress line is drawn there.
+  const stderr = Object.assign(new PassThrough(), terminal ? { isTTY: true } : {});
   let out = '';
   let err = '';
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const stdin = new PassThrough();
-  stdin.end('');
+  const stdin = Object.assign(new PassThrough(), terminal ? { isTTY: true } : {});
+  stdin.end(terminal?.answer ?? '');
   const io: CliIo = {
     stdin,
     stdout,
@@ -166,6 +167,37 @@ describe('promptforge test: exit codes, reporters and files', () => {
     expect(result.stderr).not.toContain('--restricted');
     expect(result.code).toBe(TEST_EXIT.untrusted);
     expect(existsSync(path.join(dir, 'runs'))).toBe(false);
+  });
+
+  it('on a terminal, an untrusted workspace is shown and asked about (no restricted choice); a yes runs the cases with a progress line', async () => {
+    const declined = workspace();
+    const no = await cli(['test'], declined, { answer: 'n\n' });
+    expect(no.stderr).toContain('is not a trusted workspace.');
+    expect(no.stderr).toContain('Trust this workspace? [y]es, [N]o: ');
+    expect(no.code).toBe(TEST_EXIT.untrusted);
+    expect(existsSync(path.join(declined, 'runs'))).toBe(false);
+
+    const accepted = workspace();
+    const yes = await cli(['test'], accepted, { answer: 'y\n' });
+    expect(yes.stderr).toMatch(/\r\x1b\[K\[1\/4\] [01] passed, [01] failed/);
+    expect(yes.stderr).toContain('\r\x1b[K[4/4] 4 passed, 0 failed');
+    expect(yes.stdout).toContain('4 passed, 0 failed');
+    expect(yes.code).toBe(TEST_EXIT.passed);
+  });
+
+  it('has its help: test --help and help test', async () => {
+    const dir = workspace();
+    for (const args of [
+      ['test', '--help'],
+      ['help', 'test'],
+    ]) {
+      const result = await cli(args, dir);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^Usage: promptforge test \[PATH\.\.\.\] \[options\]/);
+      expect(result.stdout).toContain('--junit FILE');
+      expect(result.stdout).toContain('3 interrupted (Ctrl-C');
+    }
+    expect((await cli(['--help'], dir)).stdout).toContain('test [PATH...]             run the workspace');
   });
 
   it('--update writes what the failing run did as its expectations, shows the diff, and the case then passes', async () => {
