@@ -303,13 +303,19 @@ describe('npm run pack:dir: the Linux package (electron-builder --linux dir)', (
     });
     if (started.code !== 0) throw new Error(failed('starting the packaged main process', started));
     const report = JSON.parse(started.stdout) as {
-      window: { webPreferences: { preload: string; sandbox: boolean }; loaded: { file?: string } };
+      window: { webPreferences: { preload: string; sandbox: boolean } };
+      page: { url: string; status: number; body: string; assets: { url: string; status: number }[] };
       handled: string[];
       workers: string[];
       keyring: { asyncEntry: string };
       lua: { logs: string[]; status: string; message: string } | null;
     };
-    expect(report.window.loaded.file).toBe(path.join(app, 'out/renderer/index.html'));
+    // The window's page is the packed renderer (loaded from the file, or served by main's own
+    // scheme from the packed folder), and so is every script and style it refers to.
+    expect(report.page.status, report.page.url).toBe(200);
+    expect(report.page.body).toBe(readFileSync(path.join(app, 'out/renderer/index.html'), 'utf8'));
+    expect(report.page.assets.filter((asset) => asset.url.endsWith('.js')).length).toBeGreaterThan(0);
+    expect(report.page.assets.filter((asset) => asset.status !== 200)).toEqual([]);
     expect(report.window.webPreferences).toMatchObject({
       preload: path.join(app, 'out/preload/index.cjs'),
       sandbox: true,

@@ -9,6 +9,8 @@ import path from 'node:path';
 const calls = [];
 const handled = [];
 const windows = [];
+/** Scheme → the handler main gave protocol.handle (it answers a Request with a Response). */
+const protocolHandlers = new Map();
 let windowLoaded;
 let appExited;
 
@@ -17,6 +19,7 @@ export const standInElectron = {
   calls,
   handled,
   windows,
+  protocolHandlers,
   /** Resolves with the first window once it loads its page (loadFile or loadURL). */
   windowLoaded: new Promise((resolve) => (windowLoaded = resolve)),
   /** Resolves with the exit code when the app calls app.exit() or app.quit(). */
@@ -174,6 +177,13 @@ export const session = standInObject('session', {
   }),
 });
 
+export const protocol = standInObject('protocol', {
+  registerSchemesAsPrivileged: recording('protocol.registerSchemesAsPrivileged'),
+  handle: recording('protocol.handle', (scheme, handler) => protocolHandlers.set(scheme, handler)),
+  unhandle: recording('protocol.unhandle', (scheme) => protocolHandlers.delete(scheme)),
+  isProtocolHandled: (scheme) => protocolHandlers.has(scheme),
+});
+
 const display = { id: 1, scaleFactor: 1, bounds: { x: 0, y: 0, width: 1280, height: 800 } };
 display.workArea = display.bounds;
 export const screen = standInObject('screen', {
@@ -187,7 +197,6 @@ export const Menu = recorder('Menu');
 export const MenuItem = recorder('MenuItem');
 export const nativeTheme = recorder('nativeTheme');
 export const nativeImage = recorder('nativeImage');
-export const protocol = recorder('protocol');
 export const net = recorder('net');
 export const clipboard = recorder('clipboard');
 export const powerMonitor = recorder('powerMonitor');

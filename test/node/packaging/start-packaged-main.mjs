@@ -5,8 +5,9 @@
 //
 // PF_DRIVER is JSON: { mainEntry, standIn, luaStart: the worker's `start` message, logAckSlot,
 // signalSlots } (the protocol's values come from main/core/run/worker-protocol.ts, via the test).
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import workerThreads from 'node:worker_threads';
 
 const { mainEntry, standIn, luaStart, logAckSlot, signalSlots } = JSON.parse(process.env.PF_DRIVER ?? '{}');
@@ -58,6 +59,33 @@ function runLua(file) {
   });
 }
 
+/**
+ * The page the window loaded, and each file it refers to (src= and href=), as the window would get
+ * them: from disk for a file (loadFile, file: URLs), else from the handler main registered for the
+ * URL's scheme with protocol.handle.
+ */
+async function loadPage(loaded, protocolHandlers) {
+  const fetchOne = async (url) => {
+    if (url.protocol === 'file:') {
+      const file = fileURLToPath(url);
+      return existsSync(file) ? { status: 200, body: readFileSync(file, 'utf8') } : { status: 404, body: '' };
+    }
+    const handler = protocolHandlers.get(url.protocol.slice(0, -1));
+    if (!handler) return { status: 0, body: `no protocol.handle for ${url.protocol}` };
+    const response = await handler(new globalThis.Request(url.href));
+    return { status: response.status, body: await response.text() };
+  };
+  const pageUrl = loaded.file ? pathToFileURL(loaded.file) : new URL(loaded.url);
+  const page = await fetchOne(pageUrl);
+  const assets = [];
+  for (const [, reference] of page.body.matchAll(/\b(?:src|href)="([^"]+)"/g)) {
+    const url = new URL(reference, pageUrl);
+    if (url.protocol !== pageUrl.protocol) continue;
+    assets.push({ url: url.href, status: (await fetchOne(url)).status });
+  }
+  return { url: pageUrl.href, status: page.status, body: page.body, assets };
+}
+
 // Worker pools unref their workers: this channel keeps the process alive until the report is out.
 const keepAlive = new workerThreads.MessageChannel();
 keepAlive.port1.on('message', () => {});
@@ -74,9 +102,11 @@ try {
   // The keychain's addon, resolved from the main process's own folder, as its import() does.
   const keyring = createRequire(mainEntry)('@napi-rs/keyring');
   const lua = started.length > 0 ? await runLua(started[0].file) : null;
+  const page = await loadPage(window.loaded, standInElectron.protocolHandlers);
   process.stdout.write(
     `${JSON.stringify({
       window: { webPreferences: window.options.webPreferences, loaded: window.loaded },
+      page,
       handled: standInElectron.handled,
       calls: standInElectron.calls.map((call) => call.name),
       workers: started.map((entry) => entry.file),
