@@ -1,9 +1,25 @@
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PolicyApprover } from '../../../main/core/approval/policy-approver.js';
+import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
+import { prepareRun, type PrepareRunOptions } from '../../../main/core/run/prepare-run.js';
 import { listRuns } from '../../../main/core/transcript/run-history.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
-import { exampleWorkspace, root, runFile, testFile, TOOL_LOOP_AGENT } from './harness.js';
+import { exampleWorkspace, root, runFile, suitePool, testFile, TOOL_LOOP_AGENT } from './harness.js';
+
+/** Runs a prepared run to its end: its status and each round's reply text. */
+async function harnessRun(options: PrepareRunOptions): Promise<{ status: string; finals: string[] }> {
+  const finals: string[] = [];
+  const run = await prepareRun({
+    ...options,
+    onEvent: (event) => {
+      if (event.type === 'round-response') finals.push(event.content);
+    },
+  });
+  await run.start();
+  return { status: (await run.done).status, finals };
+}
 
 let dir: string;
 beforeAll(async () => {
@@ -204,6 +220,43 @@ cases:
       return events.find((event) => event.type === 'round-response')!;
     });
     expect(finals.map((event) => (event as { content: string }).content).sort()).toEqual(['first', 'second']);
+  });
+
+  it("a failing case's transcript replays offline and forks at a step like any run's", async () => {
+    const file = testFile(
+      dir,
+      'fork.yaml',
+      `cases:
+  - name: expects another answer
+    agent: agents/echo-loop.lua
+    model:
+      replies:
+        - calls: [{ name: echo, arguments: { text: hello } }]
+        - content: the first answer
+    expect: { final: the second answer }
+`,
+    );
+    const [result] = (await runFile(dir, file)).results;
+    expect(result!.outcome).toBe('failed');
+    const transcript = result!.run!.transcript!;
+    const workspace = await loadWorkspace(dir);
+    const replayed = (options: Partial<PrepareRunOptions>) =>
+      harnessRun({
+        scriptFile: path.join(dir, 'agents', 'echo-loop.lua'),
+        workspace,
+        pool: suitePool(),
+        approver: new PolicyApprover('deny'),
+        replayPath: transcript,
+        transcriptPath: false,
+        ...options,
+      });
+    const replay = await replayed({});
+    expect(replay.status).toBe('ok');
+    expect(replay.finals).toEqual(['', 'the first answer']);
+    const step = readTranscript(transcript).find((event) => event.type === 'round-response' && event.round === 2)!.seq;
+    const fork = await replayed({ fork: { step, edit: { reply: 'the second answer' } } });
+    expect(fork.status).toBe('ok');
+    expect(fork.finals.at(-1)).toBe('the second answer');
   });
 
   it('test runs are recorded under runs/tests/, and History does not list them', async () => {
