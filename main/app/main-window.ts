@@ -7,8 +7,6 @@ import { errorMessage } from '../../common/error-message.js';
 /** Where the window loads from and where it remembers its bounds. */
 export interface MainWindowOptions {
   location: AppLocation;
-  /** For a file build: the path of out/renderer/index.html. */
-  indexHtmlPath: string;
   /** Absolute path of the built preload (out/preload/index.cjs). */
   preloadPath: string;
   /** userData/window-state.json */
@@ -64,8 +62,7 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     }
   });
 
-  const loading =
-    location.kind === 'dev-server' ? window.loadURL(location.url) : window.loadFile(options.indexHtmlPath);
+  const loading = window.loadURL(location.kind === 'dev-server' ? location.url : location.indexUrl);
   loading.catch((error: unknown) => {
     logger.error('could not load the studio UI', { reason: errorMessage(error) });
   });

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   app,
   BrowserWindow,
   dialog,
   ipcMain,
   Notification,
+  protocol,
   session,
   type OpenDialogOptions,
   type MessageBoxOptions,
@@ -14,6 +14,7 @@ import {
 import type { ContractEventPayload } from '../../common/contract.js';
 import { KeyringSecretStore } from '../core/credentials/keyring-secret-store.js';
 import type { AppLocation } from '../core/studio/app-location.js';
+import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGES, serveAppAsset } from '../core/studio/app-protocol.js';
 import { createStudioHandlers } from '../core/studio/studio-handlers.js';
 import { createConsoleLogger } from '../core/studio/studio-logger.js';
 import { PersonInputLog } from '../core/studio/person-input.js';
@@ -25,12 +26,16 @@ import { errorMessage } from '../../common/error-message.js';
 
 const logger = createConsoleLogger();
 const outDirectory = path.resolve(import.meta.dirname, '..');
-const indexHtmlPath = path.join(outDirectory, 'renderer', 'index.html');
+const rendererDirectory = path.join(outDirectory, 'renderer');
 const devServerUrl = process.env['ELECTRON_RENDERER_URL'];
 const location: AppLocation =
   !app.isPackaged && devServerUrl !== undefined
     ? { kind: 'dev-server', url: devServerUrl }
-    : { kind: 'file', indexUrl: pathToFileURL(indexHtmlPath).href };
+    : { kind: 'app', indexUrl: APP_INDEX_URL };
+
+// The studio's own scheme (main/core/studio/app-protocol.ts), registered before the app is ready
+// as Electron requires: the page's origin is the built renderer, not the whole disk (file:).
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { ...APP_SCHEME_PRIVILEGES } }]);
 
 // The same name in development and in the packaged app, so both use the same userData folder.
 app.setName('PromptForge Studio');
@@ -52,7 +57,6 @@ function focusMainWindow(): void {
 function openMainWindow(): void {
   mainWindow = createMainWindow({
     location,
-    indexHtmlPath,
     preloadPath: path.join(outDirectory, 'preload', 'index.cjs'),
     windowStatePath: path.join(app.getPath('userData'), 'window-state.json'),
     logger,
@@ -87,6 +91,7 @@ async function start(): Promise<void> {
   });
 
   await app.whenReady();
+  protocol.handle(APP_SCHEME, (request) => serveAppAsset(request, rendererDirectory));
   installSessionSecurity(session.defaultSession, location, logger);
   const service = new StudioService({
     userDataDirectory: app.getPath('userData'),

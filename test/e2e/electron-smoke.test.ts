@@ -4,6 +4,7 @@ import path from 'node:path';
 import { _electron } from 'playwright';
 import { describe, expect, it } from 'vitest';
 import { contractMethodNames } from '../../common/contract.js';
+import { APP_INDEX_URL } from '../../main/core/studio/app-protocol.js';
 import { repositoryRoot } from './bridge.js';
 
 /**
@@ -52,7 +53,7 @@ describe('Electron smoke test', () => {
         const loadedUrl = await app.evaluate(({ BrowserWindow }) =>
           BrowserWindow.getAllWindows()[0]?.webContents.getURL(),
         );
-        expect(loadedUrl).toMatch(/^file:\/\/.*\/out\/renderer\/index\.html$/);
+        expect(loadedUrl).toBe(APP_INDEX_URL);
         const page = await window.evaluate(async () => {
           const global = globalThis as unknown as Record<string, unknown> & {
             promptforge: {
@@ -84,6 +85,18 @@ describe('Electron smoke test', () => {
             .promptforge['approval:decide']!({ runId: 'run-1', callId: 'call-1', decision: { kind: 'approve' } }),
         );
         expect(decided).toMatchObject({ ok: false, error: { code: 'no-person-input' } });
+        // The page's origin is the built renderer: nothing else of the app, and no file: URL, can be fetched.
+        const escapes = await window.evaluate(async () => {
+          const statusOf = async (url: string) => {
+            try {
+              return (await fetch(url)).status;
+            } catch {
+              return 'refused';
+            }
+          };
+          return [await statusOf('promptforge://studio/%2e%2e/main/index.js'), await statusOf('file:///etc/passwd')];
+        });
+        expect(escapes).toEqual([404, 'refused']);
         const opened = await window.evaluate(() =>
           (globalThis as unknown as { open: (url: string) => unknown }).open('https://example.com/'),
         );

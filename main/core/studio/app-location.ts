@@ -1,9 +1,13 @@
 /**
- * Where the renderer's one document is loaded from: the built `index.html` on disk, or the
+ * Where the renderer's one document is loaded from: the built `index.html` on the studio's own
+ * scheme (`promptforge://studio/index.html`, served from out/renderer: app-protocol.ts), or the
  * Vite dev server during `npm run dev`.
  */
 export type AppLocation =
-  | { kind: 'file'; /** `file:` URL of out/renderer/index.html */ indexUrl: string }
+  | {
+      kind: 'app';
+      /** The document's URL, `promptforge://studio/index.html` in the app (app-protocol.ts) */ indexUrl: string;
+    }
   | { kind: 'dev-server'; /** e.g. `http://localhost:5173/` */ url: string };
 
 function parseUrl(url: string): URL | null {
@@ -15,19 +19,21 @@ function parseUrl(url: string): URL | null {
 }
 
 /**
- * Whether `url` is the studio's own document. For a file build only the exact index.html path
- * qualifies (any other file: URL is the rest of the disk); for the dev server, its origin.
- * Query and fragment are ignored.
+ * Whether `url` is the studio's own document. For a build only the exact document qualifies (same
+ * scheme, host and path: another file of the build is not the app); for the dev server, its
+ * origin. Query and fragment are ignored.
  */
 export function isAppDocumentUrl(url: string, location: AppLocation): boolean {
   const candidate = parseUrl(url);
   if (candidate === null) return false;
-  if (location.kind === 'file') {
+  if (location.kind === 'app') {
     const index = parseUrl(location.indexUrl);
     return (
       index !== null &&
-      candidate.protocol === 'file:' &&
+      candidate.protocol === index.protocol &&
       candidate.host === index.host &&
+      candidate.username === '' &&
+      candidate.password === '' &&
       candidate.pathname === index.pathname
     );
   }

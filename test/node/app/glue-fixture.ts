@@ -20,14 +20,15 @@ import {
   watchPersonInput,
   type SendEvent,
 } from '../../../main/app/ipc-registration.js';
+import { APP_INDEX_URL } from '../../../main/core/studio/app-protocol.js';
 import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 import { StandInBrowserWindow, StandInIpcMain, StandInWebContents, StandInWebFrameMain } from './electron-stand-ins.js';
 import { connectMain, deliverToPage, pageWorld } from './stand-in-electron-module.js';
 
-/** The studio's document in a packaged app (a file build). */
-export const STUDIO_INDEX_URL = 'file:///opt/PromptForge%20Studio/resources/app/out/renderer/index.html';
-export const studioLocation: AppLocation = { kind: 'file', indexUrl: STUDIO_INDEX_URL };
+/** The studio's document in a build (its own scheme, main/core/studio/app-protocol.ts). */
+export const STUDIO_INDEX_URL = APP_INDEX_URL;
+export const studioLocation: AppLocation = { kind: 'app', indexUrl: STUDIO_INDEX_URL };
 export const examplesDirectory = path.resolve(import.meta.dirname, '..', '..', '..', 'examples');
 
 export interface LoggedLine {

@@ -59,7 +59,8 @@ describe('registerContractHandlers: the sender frame', () => {
     const studio = glue();
     for (const url of [
       'file:///home/person/notes.html',
-      'file:///opt/PromptForge%20Studio/resources/app/out/renderer/other.html',
+      'file:///opt/PromptForge%20Studio/resources/app/out/renderer/index.html',
+      'promptforge://studio/other.html',
       'https://attacker.example/out/renderer/index.html',
       'about:blank',
     ]) {

@@ -68,7 +68,7 @@ vi.mock('electron', () => ({ BrowserWindow: standIn.StandInWindow, screen: stand
 
 type StandInWindow = InstanceType<typeof standIn.StandInWindow>;
 
-const fileBuild: AppLocation = { kind: 'file', indexUrl: 'file:///opt/PromptForge/out/renderer/index.html' };
+const appBuild: AppLocation = { kind: 'app', indexUrl: 'promptforge://studio/index.html' };
 let folder: string;
 
 beforeEach(() => {
@@ -83,8 +83,7 @@ function recordingLogger() {
 function openWindow(overrides: { location?: AppLocation; windowStatePath?: string; logger?: StudioLogger } = {}) {
   const logger = overrides.logger ?? recordingLogger();
   const window = createMainWindow({
-    location: overrides.location ?? fileBuild,
-    indexHtmlPath: '/opt/PromptForge/out/renderer/index.html',
+    location: overrides.location ?? appBuild,
     preloadPath: '/opt/PromptForge/out/preload/index.cjs',
     windowStatePath: overrides.windowStatePath ?? path.join(folder, 'window-state.json'),
     logger,
@@ -119,8 +118,8 @@ describe('createMainWindow', () => {
     expect(window.shown).toBe(true);
   });
 
-  it('loads the built index.html from disk, or the dev server URL while developing', () => {
-    expect(openWindow().window.loads).toEqual(['file /opt/PromptForge/out/renderer/index.html']);
+  it('loads the studio document on its own scheme (never a file: URL), or the dev server URL while developing', () => {
+    expect(openWindow().window.loads).toEqual(['url promptforge://studio/index.html']);
     const devServer: AppLocation = { kind: 'dev-server', url: 'http://localhost:5173/' };
     expect(openWindow({ location: devServer }).window.loads).toEqual(['url http://localhost:5173/']);
   });

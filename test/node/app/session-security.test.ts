@@ -17,8 +17,8 @@ import { contentSecurityPolicy } from '../../../common/content-security-policy.j
 import type { AppLocation } from '../../../main/core/studio/app-location.js';
 import { hardenWebContents, installSessionSecurity } from '../../../main/app/session-security.js';
 
-const indexUrl = 'file:///opt/PromptForge/resources/app.asar/out/renderer/index.html';
-const fileBuild: AppLocation = { kind: 'file', indexUrl };
+const indexUrl = 'promptforge://studio/index.html';
+const appBuild: AppLocation = { kind: 'app', indexUrl };
 const devServer: AppLocation = { kind: 'dev-server', url: 'http://localhost:5173/' };
 
 function recordingLogger() {
@@ -63,17 +63,16 @@ function headersFor(listener: HeadersListener | undefined, url: string): Headers
 }
 
 describe('installSessionSecurity: the CSP header', () => {
-  it.each([
-    indexUrl,
-    'file:///opt/PromptForge/resources/app.asar/out/renderer/assets/index-abc.js',
-    'https://api.example.com/v1/chat',
-  ])('a file build sends the shipped policy on every response, keeping its other headers (%s)', (url) => {
-    const { session, installed } = standInSession();
-    installSessionSecurity(session, fileBuild, recordingLogger());
-    expect(headersFor(installed.headers, url)).toEqual({
-      responseHeaders: { 'Content-Type': ['text/html'], 'Content-Security-Policy': [contentSecurityPolicy] },
-    });
-  });
+  it.each([indexUrl, 'promptforge://studio/assets/index-abc.js', 'https://api.example.com/v1/chat'])(
+    'a build sends the shipped policy on every response, keeping its other headers (%s)',
+    (url) => {
+      const { session, installed } = standInSession();
+      installSessionSecurity(session, appBuild, recordingLogger());
+      expect(headersFor(installed.headers, url)).toEqual({
+        responseHeaders: { 'Content-Type': ['text/html'], 'Content-Security-Policy': [contentSecurityPolicy] },
+      });
+    },
+  );
 
   it("leaves the dev server's own responses alone (its meta tag carries the dev policy) and no other origin's", () => {
     const { session, installed } = standInSession();
@@ -92,7 +91,7 @@ describe('installSessionSecurity: permissions', () => {
   it('denies every permission request, and logs each one', () => {
     const { session, installed } = standInSession();
     const logger = recordingLogger();
-    installSessionSecurity(session, fileBuild, logger);
+    installSessionSecurity(session, appBuild, logger);
     for (const permission of ['notifications', 'media', 'geolocation', 'clipboard-read', 'openExternal'] as const) {
       const answers: boolean[] = [];
       installed.permissionRequest!({} as WebContents, permission, (granted) => answers.push(granted), {} as never);
@@ -103,7 +102,7 @@ describe('installSessionSecurity: permissions', () => {
 
   it('answers every permission check and every device (USB, HID, serial) check with no', () => {
     const { session, installed } = standInSession();
-    installSessionSecurity(session, fileBuild, recordingLogger());
+    installSessionSecurity(session, appBuild, recordingLogger());
     for (const permission of ['notifications', 'clipboard-sanitized-write', 'fullscreen', 'hid'] as const) {
       expect(installed.permissionCheck!(null, permission, 'file://', {} as never), permission).toBe(false);
     }
@@ -136,7 +135,8 @@ function guarded(location: AppLocation) {
 
 const outside = [
   'file:///etc/passwd',
-  'file:///opt/PromptForge/resources/app.asar/out/renderer/other.html',
+  'file:///opt/PromptForge/resources/app.asar/out/renderer/index.html',
+  'promptforge://studio/other.html',
   'https://evil.example/',
   'http://localhost:5173/',
   'javascript:alert(1)',
@@ -145,7 +145,7 @@ const outside = [
 
 describe('hardenWebContents', () => {
   it.each(['will-navigate', 'will-redirect'])('%s: only the studio document itself is allowed', (event) => {
-    const { contents, logger } = guarded(fileBuild);
+    const { contents, logger } = guarded(appBuild);
     expect(contents.prevented(event, indexUrl)).toBe(false);
     expect(contents.prevented(event, `${indexUrl}#/history`)).toBe(false);
     for (const url of outside) {
@@ -164,7 +164,7 @@ describe('hardenWebContents', () => {
   });
 
   it('denies every window.open and every middle-click or target=_blank link, the studio URL included', () => {
-    const { contents, logger } = guarded(fileBuild);
+    const { contents, logger } = guarded(appBuild);
     for (const url of [indexUrl, ...outside]) {
       const details = { url, frameName: '', features: '', disposition: 'background-tab' } as HandlerDetails;
       expect(contents.windowOpenHandler?.(details), url).toEqual({ action: 'deny' });
@@ -173,7 +173,7 @@ describe('hardenWebContents', () => {
   });
 
   it('refuses to attach any <webview>', () => {
-    const { contents, logger } = guarded(fileBuild);
+    const { contents, logger } = guarded(appBuild);
     expect(
       contents.prevented('will-attach-webview', { nodeIntegration: false }, { src: 'https://evil.example/' }),
     ).toBe(true);

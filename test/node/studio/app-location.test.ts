@@ -6,27 +6,30 @@ import {
   type AppLocation,
 } from '../../../main/core/studio/app-location.js';
 
-const fileBuild: AppLocation = {
-  kind: 'file',
-  indexUrl: 'file:///opt/PromptForge/resources/app.asar/out/renderer/index.html',
-};
+const appBuild: AppLocation = { kind: 'app', indexUrl: 'promptforge://studio/index.html' };
 const devServer: AppLocation = { kind: 'dev-server', url: 'http://localhost:5173/' };
 
 describe('isAllowedNavigation (will-navigate)', () => {
   it.each([
-    ['file:///opt/PromptForge/resources/app.asar/out/renderer/index.html', true],
-    ['file:///opt/PromptForge/resources/app.asar/out/renderer/index.html#/about', true],
-    ['file:///opt/PromptForge/resources/app.asar/out/renderer/other.html', false],
-    ['file:///opt/PromptForge/resources/app.asar/out/renderer/../../../../../etc/passwd', false],
+    ['promptforge://studio/index.html', true],
+    ['promptforge://studio/index.html#/about', true],
+    ['promptforge://studio/index.html?x=1', true],
+    ['promptforge://studio/other.html', false],
+    ['promptforge://studio/assets/../../index.html', true],
+    ['promptforge://studio/assets/index.html', false],
+    ['promptforge://other/index.html', false],
+    ['promptforge://user@studio/index.html', false],
+    ['promptforge://studio:8080/index.html', false],
+    ['promptforge://STUDIO/index.html', false],
+    ['file:///opt/PromptForge/resources/app.asar/out/renderer/index.html', false],
     ['file:///etc/passwd', false],
-    ['file://evil.example/opt/PromptForge/resources/app.asar/out/renderer/index.html', false],
     ['https://evil.example/', false],
     ['http://localhost:5173/', false],
     ['javascript:alert(1)', false],
     ['data:text/html,<script>alert(1)</script>', false],
     ['not a url', false],
-  ])('file build: %s -> %s', (url, allowed) => {
-    expect(isAllowedNavigation(url, fileBuild)).toBe(allowed);
+  ])('app build: %s -> %s', (url, allowed) => {
+    expect(isAllowedNavigation(url, appBuild)).toBe(allowed);
   });
 
   it.each([
@@ -42,23 +45,23 @@ describe('isAllowedNavigation (will-navigate)', () => {
 });
 
 describe('isTrustedSender (IPC sender frame check)', () => {
-  const appUrl = 'file:///opt/PromptForge/resources/app.asar/out/renderer/index.html';
+  const appUrl = 'promptforge://studio/index.html';
 
   it('accepts the studio main frame showing the studio document', () => {
-    expect(isTrustedSender({ url: appUrl, isStudioMainFrame: true }, fileBuild)).toBe(true);
+    expect(isTrustedSender({ url: appUrl, isStudioMainFrame: true }, appBuild)).toBe(true);
   });
 
   it('refuses a subframe even when it shows the studio document', () => {
-    expect(isTrustedSender({ url: appUrl, isStudioMainFrame: false }, fileBuild)).toBe(false);
+    expect(isTrustedSender({ url: appUrl, isStudioMainFrame: false }, appBuild)).toBe(false);
   });
 
   it('refuses the main frame after it navigated elsewhere, and a missing frame', () => {
-    expect(isTrustedSender({ url: 'https://evil.example/', isStudioMainFrame: true }, fileBuild)).toBe(false);
-    expect(isTrustedSender({ url: 'about:blank', isStudioMainFrame: true }, fileBuild)).toBe(false);
-    expect(isTrustedSender(null, fileBuild)).toBe(false);
+    expect(isTrustedSender({ url: 'https://evil.example/', isStudioMainFrame: true }, appBuild)).toBe(false);
+    expect(isTrustedSender({ url: 'about:blank', isStudioMainFrame: true }, appBuild)).toBe(false);
+    expect(isTrustedSender(null, appBuild)).toBe(false);
   });
 
   it('treats only the app document as the app, not every file: URL', () => {
-    expect(isAppDocumentUrl('file:///home/someone/Downloads/index.html', fileBuild)).toBe(false);
+    expect(isAppDocumentUrl('file:///home/someone/Downloads/index.html', appBuild)).toBe(false);
   });
 });
