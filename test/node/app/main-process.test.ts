@@ -1,0 +1,118 @@
+import { mkdtempSync, realpathSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { contractMethodNames } from '../../../common/contract.js';
+import { APP_INDEX_URL, APP_SCHEME_PRIVILEGES } from '../../../main/core/studio/app-protocol.js';
+import { StandInWebFrameMain } from './electron-stand-ins.js';
+import { answers, app, BrowserWindow, control, ipcMain, recorded } from './stand-in-main-electron.js';
+
+/**
+ * main/app/main.ts, the app's start, run in plain Node on a STAND-IN `electron` module
+ * (stand-in-main-electron.ts): what it registers before and after the app is ready, the window it
+ * opens, and the decisions it takes through main's own dialogs. (The real Electron start is the
+ * smoke test, test/e2e/electron-smoke.test.ts, which needs the binary.)
+ */
+vi.mock('electron', () => import('./stand-in-main-electron.js'));
+
+/** The scheme's handler calls, to see which folder main serves from. */
+const served = vi.hoisted(() => [] as Array<{ url: string; folder: string }>);
+vi.mock(import('../../../main/core/studio/app-protocol.js'), async (importOriginal) => {
+  const real = await importOriginal();
+  return {
+    ...real,
+    serveAppAsset: (request: { url: string; method: string }, folder: string) => {
+      served.push({ url: request.url, folder });
+      return real.serveAppAsset(request, folder);
+    },
+  };
+});
+
+/** Where main's module lives is where its out/ folder is: out/main/index.js -> out/. */
+const outDirectory = path.resolve(import.meta.dirname, '..', '..', '..', 'main');
+
+describe('main/app/main.ts on a stand-in electron', () => {
+  let window: BrowserWindow;
+  const invoke = (method: string, request: unknown, frameUrl = APP_INDEX_URL) =>
+    ipcMain.invoke(window.webContents.invokeEvent(new StandInWebFrameMain(frameUrl)), method, request) as Promise<{
+      ok: boolean;
+      value?: unknown;
+      error?: { code: string; message: string };
+    }>;
+
+  beforeAll(async () => {
+    await import('../../../main/app/main.js');
+  });
+  afterAll(() => {
+    // Main closes the studio (its workers, its servers) when the app quits.
+    app.emit('before-quit');
+  });
+
+  it('registers the studio scheme as privileged before the app is ready, and nothing else yet', () => {
+    expect(recorded.privileged).toEqual([
+      { schemes: [{ scheme: 'promptforge', privileges: APP_SCHEME_PRIVILEGES }], whenReady: false },
+    ]);
+    expect(app.getName()).toBe('PromptForge Studio');
+    expect(ipcMain.channels).toEqual([]);
+    expect(BrowserWindow.opened).toEqual([]);
+  });
+
+  it('once ready: serves the scheme from out/renderer, handles every contract method, opens the studio document', async () => {
+    control.becomeReady();
+    window = await control.window;
+    expect(window.loaded).toEqual([APP_INDEX_URL]);
+    expect((window.options['webPreferences'] as Record<string, unknown>)['preload']).toBe(
+      path.join(outDirectory, 'preload', 'index.cjs'),
+    );
+    expect([...ipcMain.channels].sort()).toEqual([...contractMethodNames].sort());
+    const handler = recorded.handlers.get('promptforge');
+    expect(handler).toBeDefined();
+    const response = await handler!(new Request(`${APP_INDEX_URL}?theme=dark`));
+    expect(served).toEqual([{ url: `${APP_INDEX_URL}?theme=dark`, folder: path.join(outDirectory, 'renderer') }]);
+    // From the source tree there is no renderer next to main/: nothing is served from elsewhere.
+    expect(response.status).toBe(404);
+  });
+
+  it('serves approval:decide only after a click or key press reached the studio window', async () => {
+    const decision = { runId: 'run-none', callId: 'call-none', decision: { kind: 'approve' } };
+    expect((await invoke('approval:decide', decision)).error?.code).toBe('no-person-input');
+    // A pointer moving over the window is no decision.
+    window.webContents.emit('input-event', {}, { type: 'mouseMove' });
+    expect((await invoke('approval:decide', decision)).error?.code).toBe('no-person-input');
+    window.webContents.emit('input-event', {}, { type: 'mouseUp' });
+    const served = await invoke('approval:decide', decision);
+    // Past the gate: the dispatcher answers (there is no such call waiting).
+    expect(served.error?.code).not.toBe('no-person-input');
+    expect(served.ok).toBe(false);
+  });
+
+  it('refuses a call from a frame that does not show the studio document', async () => {
+    expect((await invoke('keys:status', {}, 'file:///home/person/page.html')).error?.code).toBe('forbidden-sender');
+  });
+
+  it('asks the person in a native message box before storing a key; Cancel is the default and stores nothing', async () => {
+    answers.messageBox.push(0);
+    const stored = await invoke('keys:set', { provider: 'openai', key: 'sk-stand-in-000000000000abcd' });
+    expect(stored.error?.code).toBe('cancelled');
+    expect(recorded.messageBoxes.at(-1)).toMatchObject({
+      type: 'warning',
+      title: 'Store your OpenAI key?',
+      buttons: ['Cancel', 'Store the key'],
+      defaultId: 0,
+      cancelId: 0,
+      noLink: true,
+    });
+    expect(recorded.messageBoxes.at(-1)?.message).toContain('ending in "abcd"');
+  });
+
+  it('opens a workspace only at the folder the native folder dialog answered', async () => {
+    const chosen = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'promptforge-main-chosen-')));
+    const other = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'promptforge-main-other-')));
+    expect((await invoke('workspace:open', { path: other })).error?.code).toBe('not-chosen');
+    answers.folders.push(chosen);
+    expect(await invoke('workspace:choose', {})).toEqual({ ok: true, value: { path: chosen } });
+    expect(recorded.openDialogs.at(-1)).toMatchObject({ properties: ['openDirectory', 'createDirectory'] });
+    expect(await invoke('workspace:open', { path: chosen })).toMatchObject({ ok: true, value: { root: chosen } });
+    expect((await invoke('workspace:open', { path: other })).error?.code).toBe('not-chosen');
+  });
+});
