@@ -1,4 +1,5 @@
 import {
+  appendFileSync,
   chmodSync,
   copyFileSync,
   cpSync,
@@ -58,10 +59,31 @@ let resources = '';
 let archive = '';
 let unpacked = '';
 
+/** @electron/fuses' marker in Electron's executable, before the fuse wire. */
+const FUSE_SENTINEL = 'dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX';
+/**
+ * Electron's fuses in wire order, with Electron's defaults ('1' on, '0' off): runAsNode,
+ * cookieEncryption, nodeOptions, nodeCliInspect, embeddedAsarIntegrityValidation,
+ * onlyLoadAppFromAsar, loadBrowserProcessSpecificV8Snapshot, grantFileProtocolExtraPrivileges.
+ */
+const STAND_IN_FUSE_DEFAULTS = '10110001';
+
 /** The stand-in Electron distribution electron-builder packs instead of Electron's Linux zip. */
 function standInElectronDistribution(folder: string): string {
   mkdirSync(path.join(folder, 'locales'), { recursive: true });
   copyFileSync(path.join(repositoryRoot, 'test/fixtures/stand-in-electron-as-node.sh'), path.join(folder, 'electron'));
+  // Electron's fuse wire, as a real executable carries it (after `exec`, so the shell never reads
+  // it): the sentinel, the wire's version and length, then one byte per fuse in Electron's order,
+  // at Electron's defaults. electron-builder flips them as electron-builder.yml says.
+  appendFileSync(
+    path.join(folder, 'electron'),
+    Buffer.concat([
+      Buffer.from(`# ${FUSE_SENTINEL}`),
+      Buffer.from([1, STAND_IN_FUSE_DEFAULTS.length]),
+      Buffer.from(STAND_IN_FUSE_DEFAULTS),
+      Buffer.from('\n'),
+    ]),
+  );
   chmodSync(path.join(folder, 'electron'), 0o755);
   const electron = readFileSync(path.join(repositoryRoot, 'node_modules/electron/package.json'), 'utf8');
   writeFileSync(path.join(folder, 'version'), (JSON.parse(electron) as { version: string }).version);
@@ -237,6 +259,34 @@ describe('npm run pack:dir: the Linux package (electron-builder --linux dir)', (
       ),
     );
     expect(devPacked, 'devDependencies (build-time tools) in the package').toEqual([]);
+  });
+
+  it('flips Electron’s fuses in the packaged executable as electron-builder.yml says', () => {
+    const executable = readFileSync(path.join(packageDir, 'promptforge-studio'));
+    const at = executable.indexOf(FUSE_SENTINEL) + FUSE_SENTINEL.length;
+    const wire = executable.subarray(at + 2, at + 2 + STAND_IN_FUSE_DEFAULTS.length).toString('latin1');
+    const fuses = Object.fromEntries(
+      [
+        'runAsNode',
+        'cookieEncryption',
+        'nodeOptions',
+        'nodeCliInspect',
+        'embeddedAsarIntegrityValidation',
+        'onlyLoadAppFromAsar',
+        'loadBrowserProcessSpecificV8Snapshot',
+        'grantFileProtocolExtraPrivileges',
+      ].map((name, index) => [name, wire[index] === '1']),
+    );
+    expect(fuses).toEqual({
+      runAsNode: true,
+      cookieEncryption: true,
+      nodeOptions: false,
+      nodeCliInspect: false,
+      embeddedAsarIntegrityValidation: true,
+      onlyLoadAppFromAsar: true,
+      loadBrowserProcessSpecificV8Snapshot: false,
+      grantFileProtocolExtraPrivileges: false,
+    });
   });
 
   it(`weighs at most ${PAYLOAD_LIMIT / MiB} MiB in resources/, and prints its largest parts`, () => {
