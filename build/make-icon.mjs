@@ -1,7 +1,7 @@
 // Renders build/icon.svg to build/icon.png (512x512, transparent) with Debian's Chromium.
 // Run by hand after changing the SVG: `node build/make-icon.mjs`. Not part of the build.
 import { readFile } from 'node:fs/promises';
-import { chromium } from 'playwright-core';
+import { chromium } from 'playwright';
 
 const svg = await readFile(new URL('./icon.svg', import.meta.url), 'utf8');
 const browser = await chromium.launch({
