@@ -81,6 +81,45 @@ describe('promptforge test cases, run in-process on the worker pool', () => {
     });
   });
 
+  it('limits on tokens and cost say at which round the run went over', async () => {
+    const file = testFile(
+      dir,
+      'budget.yaml',
+      `cases:
+  - name: over budget
+    agent: agents/echo-loop.lua
+    model:
+      price: { inputPerMillion: 1000, outputPerMillion: 2000 }
+      replies:
+        - { calls: [{ name: echo, arguments: { text: a } }], usage: { input: 100, output: 10 } }
+        - { content: done, usage: { input: 200, output: 20 } }
+    expect: { max_tokens: 200, max_cost: 0.1 }
+  - name: within budget
+    agent: agents/echo-loop.lua
+    model:
+      price: { inputPerMillion: 1000, outputPerMillion: 2000 }
+      replies: [{ content: done, usage: { input: 10, output: 1 } }]
+    expect: { max_tokens: 11, max_cost: 0.013 }
+`,
+    );
+    const [over, within] = (await runFile(dir, file, { concurrency: 1 })).results;
+    expect(over!.failures).toEqual([
+      expect.objectContaining({
+        field: 'expect.max_tokens',
+        actual: '330 tokens',
+        step: expect.objectContaining({ round: 2 }),
+      }),
+      expect.objectContaining({
+        field: 'expect.max_cost',
+        actual: expect.stringMatching(/^0\.3(6|59)/),
+        step: expect.objectContaining({ round: 1 }),
+      }),
+    ]);
+    expect(within!.failures).toEqual([]);
+    expect(within!.run).toMatchObject({ tokens: 11 });
+    expect(within!.run!.cost).toBeCloseTo(0.012, 9);
+  });
+
   it('asked, tainted, decision and trust are checked per call', async () => {
     const file = testFile(
       dir,
