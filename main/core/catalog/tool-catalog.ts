@@ -6,6 +6,25 @@ import type { ToolCatalog, ToolSpec } from '../tools/tool-spec.js';
 import type { ArgumentProblem } from '../../../common/studio-schemas.js';
 import { describeErrorList, describeErrors, UserSchemaCompiler } from './catalog-schemas.js';
 
+let shared: UserSchemaCompiler | undefined;
+let sharedUses = 0;
+/** Validators a shared compiler hands out before it is replaced, so that its cache stays bounded. */
+const SHARED_COMPILER_USES = 5000;
+
+/**
+ * The compiler of catalogs made without one (each run's scoped or restricted copy of the
+ * workspace's tools, the builtins): identical schemas compile once, not once per run (compiling
+ * took most of a short run's host time). It is replaced after {@link SHARED_COMPILER_USES}
+ * validators, so schemas that keep changing (an MCP server's) cannot grow it without bound.
+ */
+function sharedCompiler(): UserSchemaCompiler {
+  if (shared === undefined || ++sharedUses > SHARED_COMPILER_USES) {
+    shared = new UserSchemaCompiler();
+    sharedUses = 0;
+  }
+  return shared;
+}
+
 /**
  * An in-memory tool catalog with argument and output validators. Built by the workspace loader
  * (which has already checked every schema compiles), the MCP manager (which checks its tools'
@@ -16,7 +35,7 @@ export class ToolCatalogImpl implements ToolCatalog {
   private readonly tools = new Map<string, ToolSpec>();
   private readonly argumentValidators = new Map<string, ValidateFunction>();
   private readonly outputValidators = new Map<string, ValidateFunction>();
-  private compiler: UserSchemaCompiler | undefined;
+  private readonly compiler: UserSchemaCompiler | undefined;
 
   /**
    * @param specs tools in display order; a later spec with the same alias replaces an earlier one.
@@ -39,8 +58,7 @@ export class ToolCatalogImpl implements ToolCatalog {
     const cache = which === 'parameters' ? this.argumentValidators : this.outputValidators;
     let validate = cache.get(alias);
     if (!validate) {
-      this.compiler ??= new UserSchemaCompiler();
-      validate = this.compiler.compile(schema);
+      validate = (this.compiler ?? sharedCompiler()).compile(schema);
       cache.set(alias, validate);
     }
     return validate;
