@@ -136,6 +136,24 @@ export default async function run(): Promise<BenchRow[]> {
       },
       { warmup: 1, samples: SAMPLES },
     );
+    // What a case is compared with: an empty script through the same engine.
+    writeFileSync(path.join(dir, 'agents', 'empty.lua'), '');
+    const approver = new PolicyApprover('deny');
+    const empty: number[] = [];
+    for (let i = 0; i < 110; i += 1) {
+      const t0 = now();
+      const emptyRun = await prepareRun({
+        scriptFile: path.join(dir, 'agents', 'empty.lua'),
+        workspace,
+        pool,
+        approver,
+        trust: { state: 'trusted' },
+        transcriptPath: path.join(dir, 'runs', 'empty', `${i}.jsonl`),
+      });
+      await emptyRun.start();
+      await emptyRun.done;
+      if (i >= 10) empty.push(now() - t0);
+    }
     return [
       row(
         `1,000 cases (3 rounds, 3 echo calls, scripted model) through promptforge test's runner, per case`,
@@ -150,6 +168,9 @@ export default async function run(): Promise<BenchRow[]> {
           how: `Wall time of the whole suite divided by ${CASES}: the test file read and validated, each case run on a pool of ${CONCURRENCY} built Lua workers (${CONCURRENCY} at a time) with its transcript under runs/tests/, its assertions (ordered calls, a pattern, counts, final text, rounds) checked. The baseline starts the same runs with prepareRun, the same scripted provider, the same concurrency and transcript files, in the same process; the two are interleaved, one warm-up each. Cases per second = 1000 / median.`,
         },
       ),
+      row('An empty script through prepareRun, with its transcript (warm worker, one at a time)', 'ms', empty, {
+        how: 'prepareRun, start and run.done of an empty script on a warm worker, its transcript written, 100 samples after 10 warm-up runs: the engine floor a case is compared with.',
+      }),
       row(`Loading and validating the 1,000-case test file`, 'ms', loadTimes, {
         how: 'loadTestFile on the suite file: YAML parse with positions, zod validation of every case, the names it uses checked against the workspace.',
       }),
