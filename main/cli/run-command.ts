@@ -210,7 +210,10 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     approver instanceof TerminalApprover && io.stdin.isTTY
       ? async ({ label, origin, model }: { label: string; origin: string; model: string }) =>
           model !== askedBeforeRun &&
-          approver.confirm(`model "${model}" sends requests to ${origin}. Send your ${label} key there?`, interrupt)
+          approver.confirm(
+            `model "${model}" sends requests to ${origin}. Send them there, with your ${label} key if one is stored?`,
+            interrupt,
+          )
       : undefined;
   try {
     const run = await prepareRun({

@@ -30,6 +30,7 @@ import { refusingGate, refusingRunner, restrictWorkspace, RestrictedCatalog } fr
 import { changedFilesRefusal, PinnedFiles, pinnedRunner } from '../trust/pinned-runner.js';
 import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
 import { keyMayGo, keyOriginRefusal, type ConfirmKeyOrigin } from '../trust/key-origins.js';
+import { isLoopbackUrl } from '../net/loopback.js';
 import { originOf } from '../trust/workspace-manifest.js';
 import type { TrustStore, TrustVia, WorkspaceTrust } from '../trust/trust-store.js';
 
@@ -503,9 +504,11 @@ function workspaceResolver(
         ...(options.trust?.confirmKeyOrigin && { confirm: options.trust.confirmKeyOrigin }),
         ...(options.trust?.via && { via: options.trust.via }),
       }));
-    if (!keyAllowed && preset?.needsKey !== false)
+    // Without a key the requests still carry the conversation: they may go without one only to this
+    // machine (a local server); anywhere else is a destination the person approves, as for a key.
+    if (!keyAllowed && (preset?.needsKey !== false || !isLoopbackUrl(spec.baseUrl ?? '')))
       throw keyOriginRefusal(spec.provider, spec.baseUrl ?? '', spec.alias, trusted);
-    // A provider that works without a key goes on without one: said, like any key source.
+    // A provider that works without a key goes on without one to a local server: said, like any key source.
     if (!keyAllowed)
       options.onKeySource?.(spec.provider, 'none', {
         keychainUnavailable: false,

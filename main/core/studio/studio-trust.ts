@@ -112,10 +112,10 @@ export class StudioTrust {
   readonly confirmKeyOrigin: ConfirmKeyOrigin = async ({ label, origin, model }) => {
     if (!this.host.confirm) return false;
     return this.host.confirm({
-      title: `Send your ${label} key to ${origin}?`,
-      message: `Model "${model}" sends its requests to ${origin}, which is not ${label}'s own API. Send your ${label} key there?`,
-      detail: `Only if you run that server or trust whoever does. The answer is kept for this key and origin (see Trust), for every workspace.`,
-      confirm: 'Send the key there',
+      title: `Send ${model}'s requests to ${origin}?`,
+      message: `Model "${model}" sends its requests to ${origin}, which is not ${label}'s own API. Send them there, with your prompts, the tool outputs and your ${label} key (if one is stored)?`,
+      detail: `Only if you run that server or trust whoever does. The answer is kept for ${label} and this origin (see Trust), for every workspace.`,
+      confirm: 'Send them there',
     });
   };
 

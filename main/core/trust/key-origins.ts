@@ -65,9 +65,13 @@ export async function keyMayGo(
 /** The refusal when a key may not go to `baseUrl`, naming the origin and the fix. */
 export function keyOriginRefusal(provider: string, baseUrl: string, model: string, trusted: boolean): KeyOriginError {
   const origin = originOf(baseUrl) ?? baseUrl;
-  const label = providerPreset(provider)?.label ?? provider;
+  const preset = providerPreset(provider);
+  const label = preset?.label ?? provider;
   const home = providerHomeOrigin(provider);
-  const why = `model "${model}" sends requests to ${origin}, and your ${label} key goes only to ${home ?? 'origins you approve for it'}`;
+  const why =
+    preset?.needsKey === false
+      ? `model "${model}" would send your prompts and tool outputs to ${origin}, which is not on this machine and was not approved for ${label}`
+      : `model "${model}" sends requests to ${origin}, and your ${label} key goes only to ${home ?? 'origins you approve for it'}`;
   const fix = trusted
     ? `If you mean it, approve that origin for the key: promptforge trust --allow-key ${provider} ${origin} (or in the studio's Trust view); else fix the baseUrl in models.yaml`
     : `The workspace is restricted (not trusted), so it cannot ask for that: approve the origin yourself (promptforge trust --allow-key ${provider} ${origin}, or in the studio's Trust view), or trust the workspace first`;

@@ -464,7 +464,7 @@ describe(
       });
       expect((await cli(['trust', '--yes'], { cwd: work.dir, config })).code).toBe(0);
       const keysBefore = server.authHeaders.length;
-      const question = `model "helper" sends requests to ${origin}. Send your OpenAI key there? [y]es, [N]o: `;
+      const question = `model "helper" sends requests to ${origin}. Send them there, with your OpenAI key if one is stored? [y]es, [N]o: `;
       const declined = startCli(['run', 'pick.lua', '--approve', 'ask'], { cwd: work.dir, config, tty: true, env });
       await declined.waitFor(question);
       declined.type('n');

@@ -532,7 +532,7 @@ describe('a provider key and a base URL of another origin', () => {
     expect(refused.end.error?.message).toContain(`your OpenAI key goes only to https://api.openai.com`);
     expect(model.requests.length).toBe(requestsBefore);
     expect(s.person.questions).toMatchObject([
-      { title: `Send your OpenAI key to ${origin()}?`, confirm: 'Send the key there' },
+      { title: `Send elsewhere's requests to ${origin()}?`, confirm: 'Send them there' },
     ]);
 
     s.person.answers.push(true);
