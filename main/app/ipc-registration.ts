@@ -159,8 +159,10 @@ export function registerContractHandlers(options: ContractRegistrationOptions): 
       const verdict = personInput.judge(event.sender.id, now());
       if (!verdict.ok) {
         logger.warn('refused IPC call: no person input', { method, reason: verdict.reason });
-        return { ok: false, error: { code: 'no-person-input', message: `${method}: ${verdict.message}` } };
+        return { ok: false, error: { code: 'no-person-input', message: verdict.message } };
       }
+      // One press pays for one call: a script cannot ride on it for a second decision or dialog.
+      personInput.consume(event.sender.id);
     }
     return cloneable(method, await dispatchContractCall(handlers, method, payload, logger), logger);
   };

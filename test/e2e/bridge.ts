@@ -173,17 +173,19 @@ export class StudioHarness {
 
   /**
    * The gate's input, a stand-in: before each judgement, a fresh log gets what {@link person}.input
-   * says the window received, and the real log judges it.
+   * says the window received (a fresh press for every call, by default), and the real log judges it.
    */
   private readonly personInput: PersonInputJudge = {
     judge: (windowId, nowMs) => {
       const log = new PersonInputLog();
       const studioWindow = this.window?.isDestroyed() === false ? this.window.webContents.id : windowId;
-      if (this.person.input === 'just-now') log.record(studioWindow, 'mouseUp', nowMs);
-      if (this.person.input === 'other-window') log.record(studioWindow + 1, 'mouseUp', nowMs);
-      if (this.person.input === 'stale') log.record(studioWindow, 'mouseUp', nowMs - PERSON_INPUT_MAX_AGE_MS - 1);
+      if (this.person.input === 'just-now') log.record(studioWindow, 'mouseDown', nowMs);
+      if (this.person.input === 'other-window') log.record(studioWindow + 1, 'mouseDown', nowMs);
+      if (this.person.input === 'stale') log.record(studioWindow, 'mouseDown', nowMs - PERSON_INPUT_MAX_AGE_MS - 1);
       return log.judge(windowId, nowMs);
     },
+    // Each judgement starts from a fresh stand-in log, so there is nothing to use up.
+    consume: () => undefined,
   };
 
   /** The open page; throws before {@link open}. */

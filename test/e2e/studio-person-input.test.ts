@@ -28,7 +28,7 @@ describe('studio: a decision needs the person’s input in the studio window', (
     const alert = cards.cardOf(runId).getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe(
-      'approval:decide: No click or key press reached the studio window in the last 3 s: decide with the mouse or the keyboard. (no-person-input)',
+      'No click or key press reached the studio window in the last 3 s: act with the mouse or the keyboard in the studio window. (no-person-input)',
     );
     expect(studio.calls.filter((call) => call.method === 'approval:decide')).toEqual([
       { method: 'approval:decide', ok: false },
@@ -58,7 +58,7 @@ describe('studio: a decision needs the person’s input in the studio window', (
       studio.call('approval:decide', { runId, callId: pending!.callId, decision: { kind: 'approve' } });
     studio.person.input = 'other-window';
     await expect(decide()).rejects.toThrow(
-      'approval:decide failed: no-person-input: approval:decide: The last click or key press went to another window, not the studio window: decide with the mouse or the keyboard.',
+      'approval:decide failed: no-person-input: The last click or key press went to another window, not the studio window: act with the mouse or the keyboard in the studio window.',
     );
     studio.person.input = 'stale';
     await expect(decide()).rejects.toThrow('the studio window was more than 3 s ago');

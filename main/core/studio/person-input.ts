@@ -33,28 +33,32 @@ export const PERSON_INPUT_MAX_AGE_MS = 3_000;
 
 /**
  * The input types (Electron's `InputEvent.type`, and `Input.type` of `before-input-event`) that
- * count as a person's act: presses and releases of keys and buttons, and taps. Moving the pointer
- * over the window, the wheel, hovering and scrolling gestures do not: they happen without intent
- * (a pointer crossing the window on its way elsewhere).
+ * count as a person's act: the press of a key, a button or a finger. One act is one press: its
+ * release, the character it types and the tap gesture that follows are the same act, and would
+ * otherwise hand a waiting script a second one. Moving the pointer over the window, the wheel,
+ * hovering and scrolling gestures do not count: they happen without intent.
  */
 export const PERSON_INPUT_TYPES: ReadonlySet<string> = new Set([
   'mouseDown',
-  'mouseUp',
   'rawKeyDown',
   'keyDown',
-  'keyUp',
-  'char',
   'pointerDown',
-  'pointerUp',
   'touchStart',
-  'touchEnd',
-  'gestureTapDown',
-  'gestureTap',
-  'gestureDoubleTap',
 ]);
 
-/** The contract methods that are served only right after a person's input in the studio window. */
-export const PERSON_INPUT_METHODS: ReadonlySet<ContractMethodName> = new Set<ContractMethodName>(['approval:decide']);
+/**
+ * The contract methods that are served only right after a person's input in the studio window,
+ * and use it up: deciding a call, and everything that opens one of main's own dialogs (so a page
+ * cannot raise dialog after dialog to wear the person down). Each needs a press of its own.
+ */
+export const PERSON_INPUT_METHODS: ReadonlySet<ContractMethodName> = new Set<ContractMethodName>([
+  'approval:decide',
+  'keys:set',
+  'keys:delete',
+  'trust:grant',
+  'workspace:choose',
+  'history:export',
+]);
 
 /** Whether contract method `method` needs a person's input first (see {@link PERSON_INPUT_METHODS}). */
 export function needsPersonInput(method: string): boolean {
@@ -63,11 +67,15 @@ export function needsPersonInput(method: string): boolean {
 
 /** Why a call was or was not preceded by a person's input. */
 export type PersonInputVerdict =
-  { ok: true } | { ok: false; reason: 'no-input' | 'other-window' | 'stale'; message: string };
+  { ok: true } | { ok: false; reason: 'no-input' | 'other-window' | 'stale' | 'used'; message: string };
 
-/** What the IPC registration asks: was there a person's input in window `windowId` just now? */
+/**
+ * What the IPC registration asks: was there a person's input in window `windowId` just now? When
+ * it serves the call, it {@link consume}s that input: one press pays for one call.
+ */
 export interface PersonInputJudge {
   judge(windowId: number, nowMs: number): PersonInputVerdict;
+  consume(windowId: number): void;
 }
 
 /**
@@ -79,7 +87,7 @@ export function personInputClock(): number {
 }
 
 const seconds = `${PERSON_INPUT_MAX_AGE_MS / 1000} s`;
-const advice = 'decide with the mouse or the keyboard.';
+const advice = 'act with the mouse or the keyboard in the studio window.';
 
 /**
  * The last counting input of each window. Record every `input-event` and `before-input-event`
@@ -88,24 +96,45 @@ const advice = 'decide with the mouse or the keyboard.';
 export class PersonInputLog implements PersonInputJudge {
   /** Window id -> when its last counting input arrived. */
   private readonly lastInput = new Map<number, number>();
+  /** Window id -> which input (by arrival order) a served call used up. */
+  private readonly spent = new Map<number, number>();
+  /** Window id -> the arrival order of its last counting input (two presses may share a time). */
+  private readonly lastSequence = new Map<number, number>();
+  private sequence = 0;
 
   /** Records input of `type` in window `windowId` at `atMs`; false (and nothing recorded) when the type does not count. */
   record(windowId: number, type: string, atMs: number): boolean {
     if (!PERSON_INPUT_TYPES.has(type)) return false;
     // The latest arrival wins, even when its time is earlier (a clock that went back).
     this.lastInput.set(windowId, atMs);
+    this.lastSequence.set(windowId, ++this.sequence);
     return true;
   }
 
   /** Forgets window `windowId` (it closed; a new window may get its id later). */
   forget(windowId: number): void {
     this.lastInput.delete(windowId);
+    this.lastSequence.delete(windowId);
+    this.spent.delete(windowId);
+  }
+
+  /** Uses up window `windowId`'s last input: the next call needs a press of its own. */
+  consume(windowId: number): void {
+    const last = this.lastSequence.get(windowId);
+    if (last !== undefined) this.spent.set(windowId, last);
   }
 
   /** Whether window `windowId` received a counting input within {@link PERSON_INPUT_MAX_AGE_MS} before `nowMs`. */
   judge(windowId: number, nowMs: number): PersonInputVerdict {
     const here = this.lastInput.get(windowId);
-    if (here !== undefined && nowMs >= here && nowMs - here <= PERSON_INPUT_MAX_AGE_MS) return { ok: true };
+    const fresh = here !== undefined && nowMs >= here && nowMs - here <= PERSON_INPUT_MAX_AGE_MS;
+    if (fresh && this.spent.get(windowId) === this.lastSequence.get(windowId))
+      return {
+        ok: false,
+        reason: 'used',
+        message: `The last click or key press in the studio window was already used for another request; each needs its own: ${advice}`,
+      };
+    if (fresh) return { ok: true };
     const elsewhere = [...this.lastInput].some(
       ([id, at]) => id !== windowId && nowMs >= at && nowMs - at <= PERSON_INPUT_MAX_AGE_MS,
     );

@@ -146,7 +146,7 @@ function storeQuestion(
     const preset = PROVIDER_PRESETS[name as keyof typeof PROVIDER_PRESETS];
     return {
       title: `${replaced ? 'Replace' : 'Store'} your ${preset.label} key?`,
-      message: `${replaced ? 'Replace your' : 'Store a'} ${preset.label} key in the OS keychain with the key the studio was given (${shown})?`,
+      message: `${replaced ? 'Replace your' : 'Store your'} ${preset.label} key in the OS keychain with the key you pasted into the studio (${shown})?`,
       detail: [
         ...(replaced ? ['The key stored now is overwritten.'] : []),
         `Runs send it only to ${preset.defaultBaseUrl ?? 'the base URL your models.yaml gives'}, and to origins you approved under Trust.`,

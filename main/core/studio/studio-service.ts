@@ -22,7 +22,14 @@ import { PendingApprovals, QueueApprover } from '../approval/pending-approvals.j
 import { writeFileAtomic } from '../catalog/atomic-write.js';
 import { writeCatalogFile } from '../catalog/catalog-edit.js';
 import { watchWorkspace } from '../catalog/watch-workspace.js';
-import { buildWorkspace, loadWorkspace, readCatalogTexts, RUNS_DIR, type Workspace } from '../catalog/workspace.js';
+import {
+  AGENTS_DIR,
+  buildWorkspace,
+  loadWorkspace,
+  readCatalogTexts,
+  RUNS_DIR,
+  type Workspace,
+} from '../catalog/workspace.js';
 import { ForkError, prepareRun, RunSetupError } from '../run/prepare-run.js';
 import type { Run } from '../run/run.js';
 import { WorkerPool } from '../run/worker-pool.js';
@@ -31,6 +38,7 @@ import { readTranscriptPage } from '../transcript/transcript-pages.js';
 import { listRuns } from '../transcript/run-history.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { ChosenFolders } from './chosen-folders.js';
+import { oneQuestionAtATime } from './one-question.js';
 import { ContractError } from './contract-error.js';
 import { StudioHistory, transcriptContractError } from './studio-history.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
@@ -52,6 +60,9 @@ import { checkArguments, requireValidTrialArguments, TOOL_TRIAL_SCRIPT, trialScr
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import { checkInsideWorkspace } from '../tools/workspace-path.js';
 import { RECORDINGS_DIR, recordingPathFor } from '../catalog/recording-path.js';
+
+/** The files `file:write` saves: agent scripts, `agents/NAME.lua`. */
+const AGENT_SCRIPT = new RegExp(`^${AGENTS_DIR}/[^/\\\\]+\\.lua$`);
 
 /** Largest workspace file the studio opens in an editor. */
 const MAX_WORKSPACE_FILE_BYTES = 16 << 20;
@@ -107,9 +118,10 @@ export class StudioService {
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
     this.pool.prewarm();
+    const confirmPerson = oneQuestionAtATime(options.confirmPerson);
     this.trust = new StudioTrust({
       configDirectory: options.configDirectory ?? currentConfigDir(),
-      confirm: options.confirmPerson,
+      confirm: confirmPerson,
       emit: options.emit,
       changed: (now) => {
         // Less trust than before stops what it allowed: the servers stop, and nothing new starts.
@@ -124,7 +136,7 @@ export class StudioService {
       requireWorkspace: () => this.requireWorkspace(),
       workspaceChanged: (ws) => options.emit('workspace-changed', this.describe(ws)),
     });
-    this.keys = new StudioKeys(options.secrets, () => this.workspace, options.confirmPerson);
+    this.keys = new StudioKeys(options.secrets, () => this.workspace, confirmPerson);
     this.history = new StudioHistory((relative) => this.resolve(relative), options);
     this.pending = new PendingApprovals({
       onEvent: (event) => {
@@ -208,10 +220,12 @@ export class StudioService {
   }
 
   async writeScript(relative: string, text: string): Promise<{ saved: true }> {
-    if (!relative.endsWith('.lua'))
+    // Only an agent: a .lua file elsewhere may be one a trusted command loads, which its trust
+    // does not cover, so the page must not write it.
+    if (!AGENT_SCRIPT.test(relative))
       throw new ContractError(
         'not-a-script',
-        `${relative}: only agent scripts (*.lua) are saved here; catalogs go through catalog:write`,
+        `${relative}: only agent scripts (${AGENTS_DIR}/NAME.lua) are saved here; catalogs go through catalog:write`,
       );
     const ws = this.requireWorkspace();
     // In the same queue as create, save as, rename and delete: a save sent while the agent is being

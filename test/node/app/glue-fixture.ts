@@ -113,7 +113,7 @@ export function createGlue(
     },
     click: () => {
       webContents.emit('input-event', {}, { type: 'mouseDown' });
-      webContents.emit('input-event', {}, { type: 'mouseUp' });
+      webContents.emit('input-event', {}, { type: 'mouseUp' }); // the release is the same act: it does not count again
     },
     unregister,
   };

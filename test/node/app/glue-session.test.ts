@@ -57,6 +57,8 @@ describe('a studio session through the stand-in glue', () => {
     const opened = await ok('workspace:open-example', {});
     expect(opened.agents.length).toBeGreaterThan(0);
     await ok('workspace:state', {});
+    // A method that opens one of main's dialogs is served right after the person's press, as a decision is.
+    studio.glue.click();
     await ok('workspace:choose', {});
     const tools = await ok('file:read', { path: 'tools.yaml' });
     await ok('catalog:check', { file: 'tools.yaml', text: tools.text });
@@ -89,6 +91,7 @@ describe('a studio session through the stand-in glue', () => {
     const page = await ok('history:page', { runId, from: 0, count: 100 });
     expect(page.complete).toBe(true);
     await ok('history:compare', { left: runId, right: trial.runId });
+    studio.glue.click();
     await ok('history:export', { runId });
     await ok('run:stop', { runId });
     const renamed = await ok('file:rename', { path: created.path, name: 'glue-renamed' });

@@ -177,7 +177,7 @@ describe('registerContractHandlers: the person-input gate', () => {
       error: {
         code: 'no-person-input',
         message:
-          'approval:decide: No click or key press reached the studio window in the last 3 s: decide with the mouse or the keyboard.',
+          'No click or key press reached the studio window in the last 3 s: act with the mouse or the keyboard in the studio window.',
       },
     });
     expect(decided).toBe(0);
@@ -208,7 +208,7 @@ describe('registerContractHandlers: the person-input gate', () => {
     expect(await studio.invoke('approval:decide', decide)).toMatchObject({
       error: { code: 'no-person-input', message: expect.stringContaining('No click or key press') },
     });
-    studio.personInput.record(new StandInWebContents().id, 'mouseUp', studio.clock.now);
+    studio.personInput.record(new StandInWebContents().id, 'mouseDown', studio.clock.now);
     expect(await studio.invoke('approval:decide', decide)).toMatchObject({
       error: { code: 'no-person-input', message: expect.stringContaining('another window') },
     });

@@ -40,6 +40,9 @@ describe('main/app/main.ts on a stand-in electron', () => {
       error?: { code: string; message: string };
     }>;
 
+  /** The person presses a button in the studio window (Electron's input-event). */
+  const press = () => window.webContents.emit('input-event', {}, { type: 'mouseDown' });
+
   beforeAll(async () => {
     await import('../../../main/app/main.js');
   });
@@ -79,7 +82,7 @@ describe('main/app/main.ts on a stand-in electron', () => {
     // A pointer moving over the window is no decision.
     window.webContents.emit('input-event', {}, { type: 'mouseMove' });
     expect((await invoke('approval:decide', decision)).error?.code).toBe('no-person-input');
-    window.webContents.emit('input-event', {}, { type: 'mouseUp' });
+    window.webContents.emit('input-event', {}, { type: 'mouseDown' });
     const served = await invoke('approval:decide', decision);
     // Past the gate: the dispatcher answers (there is no such call waiting).
     expect(served.error?.code).not.toBe('no-person-input');
@@ -91,7 +94,11 @@ describe('main/app/main.ts on a stand-in electron', () => {
   });
 
   it('asks the person in a native message box before storing a key; Cancel is the default and stores nothing', async () => {
+    expect((await invoke('keys:set', { provider: 'openai', key: 'sk-no-press-0000000000000' })).error?.code).toBe(
+      'no-person-input',
+    );
     answers.messageBox.push(0);
+    press();
     const stored = await invoke('keys:set', { provider: 'openai', key: 'sk-stand-in-000000000000abcd' });
     expect(stored.error?.code).toBe('cancelled');
     expect(recorded.messageBoxes.at(-1)).toMatchObject({
@@ -110,6 +117,7 @@ describe('main/app/main.ts on a stand-in electron', () => {
     const other = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'promptforge-main-other-')));
     expect((await invoke('workspace:open', { path: other })).error?.code).toBe('not-chosen');
     answers.folders.push(chosen);
+    press();
     expect(await invoke('workspace:choose', {})).toEqual({ ok: true, value: { path: chosen } });
     expect(recorded.openDialogs.at(-1)).toMatchObject({ properties: ['openDirectory', 'createDirectory'] });
     expect(await invoke('workspace:open', { path: chosen })).toMatchObject({ ok: true, value: { root: chosen } });

@@ -13,7 +13,7 @@ const OTHER = 2;
 
 describe('PersonInputLog (the person-input gate)', () => {
   it('passes a decision right after a click or key press in the same window, up to the allowed delay', () => {
-    for (const type of ['mouseDown', 'mouseUp', 'keyDown', 'rawKeyDown', 'keyUp', 'char', 'gestureTap']) {
+    for (const type of ['mouseDown', 'keyDown', 'rawKeyDown', 'pointerDown', 'touchStart']) {
       const log = new PersonInputLog();
       expect(log.record(STUDIO, type, 10_000)).toBe(true);
       expect(log.judge(STUDIO, 10_000)).toEqual({ ok: true });
@@ -26,18 +26,18 @@ describe('PersonInputLog (the person-input gate)', () => {
       ok: false,
       reason: 'no-input',
       message:
-        'No click or key press reached the studio window in the last 3 s: decide with the mouse or the keyboard.',
+        'No click or key press reached the studio window in the last 3 s: act with the mouse or the keyboard in the studio window.',
     });
   });
 
   it('refuses when the input went to another window', () => {
     const log = new PersonInputLog();
-    log.record(OTHER, 'mouseUp', 1_000);
+    log.record(OTHER, 'mouseDown', 1_000);
     expect(log.judge(STUDIO, 1_100)).toMatchObject({ ok: false, reason: 'other-window' });
     expect(log.judge(STUDIO, 1_100)).toHaveProperty('message', expect.stringContaining('another window'));
     // Fresh input elsewhere is named even when this window had input long ago.
-    log.record(STUDIO, 'mouseUp', 0);
-    log.record(OTHER, 'mouseUp', 10_000);
+    log.record(STUDIO, 'mouseDown', 0);
+    log.record(OTHER, 'mouseDown', 10_000);
     expect(log.judge(STUDIO, 10_001)).toMatchObject({ ok: false, reason: 'other-window' });
   });
 
@@ -49,13 +49,26 @@ describe('PersonInputLog (the person-input gate)', () => {
       ok: false,
       reason: 'stale',
       message:
-        'The last click or key press in the studio window was more than 3 s ago: decide with the mouse or the keyboard.',
+        'The last click or key press in the studio window was more than 3 s ago: act with the mouse or the keyboard in the studio window.',
     });
   });
 
-  it('does not count pointer moves, the wheel, hovering or scrolling', () => {
+  it('does not count pointer moves, the wheel, hovering, scrolling, nor the release, character or tap that end a press', () => {
     const log = new PersonInputLog();
-    for (const type of ['mouseMove', 'mouseWheel', 'mouseEnter', 'mouseLeave', 'gestureScrollUpdate', 'undefined']) {
+    for (const type of [
+      'mouseMove',
+      'mouseWheel',
+      'mouseEnter',
+      'mouseLeave',
+      'gestureScrollUpdate',
+      'undefined',
+      'mouseUp',
+      'keyUp',
+      'char',
+      'touchEnd',
+      'gestureTap',
+      'gestureTapDown',
+    ]) {
       expect(log.record(STUDIO, type, 2_000)).toBe(false);
       expect(PERSON_INPUT_TYPES.has(type)).toBe(false);
     }
@@ -64,27 +77,54 @@ describe('PersonInputLog (the person-input gate)', () => {
 
   it('refuses when the clock went back past the input, and judges by the latest arrival', () => {
     const log = new PersonInputLog();
-    log.record(STUDIO, 'mouseUp', 50_000);
+    log.record(STUDIO, 'mouseDown', 50_000);
     expect(log.judge(STUDIO, 49_000)).toEqual({
       ok: false,
       reason: 'stale',
       message:
-        'The last click or key press in the studio window is dated after now (the clock went back): decide with the mouse or the keyboard.',
+        'The last click or key press in the studio window is dated after now (the clock went back): act with the mouse or the keyboard in the studio window.',
     });
     // The next click after the jump is the one that counts, though its time is earlier.
-    log.record(STUDIO, 'mouseUp', 48_000);
+    log.record(STUDIO, 'mouseDown', 48_000);
     expect(log.judge(STUDIO, 48_500)).toEqual({ ok: true });
   });
 
   it('forgets a window that closed', () => {
     const log = new PersonInputLog();
-    log.record(STUDIO, 'mouseUp', 1_000);
+    log.record(STUDIO, 'mouseDown', 1_000);
     log.forget(STUDIO);
     expect(log.judge(STUDIO, 1_001)).toMatchObject({ ok: false, reason: 'no-input' });
   });
 
-  it('gates approval:decide and no other contract method', () => {
-    expect([...PERSON_INPUT_METHODS]).toEqual(['approval:decide']);
-    expect(contractMethodNames.filter(needsPersonInput)).toEqual(['approval:decide']);
+  it('one press pays for one call: once used, the next call needs a press of its own', () => {
+    const log = new PersonInputLog();
+    log.record(STUDIO, 'mouseDown', 1_000);
+    expect(log.judge(STUDIO, 1_010)).toEqual({ ok: true });
+    log.consume(STUDIO);
+    expect(log.judge(STUDIO, 1_020)).toEqual({
+      ok: false,
+      reason: 'used',
+      message:
+        'The last click or key press in the studio window was already used for another request; each needs its own: act with the mouse or the keyboard in the studio window.',
+    });
+    // Used up in one window, not in another.
+    log.record(OTHER, 'keyDown', 1_030);
+    expect(log.judge(OTHER, 1_040)).toEqual({ ok: true });
+    // A new press counts, even at the same time as the one used (a coarse clock).
+    log.record(STUDIO, 'rawKeyDown', 1_000);
+    expect(log.judge(STUDIO, 1_060)).toEqual({ ok: true });
+    // Consuming with nothing recorded does nothing; forgetting clears what was used.
+    const empty = new PersonInputLog();
+    empty.consume(STUDIO);
+    expect(empty.judge(STUDIO, 0)).toMatchObject({ reason: 'no-input' });
+    log.forget(STUDIO);
+    log.record(STUDIO, 'mouseDown', 1_050);
+    expect(log.judge(STUDIO, 1_060)).toEqual({ ok: true });
+  });
+
+  it('gates deciding a call and every method that opens one of main’s dialogs, and no other', () => {
+    const gated = ['approval:decide', 'keys:set', 'keys:delete', 'trust:grant', 'workspace:choose', 'history:export'];
+    expect([...PERSON_INPUT_METHODS].sort()).toEqual([...gated].sort());
+    expect(contractMethodNames.filter(needsPersonInput).sort()).toEqual([...gated].sort());
   });
 });
