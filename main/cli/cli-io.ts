@@ -67,5 +67,6 @@ export function defaultIo(): CliIo {
  */
 export function forLauncher(text: string, env: CliIo['env']): string {
   if (env.npm_command !== 'exec' && !env.npm_lifecycle_event) return text;
-  return text.replace(/(?<![\w./-])promptforge (?=keys |run |trust |mcp )/g, 'npx promptforge ');
+  // Idempotent: a text already rewritten (a message built with it, then printed) keeps one `npx`.
+  return text.replace(/(?<![\w./-]|npx )promptforge (?=keys |run |trust |mcp |test )/g, 'npx promptforge ');
 }

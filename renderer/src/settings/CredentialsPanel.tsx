@@ -29,7 +29,7 @@ function KeyControls({
   fieldLabel: string;
   inputId: string;
   set: boolean;
-  onChanged: (message: string) => void;
+  onChanged: (message: string | null) => void;
 }) {
   const entry = useKeyEntry(target);
   const { key } = entry;
@@ -37,10 +37,14 @@ function KeyControls({
   const busy = entry.busy || deleting;
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleteError, setError] = useState<string | null>(null);
-  const error = entry.error ?? deleteError;
+  // The row says what its last action did: a cancelled delete is not hidden by an older store's error.
+  const [lastAction, setLastAction] = useState<'set' | 'delete' | null>(null);
+  const error = lastAction === 'delete' ? deleteError : entry.error;
 
   const submit = async (): Promise<void> => {
     setError(null);
+    setLastAction('set');
+    onChanged(null);
     const result = await entry.submit();
     if (result) onChanged(`${result.replaced ? 'Replaced' : 'Stored'} the ${noun} in the keychain.`);
   };
@@ -48,6 +52,8 @@ function KeyControls({
   const remove = async (): Promise<void> => {
     setDeleting(true);
     setError(null);
+    setLastAction('delete');
+    onChanged(null);
     try {
       const result = await call('keys:delete', target);
       onChanged(result.deleted ? `Deleted the ${noun}.` : `There was no ${noun} to delete.`);
@@ -126,7 +132,7 @@ function SetBadge({ set, label }: { set: boolean; label: string }) {
   );
 }
 
-function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message: string) => void }) {
+function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message: string | null) => void }) {
   return (
     <tr data-provider={status.provider}>
       <th scope="row">
@@ -161,7 +167,13 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
  * A secret by its scoped name (`NAME@DESTINATION`, see secret-name.ts): the name tools.yaml writes,
  * then where its value goes. One workspace's secret for one destination is one keychain entry.
  */
-function SecretRow({ status, onChanged }: { status: WorkspaceSecretStatus; onChanged: (message: string) => void }) {
+function SecretRow({
+  status,
+  onChanged,
+}: {
+  status: WorkspaceSecretStatus;
+  onChanged: (message: string | null) => void;
+}) {
   const { name, destinationText } = parseScopedSecretName(status.name);
   const noun = secretNoun(status.name);
   return (
@@ -204,7 +216,7 @@ function SecretsSection({
   onChanged,
 }: {
   secrets: WorkspaceSecretStatus[];
-  onChanged: (message: string) => void;
+  onChanged: (message: string | null) => void;
 }) {
   return (
     <section className="credentials-secrets" aria-labelledby="credentials-secrets-title">
@@ -260,9 +272,10 @@ export function CredentialsPanel() {
     }
   }, []);
 
-  const changed = (text: string): void => {
+  /** A row's action finished (`text` says what it did), or started (`null`: the last result is cleared). */
+  const changed = (text: string | null): void => {
     setMessage(text);
-    void refresh();
+    if (text !== null) void refresh();
   };
 
   // An edit of tools.yaml can name or drop secrets.
