@@ -94,14 +94,24 @@ function standInElectronDistribution(folder: string): string {
 }
 
 /**
- * The project copy of setup/project-copy.ts, with what packaging reads besides the sources, and
- * node_modules as one link to this checkout's: behind a link per package, electron-builder's
- * module collector misses the optional per-platform package that holds the keychain's addon.
+ * The project copy of setup/project-copy.ts, with what packaging reads besides the sources. Its
+ * node_modules links every package to this checkout's, except the runtime packages the app ships
+ * (build/node-bundle.mjs), which are real copies: electron-builder refuses to pack a file whose
+ * real path is in a system folder such as /tmp (where a CI checkout may live), and a copied scope
+ * folder keeps the optional per-platform package that holds the keychain's addon in view of its
+ * module collector.
  */
 function projectForPackaging(): string {
   const { root } = copyProject();
-  rmSync(path.join(root, 'node_modules'), { recursive: true });
-  symlinkSync(path.join(repositoryRoot, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  const modules = path.join(root, 'node_modules');
+  rmSync(modules, { recursive: true });
+  mkdirSync(modules);
+  const shipped = new Set(RUNTIME_PACKAGES.map((name) => name.split('/')[0]!));
+  for (const name of readdirSync(path.join(repositoryRoot, 'node_modules'))) {
+    const source = path.join(repositoryRoot, 'node_modules', name);
+    if (shipped.has(name)) cpSync(source, path.join(modules, name), { recursive: true, dereference: true });
+    else symlinkSync(source, path.join(modules, name));
+  }
   for (const file of ['electron-builder.yml', 'package-lock.json'])
     copyFileSync(path.join(repositoryRoot, file), path.join(root, file));
   cpSync(path.join(repositoryRoot, 'examples'), path.join(root, 'examples'), { recursive: true });
