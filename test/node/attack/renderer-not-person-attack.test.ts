@@ -262,3 +262,38 @@ describe('the conversation carried off the machine by a model that needs no key'
     expect(s.runEvents(runId).filter((event) => event.type === 'round-request')).toEqual([]);
   });
 });
+
+describe('more from the page script: a planted file, and dialogs stacked on dialogs', () => {
+  it('saves only agents/NAME.lua: a .lua file a trusted command might load elsewhere is refused', async () => {
+    const s = contractStudio();
+    const root = folder('pf-page-plant-');
+    mkdirSync(path.join(root, 'tools'));
+    await s.openFolder(root);
+    for (const planted of ['tools/rules.lua', 'agents/nested/x.lua', 'node_modules.lua', '.git/hooks/x.lua']) {
+      const error = await s.fail('file:write', { path: planted, text: 'os.exit(1)' });
+      expect(error.code, planted).toBe('not-a-script');
+      expect(error.message).toContain('only agent scripts (agents/NAME.lua)');
+    }
+    expect(existsSync(path.join(root, 'tools', 'rules.lua'))).toBe(false);
+    expect(await s.call('file:write', { path: 'agents/hello.lua', text: "log('mine')" })).toEqual({ saved: true });
+  });
+
+  it('main asks one question at a time: a second while the first is open is refused, not stacked', async () => {
+    const s = contractStudio();
+    let answer!: (yes: boolean) => void;
+    const asked: string[] = [];
+    // The person takes their time with the first dialog.
+    s.person.confirmWith((question) => {
+      asked.push(question.title);
+      return new Promise<boolean>((resolve) => (answer = resolve));
+    });
+    const first = s.call('keys:set', { provider: 'openai', key: 'sk-first-000000000000000' });
+    await expect.poll(() => asked.length).toBe(1);
+    const second = await s.fail('keys:set', { provider: 'anthropic', key: 'sk-second-00000000000000' });
+    expect(second.code).toBe('person-busy');
+    expect(second.message).toContain('the studio is already asking you "Store your OpenAI key?"');
+    answer(false);
+    await expect(first).rejects.toThrow('cancelled');
+    expect(asked).toEqual(['Store your OpenAI key?']);
+  });
+});

@@ -25,11 +25,17 @@ export interface Pushed {
 export function standInPerson(fallback = false) {
   const questions: PersonQuestion[] = [];
   const answers: boolean[] = [];
+  let answering: ((question: PersonQuestion) => Promise<boolean>) | undefined;
   return {
     questions,
     answers,
+    /** From now on the person answers with `answer` (e.g. one that takes its time). */
+    confirmWith(answer: (question: PersonQuestion) => Promise<boolean>): void {
+      answering = answer;
+    },
     confirm: async (question: PersonQuestion): Promise<boolean> => {
       questions.push(question);
+      if (answering) return answering(question);
       return answers.shift() ?? fallback;
     },
   };
