@@ -7,6 +7,7 @@ import { loadTestFile, type LoadedCase, type TestProblem } from '../../../main/c
 import { runSuite, type SuiteResult } from '../../../main/core/testing/suite.js';
 import { WorkerPool } from '../../../main/core/run/worker-pool.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
+import { afterAll } from 'vitest';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -20,6 +21,11 @@ export function suitePool(): WorkerPool {
   pool ??= new WorkerPool({ size: 2 });
   return pool;
 }
+// The file's workers stop with the file, not with the test process that runs the next files.
+afterAll(async () => {
+  await pool?.close();
+  pool = undefined;
+});
 
 /** A copy of the example workspace (agents, tools, recordings), trusted, in a folder of its own. */
 export async function exampleWorkspace(): Promise<string> {
