@@ -52,7 +52,7 @@ async function shownVerdict(card: Locator): Promise<Verdict> {
 async function waitForVerdict(card: Locator, wanted: Wanted, what: string): Promise<void> {
   const element = await card.elementHandle();
   try {
-    await card.page().waitForFunction(verdictIn, { element, wanted }, { timeout: 8000 });
+    await card.page().waitForFunction(verdictIn, { element, wanted }, { timeout: 30_000 });
   } catch {
     const shown = await shownVerdict(card);
     if (wanted === 'not JSON') expect(shown, what).toMatchObject({ problems: [expect.stringMatching(/^not JSON/)] });
@@ -83,7 +83,8 @@ export function describeArgsCheckWalk(
       await writeFile(path.join(folder, 'tools.yaml'), argsCheckToolsYaml());
       studio = new StudioHarness({ chooseFolder: async () => folder, viewport: { width: 1440, height: 900 } });
       await studio.open();
-      studio.page.setDefaultTimeout(8000);
+      // A bound for a loaded machine (both cores busy), not a measure: each step waits on the page.
+      studio.page.setDefaultTimeout(30_000);
       await studio.page.getByRole('button', { name: 'Open a folder…' }).click();
       await studio.page.getByRole('region', { name: 'Editor agents/hello.lua' }).waitFor();
       // A new folder of command tools is restricted, where every call is refused before a card:
