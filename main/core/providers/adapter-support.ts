@@ -1,7 +1,8 @@
 import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { ModelEvent, ToolCallRecord } from './model-provider.js';
 import { redactSecrets } from '../secrets/redact.js';
-import { type ProviderEndpoint, describeProviderText, formatChars, providerError } from './provider-http.js';
+import { type ProviderEndpoint, describeProviderText, providerError } from './provider-errors.js';
+import { formatChars } from './sse-parser.js';
 
 /**
  * The most tool calls one round may request. Real models ask for a handful (parallel calls rarely

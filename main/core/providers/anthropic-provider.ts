@@ -11,17 +11,15 @@ import {
   alternatingHistory,
   type HistoryTurn,
 } from './adapter-support.js';
+import { type ProviderHttpOptions, StreamProgress, streamSse } from './provider-http.js';
 import {
   type ProviderEndpoint,
   abortedError,
-  type ProviderHttpOptions,
   describeProviderText,
-  parseJsonData,
   providerError,
-  StreamProgress,
   streamCutOffError,
-  streamSse,
-} from './provider-http.js';
+} from './provider-errors.js';
+import { parseJsonData } from './sse-parser.js';
 
 /** Settings for {@link AnthropicProvider}. */
 export interface AnthropicProviderOptions extends ProviderHttpOptions {

@@ -1,17 +1,15 @@
 import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, Usage } from './model-provider.js';
 import { ToolCallBudget, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
+import { type ProviderHttpOptions, StreamProgress, streamSse } from './provider-http.js';
 import {
   type ProviderEndpoint,
   abortedError,
-  type ProviderHttpOptions,
   describeProviderText,
-  parseJsonData,
   providerError,
-  StreamProgress,
   streamCutOffError,
-  streamSse,
-} from './provider-http.js';
+} from './provider-errors.js';
+import { parseJsonData } from './sse-parser.js';
 
 /** Settings for {@link OpenAIChatProvider}. */
 export interface OpenAIChatProviderOptions extends ProviderHttpOptions {

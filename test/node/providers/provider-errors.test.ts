@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelProvider } from '../../../main/core/providers/model-provider.js';
 import { createProvider } from '../../../main/core/providers/create-provider.js';
 import type { ProviderHttpOptions } from '../../../main/core/providers/provider-http.js';
+import { formatDuration } from '../../../main/core/providers/provider-errors.js';
 import {
   CANARY_KEY,
   type LoopbackServer,
@@ -318,5 +319,14 @@ describe('a 401 without any key configured', () => {
       /^OpenAI requires a key and none is set \(HTTP 401\)\. Set a new key with `promptforge keys set openai`/,
     );
     expect(server.requests[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe('formatDuration', () => {
+  it('says minutes when whole, else seconds, else milliseconds', () => {
+    expect(formatDuration(30 * 60_000)).toBe('30 min');
+    expect(formatDuration(90_000)).toBe('90 s');
+    expect(formatDuration(1500)).toBe('2 s');
+    expect(formatDuration(300)).toBe('300 ms');
   });
 });

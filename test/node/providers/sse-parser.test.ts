@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_SSE_EVENT_CHARS,
   SseParser,
-  formatDuration,
   type SseItem,
   SseTooLongError,
-  parseRetryAfter,
-} from '../../../main/core/providers/provider-http.js';
+} from '../../../main/core/providers/sse-parser.js';
 
 function parseAll(text: string, splitAt: number[] = []): SseItem[] {
   const bytes = new TextEncoder().encode(text);
@@ -67,30 +65,6 @@ describe('SseParser', () => {
 
   it('dispatches a last event that lacks the final blank line', () => {
     expect(parseAll('data: [DONE]')).toEqual([{ kind: 'event', event: undefined, data: '[DONE]' }]);
-  });
-});
-
-describe('formatDuration', () => {
-  it('says minutes when whole, else seconds, else milliseconds', () => {
-    expect(formatDuration(30 * 60_000)).toBe('30 min');
-    expect(formatDuration(90_000)).toBe('90 s');
-    expect(formatDuration(1500)).toBe('2 s');
-    expect(formatDuration(300)).toBe('300 ms');
-  });
-});
-
-describe('parseRetryAfter', () => {
-  const now = Date.parse('2025-01-01T00:00:00Z');
-  it('reads seconds, fractional seconds, retry-after-ms and HTTP dates', () => {
-    expect(parseRetryAfter(new Headers({ 'retry-after': '7' }), now)).toBe(7000);
-    expect(parseRetryAfter(new Headers({ 'retry-after': '1.5' }), now)).toBe(1500);
-    expect(parseRetryAfter(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), now)).toBe(250);
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:30 GMT' }), now)).toBe(30_000);
-  });
-  it('treats a date in the past as no wait and nonsense as absent', () => {
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'Tue, 31 Dec 2024 23:00:00 GMT' }), now)).toBe(0);
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined();
-    expect(parseRetryAfter(new Headers(), now)).toBeUndefined();
   });
 });
 
