@@ -6,7 +6,7 @@ import { StudioHarness } from './bridge.js';
 // How an approval card draws arguments that look like other arguments: words that mix scripts
 // (a Cyrillic "а" in a host), stacks of combining marks, right-to-left letters next to digits;
 // and how the "Edit then approve" editor draws hidden characters. The drawing rules themselves
-// are tested in Node (tainted-json-logic.test.ts).
+// are tested in Node (test/node/renderer/run/argument-display.test.ts).
 
 // The tool sink, and the workspace around the agents: approval-fixtures.ts.
 

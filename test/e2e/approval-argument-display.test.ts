@@ -5,7 +5,7 @@ import { StudioHarness } from './bridge.js';
 
 // How an approval card draws a call's arguments: hidden and direction-changing characters as
 // named escape markers, long runs counted, and a notice when the arguments box is too short for
-// them. The drawing rules themselves are tested in Node (tainted-json-logic.test.ts).
+// them. The drawing rules themselves are tested in Node (test/node/renderer/run/argument-display.test.ts).
 
 // The tools peek_page and sink, and the workspace around the agents: approval-fixtures.ts.
 

@@ -1,6 +1,7 @@
 import { useId, useState, type ReactNode } from 'react';
 import type { PendingApproval } from '../../../common/studio-schemas.js';
-import { displayText, hiddenCharacterLabel } from '../run/argument-display';
+import { displayText } from '../run/argument-display';
+import { hiddenCharacterLabel } from '../run/hidden-characters';
 import { definitionChangeHeading, schemaLines } from './approval-card-logic';
 
 /**

@@ -20,7 +20,7 @@ import {
   type KeyBinding,
 } from '@codemirror/view';
 import { forwardRef, useEffect, useId, useImperativeHandle, useRef } from 'react';
-import { codePointEscape, HIDDEN_CHARACTER_SOURCE, hiddenCharacterLabel } from '../run/argument-display';
+import { codePointEscape, HIDDEN_CHARACTER_SOURCE, hiddenCharacterLabel } from '../run/hidden-characters';
 import { tabExit } from './editor-tab-exit';
 import { editorTheme } from './editor-theme';
 import type { Theme } from '../shell/theme';

@@ -1,6 +1,7 @@
 import { useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { escapePointerSegment } from '../../../common/json-pointer.js';
-import { displayString, hasRightToLeftLetters, type DisplayPiece } from './argument-display';
+import { displayString, type DisplayPiece } from './argument-display';
+import { hasRightToLeftLetters } from './mixed-script';
 
 /**
  * A tainted span of a string argument: JSON pointer, offsets in that string, and its source. With

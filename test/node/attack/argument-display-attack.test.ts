@@ -2,7 +2,7 @@
 // run in Node. Each test names a way a value can be drawn so that the person does not read what
 // the tool receives; every test fails while the defect it names is there.
 import { describe, expect, it } from 'vitest';
-import { displayString, displayText } from '../../renderer/src/run/argument-display.js';
+import { displayString, displayText } from '../../../renderer/src/run/argument-display.js';
 
 /** Whether `text` holds a stack of more than three combining marks on one character. */
 const hasMarkStack = (text: string): boolean => /\p{M}{4,}/u.test(text);

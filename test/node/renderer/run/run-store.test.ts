@@ -4,15 +4,15 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContractRequest, ContractResponse } from '../../common/contract.js';
-import { createStudioHandlers, dispatchContractCall } from '../../main/core/studio/studio-handlers.js';
-import type { StudioLogger } from '../../main/core/studio/studio-logger.js';
-import { StudioService } from '../../main/core/studio/studio-service.js';
-import { AUTO_LOAD_EVENTS, FIRST_PAGE_EVENTS, RunStore } from '../../renderer/src/run/run-store.js';
-import { testPool } from '../node/run/run-harness.js';
-import { syntheticEvent, syntheticRun } from '../node/transcript/synthetic-run.js';
-import { repositoryRoot } from './bridge.js';
-import { noSecrets } from '../node/credentials/memory-secret-stores.js';
+import type { ContractRequest, ContractResponse } from '../../../../common/contract.js';
+import { createStudioHandlers, dispatchContractCall } from '../../../../main/core/studio/studio-handlers.js';
+import type { StudioLogger } from '../../../../main/core/studio/studio-logger.js';
+import { StudioService } from '../../../../main/core/studio/studio-service.js';
+import { AUTO_LOAD_EVENTS, FIRST_PAGE_EVENTS, RunStore } from '../../../../renderer/src/run/run-store.js';
+import { testPool } from '../../run/run-harness.js';
+import { syntheticEvent, syntheticRun } from '../../transcript/synthetic-run.js';
+import { repositoryRoot } from '../../setup/project-copy.js';
+import { noSecrets } from '../../credentials/memory-secret-stores.js';
 
 const quiet: StudioLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

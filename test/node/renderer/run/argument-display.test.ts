@@ -4,14 +4,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  codePointEscape,
   displayString,
   displayText,
-  HIDDEN_CHARACTER_SOURCE,
-  hiddenCharacterLabel,
   type DisplayRun,
   type StringSpan,
-} from '../../renderer/src/run/argument-display.js';
+} from '../../../../renderer/src/run/argument-display.js';
+import {
+  codePointEscape,
+  HIDDEN_CHARACTER_SOURCE,
+  hiddenCharacterLabel,
+} from '../../../../renderer/src/run/hidden-characters.js';
 
 const span = (start: number, end: number, sourceOutputId = 'out-1'): StringSpan => ({ start, end, sourceOutputId });
 

@@ -5,10 +5,10 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { LuaFactory, type LuaEngine } from 'wasmoon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../common/run-events.js';
-import { ConversationBuilder, splitEnvelopeMarkers } from '../../renderer/src/run/conversation-builder.js';
-import { checkLuaSyntax } from '../../renderer/src/editor/lua-syntax-check.js';
-import { repositoryRoot } from './bridge.js';
+import type { RunEvent } from '../../../common/run-events.js';
+import { ConversationBuilder, splitEnvelopeMarkers } from '../../../renderer/src/run/conversation-builder.js';
+import { checkLuaSyntax } from '../../../renderer/src/editor/lua-syntax-check.js';
+import { repositoryRoot } from '../setup/project-copy.js';
 
 const validSnippets = [
   'local x = [==[ a ]] ]==] if x then print(x) elseif y then else end',
