@@ -22,7 +22,7 @@ async function loadTesting() {
     import('../core/testing/update-expectations.js'),
     import('../core/testing/run-case.js'),
     // The environments shipped with PromptForge register themselves when loaded.
-    import('../core/testing/environments.js'),
+    import('../core/agentdojo/environments.js'),
   ]);
   return { suite, load, reporters, update, runCase };
 }

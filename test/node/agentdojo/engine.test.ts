@@ -6,7 +6,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import '../../../main/core/testing/environments.js';
+import '../../../main/core/agentdojo/environments.js';
 import { AGENTDOJO_EXAMPLES, attacksFile, userTasksFile } from '../../../bench/agentdojo-cases.js';
 import { runFile } from '../testing/harness.js';
 import { trustForTests } from '../trust/trust-for-tests.js';

@@ -2,5 +2,5 @@
  * Test environments shipped with PromptForge. Each import below registers its environment with
  * `registerTestEnvironment` when loaded; `promptforge test` imports this file once before it reads cases.
  */
-import '../agentdojo/banking.js';
-import '../agentdojo/slack.js';
+import './banking.js';
+import './slack.js';
