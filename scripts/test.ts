@@ -11,7 +11,10 @@ import { warnIfNodeTooOld } from './lib/node-version.js';
 import { packageFile, projectRoot } from './lib/project.js';
 
 warnIfNodeTooOld(projectRoot);
-const vitestArgs = process.argv.slice(2);
+// `npx tsx scripts/test.ts -- FILE` passes the `--` on (npm consumes its own); vitest would then
+// ignore the file filters after it and run everything, so a leading `--` is dropped.
+const given = process.argv.slice(2);
+const vitestArgs = given[0] === '--' ? given.slice(1) : given;
 // Node's compile cache for every process of the run (vitest's, the CLI's and the MCP servers the
 // tests start): V8 keeps the compiled code of the dependencies and of out/ on disk, so a run after
 // the first parses and compiles none of it again. It lives with the installed packages (a fresh
