@@ -56,9 +56,12 @@ describe('watchWorkspace', () => {
     expect(change.workspace.tools.list()).toEqual([]);
     close();
     const count = changes.length;
+    // A second watcher with the same debounce sees the next edit: once it has delivered it, the
+    // closed one had every chance to deliver it too. Nothing may be delivered after close.
+    const control: WorkspaceChange[] = [];
+    cleanups.push(watchWorkspace(dir, (seen) => control.push(seen), { debounceMs: 30 }));
     await writeFile(path.join(dir, 'promptforge.yaml'), 'builtins: true\n');
-    // Give a would-be event time to arrive: nothing may be delivered after close.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waitFor(() => control.find((seen) => seen.files.includes('promptforge.yaml')), 'the control watcher');
     expect(changes.length).toBe(count);
   });
 });
