@@ -1,28 +1,48 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AnthropicProvider } from '../../../main/core/providers/anthropic-provider.js';
 import { GeminiProvider } from '../../../main/core/providers/gemini-provider.js';
 import { OpenAIChatProvider } from '../../../main/core/providers/openai-chat-provider.js';
 import { createProvider } from '../../../main/core/providers/create-provider.js';
-import { PROVIDER_PRESETS, providerPreset } from '../../../main/core/providers/presets.js';
+import { PROVIDER_PRESETS, providerPreset, type ProviderPreset } from '../../../main/core/providers/presets.js';
+import { repositoryRoot } from '../setup/project-copy.js';
 import { collect, fixture, sse, startLoopbackServer } from './loopback-server.js';
 import { plainRequest } from './requests.js';
 
 describe('provider presets', () => {
-  it('lists every supported provider with its default base URL and key variable', () => {
-    const table = Object.fromEntries(
-      Object.entries(PROVIDER_PRESETS).map(([id, p]) => [id, [p.kind, p.defaultBaseUrl, p.keyEnvVar, p.needsKey]]),
+  it("docs/providers.md's table says what PROVIDER_PRESETS holds, for every provider", () => {
+    const doc = readFileSync(path.join(repositoryRoot, 'docs', 'providers.md'), 'utf8');
+    const rows = new Map(
+      doc
+        .split('\n')
+        .filter((line) => /^\| `[a-z-]+` /.test(line))
+        .map((line) => {
+          const [id, adapter, baseUrl, keyVar, needed] = line
+            .split('|')
+            .slice(1, -1)
+            .map((cell) => cell.trim().replace(/^`|`$/g, ''));
+          return [id!, { adapter, baseUrl, keyVar, needed }];
+        }),
     );
-    expect(table).toEqual({
-      openai: ['openai-chat', 'https://api.openai.com/v1', 'OPENAI_API_KEY', true],
-      anthropic: ['anthropic', 'https://api.anthropic.com', 'ANTHROPIC_API_KEY', true],
-      gemini: ['gemini', 'https://generativelanguage.googleapis.com/v1beta', 'GEMINI_API_KEY', true],
-      'openai-compatible': ['openai-chat', undefined, 'OPENAI_API_KEY', false],
-      ollama: ['openai-chat', 'http://localhost:11434/v1', undefined, false],
-      lmstudio: ['openai-chat', 'http://localhost:1234/v1', undefined, false],
-      openrouter: ['openai-chat', 'https://openrouter.ai/api/v1', 'OPENROUTER_API_KEY', true],
-      groq: ['openai-chat', 'https://api.groq.com/openai/v1', 'GROQ_API_KEY', true],
-      vllm: ['openai-chat', 'http://localhost:8000/v1', 'VLLM_API_KEY', false],
-    });
+    const adapters = { 'openai-chat': 'OpenAIChatProvider', anthropic: 'AnthropicProvider', gemini: 'GeminiProvider' };
+    expect([...rows.keys()].sort()).toEqual(Object.keys(PROVIDER_PRESETS).sort());
+    for (const [id, preset] of Object.entries(PROVIDER_PRESETS) as [string, ProviderPreset][]) {
+      const row = rows.get(id);
+      expect(row?.adapter, id).toBe(adapters[preset.kind]);
+      expect(row?.baseUrl, id).toBe(preset.defaultBaseUrl ?? 'none, a base URL is required');
+      expect(row?.keyVar, id).toBe(preset.keyEnvVar ?? 'none');
+      // "optional": no key is needed, but a variable is read when set.
+      expect(row?.needed, id).toBe(preset.needsKey ? 'yes' : preset.keyEnvVar ? 'optional' : 'no');
+    }
+  });
+
+  it('a provider that needs a key has a key variable and sends it only over https', () => {
+    for (const [id, preset] of Object.entries(PROVIDER_PRESETS) as [string, ProviderPreset][]) {
+      if (!preset.needsKey) continue;
+      expect(preset.keyEnvVar, id).toMatch(/^[A-Z_]+_API_KEY$/);
+      expect(preset.defaultBaseUrl, id).toMatch(/^https:\/\//);
+    }
     expect(providerPreset('toString')).toBeUndefined();
   });
 
