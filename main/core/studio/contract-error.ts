@@ -5,7 +5,7 @@
  */
 export class ContractError extends Error {
   constructor(
-    /** Stable kebab-case code, e.g. `workspace-not-open`. */
+    /** Stable kebab-case code, e.g. `no-workspace`. */
     readonly code: string,
     message: string,
   ) {

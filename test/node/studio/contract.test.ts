@@ -68,7 +68,7 @@ const testTable = {
 const testHandlers: ContractHandlerTable<typeof testTable> = {
   'test:echo': (request) => ({ text: request.foo.bar }),
   'test:fail': async (request) => {
-    if (request.how === 'contract') throw new ContractError('workspace-not-open', 'Open a workspace first.');
+    if (request.how === 'contract') throw new ContractError('no-workspace', 'open a workspace first');
     if (request.how === 'error') throw new Error('disk on fire');
     // The dispatcher must cope with any thrown value, not only Errors.
     if (request.how === 'string') throw 'a bare string';
@@ -256,7 +256,7 @@ describe('dispatchContractCall refusals', () => {
 
 describe('dispatchContractCall maps handler failures to { code, message }', () => {
   const cases = [
-    ['contract', { code: 'workspace-not-open', message: 'Open a workspace first.' }, 'warn'],
+    ['contract', { code: 'no-workspace', message: 'open a workspace first' }, 'warn'],
     ['error', { code: 'internal-error', message: 'test:fail: disk on fire' }, 'error'],
     ['string', { code: 'internal-error', message: 'test:fail: threw a non-Error value (string)' }, 'error'],
     ['reject', { code: 'internal-error', message: 'test:fail: rejected later' }, 'error'],
