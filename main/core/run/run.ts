@@ -334,16 +334,25 @@ export class Run {
     }
   }
 
+  /** The error a crashing worker reported: the run ends with it once the worker has exited. */
+  private workerError: Error | undefined;
+
+  // Node delivers an uncaught error before the messages the worker posted ahead of it, and
+  // drains those messages only before 'exit': so the run ends at 'exit', and nothing the script
+  // logged before the crash is lost.
   private readonly onWorkerError = (error: Error): void => {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-      this.finish('limit', { kind: 'memory', message: `the Lua worker ran out of memory (${error.message})` });
-      return;
-    }
-    this.finish('error', { kind: 'crash', message: `the Lua VM crashed: ${error.message}` });
+    this.workerError ??= error;
   };
 
   private readonly onWorkerExit = (code: number): void => {
-    this.finish('error', { kind: 'crash', message: `the Lua worker exited unexpectedly (code ${code})` });
+    const error = this.workerError;
+    if (error === undefined) {
+      this.finish('error', { kind: 'crash', message: `the Lua worker exited unexpectedly (code ${code})` });
+    } else if ((error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+      this.finish('limit', { kind: 'memory', message: `the Lua worker ran out of memory (${error.message})` });
+    } else {
+      this.finish('error', { kind: 'crash', message: `the Lua VM crashed: ${error.message}` });
+    }
   };
 
   private onScriptEnd(message: Extract<FromWorker, { type: 'end' }>): void {
