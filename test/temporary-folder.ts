@@ -1,6 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { leftoverProcesses } from './leftovers.js';
+
+const repository = path.resolve(import.meta.dirname, '..');
 
 /**
  * vitest globalSetup: every test file, worker and child process gets a temporary folder of this
@@ -8,6 +11,9 @@ import path from 'node:path';
  * folder is deleted when the run ends, so tests leave no `pf-*` folders behind in the system's
  * temporary directory. `npm run screenshots` gets a fixed folder instead, so the paths the
  * screenshots show are the same on every run. The config folder (workspace trust) lives inside it.
+ *
+ * When the run ends, failed or not, a process a test started that still runs is killed and named,
+ * and the run fails (test/leftovers.ts); the folder, with whatever the tests left in it, is deleted.
  */
 export default function setup(): () => void {
   const system = os.tmpdir();
@@ -25,6 +31,22 @@ export default function setup(): () => void {
   const previousConfig = process.env['PROMPTFORGE_CONFIG_DIR'];
   process.env['PROMPTFORGE_CONFIG_DIR'] = path.join(folder, 'promptforge-config');
   return () => {
+    const left: string[] = [];
+    for (const orphan of leftoverProcesses(folder, repository)) {
+      try {
+        process.kill(orphan.pid, 'SIGKILL');
+      } catch {
+        // It ended on its own meanwhile.
+      }
+      left.push(`a process still running (now killed): ${orphan.description}`);
+    }
+    if (left.length > 0) {
+      process.stderr.write(
+        `\nThe tests left ${left.length} thing${left.length === 1 ? '' : 's'} behind (each test must stop what it started, even when it fails):\n` +
+          left.map((line) => `- ${line}\n`).join(''),
+      );
+      process.exitCode = 1;
+    }
     process.env['TMPDIR'] = system;
     if (previousConfig === undefined) delete process.env['PROMPTFORGE_CONFIG_DIR'];
     else process.env['PROMPTFORGE_CONFIG_DIR'] = previousConfig;
