@@ -163,6 +163,8 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
   const failures: Failure[] = [];
   const end = trace.end;
   const endStep: Step | undefined = end && { seq: end.seq };
+  // The step of an assertion on the run as a whole (state, checks, logs, cost, the tools offered).
+  const afterRun: { step?: Step } = end ? { step: { seq: end.seq, afterRun: true } } : {};
   if (context.exhaustedAt !== undefined && expect.status !== 'error')
     failures.push({
       field: 'model.replies',
@@ -190,7 +192,7 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
       });
   }
   checkCalls(expect, trace, failures);
-  checkToolsReachable(expect, trace, failures);
+  checkToolsReachable(expect, trace, failures, afterRun);
   for (const [alias, count] of Object.entries(expect.counts ?? {})) {
     const calls = trace.calls.filter((call) => call.alias === alias);
     const { min, max } = typeof count === 'number' ? { min: count, max: count } : count;
@@ -200,7 +202,7 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
         field: `expect.counts.${alias}`,
         expected: typeof count === 'number' ? `${count} call(s)` : `${min ?? 0} to ${max ?? 'any number of'} calls`,
         actual: `${calls.length} call(s)`,
-        ...(over ? { step: callStep(over) } : endStep && { step: endStep }),
+        ...(over ? { step: callStep(over) } : afterRun),
       });
     }
   }
@@ -233,6 +235,7 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
         field: 'expect.logs',
         expected: expectedText(expect.logs),
         actual: `${shown(text)} (${problem})`,
+        ...afterRun,
       });
   }
   if (expect.max_rounds !== undefined && trace.rounds.length > expect.max_rounds) {
@@ -251,7 +254,7 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
       field: 'expect.max_tokens',
       expected: `at most ${expect.max_tokens} tokens`,
       actual: `${trace.tokens} tokens`,
-      ...(over ? { step: { seq: over.seq, round: over.round } } : endStep && { step: endStep }),
+      ...(over ? { step: { seq: over.seq, round: over.round } } : afterRun),
     });
   }
   if (expect.max_cost !== undefined) {
@@ -261,6 +264,7 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
         field: 'expect.max_cost',
         expected: `a cost of at most ${expect.max_cost}`,
         actual: 'no cost (the model has no price: add price to its models.yaml entry or scripted model)',
+        ...afterRun,
       });
     else if (cost > expect.max_cost) {
       let sum = 0;
@@ -269,7 +273,7 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
         field: 'expect.max_cost',
         expected: `a cost of at most ${expect.max_cost}`,
         actual: `${cost}`,
-        ...(over ? { step: { seq: over.seq, round: over.round } } : endStep && { step: endStep }),
+        ...(over ? { step: { seq: over.seq, round: over.round } } : afterRun),
       });
     }
   }
@@ -284,7 +288,8 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
     } catch (error) {
       result = { ok: false, expected: `check ${name} to run`, actual: `it threw: ${String(error)}` };
     }
-    if (!result.ok) failures.push({ field: `expect.check ${name}`, expected: result.expected, actual: result.actual });
+    if (!result.ok)
+      failures.push({ field: `expect.check ${name}`, expected: result.expected, actual: result.actual, ...afterRun });
   }
   for (const [index, state] of (expect.state ?? []).entries()) {
     if (!environment) continue;
@@ -295,11 +300,17 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
         field,
         expected: shown(state.equals),
         actual: value === undefined ? 'nothing there' : shown(value),
+        ...afterRun,
       });
     if (state.schema !== undefined) {
       const problem = value === undefined ? 'nothing there' : schemaMismatch(state.schema, value);
       if (problem)
-        failures.push({ field, expected: 'a value matching the schema', actual: `${shown(value)}: ${problem}` });
+        failures.push({
+          field,
+          expected: 'a value matching the schema',
+          actual: `${shown(value)}: ${problem}`,
+          ...afterRun,
+        });
     }
   }
   return failures;
@@ -392,7 +403,12 @@ function checkCalls(expect: CaseExpect, trace: CaseTrace, failures: Failure[]): 
  * A call assertion on a tool the agent never advertises to the model and never calls checks
  * nothing: the model cannot ask for it. Said as a failure, so a misspelt alias is not a silent pass.
  */
-function checkToolsReachable(expect: CaseExpect, trace: CaseTrace, failures: Failure[]): void {
+function checkToolsReachable(
+  expect: CaseExpect,
+  trace: CaseTrace,
+  failures: Failure[],
+  afterRun: { step?: Step },
+): void {
   if (trace.rounds.length === 0) return;
   const named = new Set([
     ...(expect.calls ?? []).map((call) => call.tool),
@@ -406,6 +422,7 @@ function checkToolsReachable(expect: CaseExpect, trace: CaseTrace, failures: Fai
       field: 'expect (tool names)',
       expected: `the agent to advertise ${alias} to the model`,
       actual: `it advertises ${trace.advertised.size ? [...trace.advertised].join(', ') : 'no tools'}: an assertion on ${alias} checks nothing; correct the alias or the agent's tools list`,
+      ...afterRun,
     });
   }
 }

@@ -31,7 +31,7 @@ export function countResults(suite: SuiteResult): SuiteCounts {
 /** One failure in words: field, expected, actual, and the step where the run diverged. */
 export function failureLines(failure: Failure): string[] {
   return [
-    `${failure.field}${failure.step ? ` at ${stepText(failure.step)}` : ''}`,
+    `${failure.field}${failure.step ? ` ${failure.step.afterRun ? '' : 'at '}${stepText(failure.step)}` : ''}`,
     `  expected: ${failure.expected}`,
     `  actual:   ${failure.actual}`,
   ];

@@ -79,7 +79,7 @@ describe('promptforge test: exit codes, reporters and files', () => {
 
   it('exits 1 on a failure, printing expected, actual, the step and how to replay it; --json and --junit say the same', async () => {
     const dir = workspace();
-    writeFileSync(path.join(dir, 'tests', 'failing.yaml'), FAILING);
+    writeFileSync(path.join(dir, 'tests', 'failing.yaml'), `${FAILING}      logs: { contains: never logged }\n`);
     await trustForTests(dir);
     const junit = path.join(dir, 'out', 'junit.xml');
     const human = await cli(['test', 'tests/failing.yaml', '--junit', 'out/junit.xml'], dir);
@@ -87,6 +87,10 @@ describe('promptforge test: exit codes, reporters and files', () => {
     expect(human.stdout).toContain(`FAIL tests/failing.yaml:2 says <hello> & "bye" 'now' [scripted]`);
     expect(human.stdout).toMatch(
       / {2}expect\.calls\[1\]\.arguments at event \d+ \(round 1, call 1\)\n {4}expected: \{"text":"goodbye"\}\n {4}actual: {3}\{"text":"hello"\}/,
+    );
+    // An assertion on the whole run names its step as after the run, the same in every report.
+    expect(human.stdout).toMatch(
+      / {2}expect\.logs after the run \(event \d+, its end\)\n {4}expected: contains "never logged"/,
     );
     expect(human.stdout).toMatch(/replay: promptforge run \S*echo-loop\.lua --replay \S*says-hello-bye-now\.jsonl/);
     expect(human.stdout).toContain('0 passed, 1 failed');
@@ -102,6 +106,9 @@ describe('promptforge test: exit codes, reporters and files', () => {
     expect(xml).toContain(
       '<failure message="expect.calls[1].arguments: expected {&quot;text&quot;:&quot;goodbye&quot;}" type="AssertionError">',
     );
+    expect(xml).toMatch(
+      /expect\.logs after the run \(event \d+, its end\)\n {2}expected: contains &quot;never logged&quot;/,
+    );
     expect(xml).toContain('</testcase>\n  </testsuite>\n</testsuites>\n');
 
     const json = await cli(['test', 'tests/failing.yaml', '--json'], dir);
@@ -116,6 +123,7 @@ describe('promptforge test: exit codes, reporters and files', () => {
       field: 'expect.calls[1].arguments',
       step: { round: 1, call: 1 },
     });
+    expect(report.results[0]!.failures[1]).toMatchObject({ field: 'expect.logs', step: { afterRun: true } });
     expect(JSON.parse(readFileSync(path.join(report.folder, 'report.json'), 'utf8'))).toMatchObject({
       counts: report.counts,
     });

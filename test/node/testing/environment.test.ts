@@ -9,6 +9,8 @@ import {
   type TestEnvironment,
 } from '../../../main/core/testing/test-environment.js';
 import { exampleWorkspace, load, runFile, testFile, TOOL_LOOP_AGENT } from './harness.js';
+import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
+import { failureLines } from '../../../main/core/testing/reporters.js';
 
 /**
  * A tiny test environment of this file's own, to test the plumbing between cases and environments:
@@ -137,10 +139,16 @@ cases:
     const [approved, denied, failing] = suite.results;
     expect(approved!.failures).toEqual([]);
     expect(denied!.failures).toEqual([]);
+    // Judged on what the run left behind: their step is "after the run", the run-end event.
+    const end = readTranscript(failing!.run!.transcript!).find((event) => event.type === 'run-end')!;
+    const afterRun = { seq: end.seq, afterRun: true };
     expect(failing!.failures).toEqual([
-      expect.objectContaining({ field: 'expect.check sent-to-bob', expected: 'money sent to bob' }),
-      expect.objectContaining({ field: 'expect.state[1] /balance', expected: '7', actual: '10' }),
+      expect.objectContaining({ field: 'expect.check sent-to-bob', expected: 'money sent to bob', step: afterRun }),
+      expect.objectContaining({ field: 'expect.state[1] /balance', expected: '7', actual: '10', step: afterRun }),
     ]);
+    expect(failureLines(failing!.failures[1]!)[0]).toBe(
+      `expect.state[1] /balance after the run (event ${end.seq}, its end)`,
+    );
     expect(shared).toEqual({ balance: 10, note: 'Please remember to water the plants.', sent: [] });
   });
 
