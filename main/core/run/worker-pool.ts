@@ -125,6 +125,11 @@ export class WorkerPool {
     this.logger = options.logger ?? console;
   }
 
+  /** How many workers are running a script now (a run gives its worker back, or ends it, when it ends). */
+  get running(): number {
+    return this.busy;
+  }
+
   /** Starts warming workers up to the pool size. */
   prewarm(): void {
     while (!this.closed && this.idle.length + this.warming.size + this.returning.size + this.busy < this.size) {

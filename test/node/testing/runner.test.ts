@@ -1,4 +1,7 @@
+import { once } from 'node:events';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PolicyApprover } from '../../../main/core/approval/policy-approver.js';
@@ -205,6 +208,64 @@ describe('promptforge test cases, run in-process on the worker pool', () => {
         actual: expect.stringMatching(/^limit: CPU limit/),
       }),
     ]);
+  });
+
+  it('a case whose model never answers ends by its wall-clock limit: status limit, the request dropped, no worker left running', async () => {
+    // A real HTTP server on loopback that takes each request and never answers it.
+    const requests: IncomingMessage[] = [];
+    const server = createServer((request) => {
+      requests.push(request);
+      server.emit('asked');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    try {
+      const models = path.join(dir, 'models.yaml');
+      writeFileSync(
+        models,
+        `${readFileSync(models, 'utf8')}\nhang: { provider: openai-compatible, model: m, baseUrl: "http://127.0.0.1:${port}/v1" }\n`,
+      );
+      const file = testFile(
+        dir,
+        'hang.yaml',
+        `cases:
+  - name: waits for a model that never answers
+    agent: agents/loop.lua
+    model: hang
+    limits: { timeout: 2 }
+    expect: { status: limit, error: { contains: wall-clock limit of 2 s exceeded } }
+  - name: waits, expected to finish
+    agent: agents/loop.lua
+    model: hang
+    limits: { timeout: 2 }
+`,
+      );
+      const closed: Promise<unknown>[] = [];
+      server.on('asked', () => closed.push(once(requests.at(-1)!.socket, 'close')));
+      const suite = await runFile(dir, file, { concurrency: 1 });
+      const [expected, unexpected] = suite.results;
+      expect(expected).toMatchObject({ outcome: 'passed', run: { status: 'limit', rounds: 0 } });
+      expect(unexpected!.outcome).toBe('failed');
+      expect(unexpected!.failures).toEqual([
+        {
+          field: 'expect.status (default ok)',
+          expected: 'ok',
+          actual: 'limit: wall-clock limit of 2 s exceeded',
+          step: { seq: expect.any(Number) },
+        },
+      ]);
+      // The run's end dropped every request its model was waiting on: nothing waits on. (Each case
+      // asks once; on a machine so busy that a worker starts after the limit, a case ends before it asks.)
+      expect(requests.length).toBeGreaterThan(0);
+      expect(requests.length).toBeLessThanOrEqual(2);
+      await Promise.all(closed);
+      // The stopped runs gave up their workers: none is left running a script.
+      expect(suitePool().running).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('malformed Lua is the run error of its case, with the line', async () => {
