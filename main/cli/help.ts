@@ -66,8 +66,24 @@ parallel on the Lua worker pool, and reports which passed. A case names an agent
 model that answers (scripted replies written in the case, a recording, a models.yaml alias or a
 test environment's model), the approval policy, and what it expects: the tools called (with which
 arguments, in which order, how often), the tools not called, approvals and taint, the trust of
-outputs, the final reply, the status and error, limits on rounds, tokens and cost. docs/testing.md
-describes the format with a worked example.
+outputs, the final reply, the status and error, limits on rounds, tokens and cost.
+
+A minimal test file, tests/echo.yaml, for the example workspace's agents/echo-loop.lua (a tool
+loop that offers the model an echo tool):
+
+  cases:
+    - name: echoes hello, then answers
+      agent: agents/echo-loop.lua
+      model: # a scripted model: reply N answers model round N, offline
+        replies:
+          - calls: [{ name: echo, arguments: { text: hello } }]
+          - content: I echoed hello.
+      expect:
+        calls: [{ tool: echo, arguments: { text: hello } }]
+        final: { contains: hello }
+
+The full format (every assertion, approvals, recordings, live models, test environments, limits)
+is in docs/testing.md, with a worked example.
 
 Every case's run is recorded as runs/tests/SUITE-RUN/FILE/CASE.jsonl, with report.json beside
 them; replay or fork one with promptforge run AGENT --replay TRANSCRIPT [--fork-at STEP].

@@ -208,6 +208,28 @@ describe('promptforge test: exit codes, reporters and files', () => {
     expect((await cli(['--help'], dir)).stdout).toContain('test [PATH...]             run the workspace');
   });
 
+  it('--help shows a minimal case that runs green as written, and points to docs/testing.md', async () => {
+    const dir = workspace();
+    await trustForTests(dir);
+    const help = (await cli(['test', '--help'], dir)).stdout;
+    expect(help).toContain(
+      'The full format (every assertion, approvals, recordings, live models, test environments, limits)\nis in docs/testing.md',
+    );
+    // The example is the help's indented block after "tests/echo.yaml": copied out, it passes.
+    const lines = help.split('\n');
+    const start = lines.findIndex((line) => line === '  cases:');
+    const end = lines.findIndex((line, index) => index > start && line === '');
+    const example = lines
+      .slice(start, end)
+      .map((line) => line.slice(2))
+      .join('\n');
+    expect(example).toMatch(/^cases:\n {2}- name: echoes hello, then answers\n/);
+    writeFileSync(path.join(dir, 'tests', 'echo.yaml'), `${example}\n`);
+    const result = await cli(['test', 'tests/echo.yaml'], dir);
+    expect(result.stdout).toMatch(/^1 passed, 0 failed, 0 could not run/m);
+    expect(result.code).toBe(TEST_EXIT.passed);
+  });
+
   it('--update writes what the failing run did as its expectations, shows the diff, and the case then passes', async () => {
     const dir = workspace();
     writeFileSync(path.join(dir, 'tests', 'failing.yaml'), FAILING);
