@@ -32,6 +32,11 @@ export class StudioHistory {
     return file;
   }
 
+  /** Run `runId`'s transcript file, and its name as messages show it (`runs/<runId>.jsonl`). */
+  transcript(runId: string): { file: string; shown: string } {
+    return { file: this.transcriptFile(runId), shown: path.posix.join(RUNS_DIR, `${runId}.jsonl`) };
+  }
+
   /**
    * Saves a copy of a run's transcript where the person chooses (the save dialog suggests
    * `<runId>.jsonl`), copied as a stream so a run of any size exports. `path` is where it went;

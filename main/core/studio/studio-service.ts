@@ -1,7 +1,6 @@
-import { cpSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { cpSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
-import type { RunEvent } from '../../../common/run-events.js';
 import type { JsonObject } from '../../../common/json.js';
 import type {
   AgentTemplate,
@@ -18,7 +17,7 @@ import type {
   TranscriptPage,
   WorkspaceState,
 } from '../../../common/studio-schemas.js';
-import { PendingApprovals, QueueApprover } from '../approval/pending-approvals.js';
+import { PendingApprovals } from '../approval/pending-approvals.js';
 import { writeFileAtomic } from '../catalog/atomic-write.js';
 import { writeCatalogFile } from '../catalog/catalog-edit.js';
 import { watchWorkspace } from '../catalog/watch-workspace.js';
@@ -30,23 +29,21 @@ import {
   RUNS_DIR,
   type Workspace,
 } from '../catalog/workspace.js';
-import { ForkError, prepareRun, RunSetupError } from '../run/prepare-run.js';
-import type { Run } from '../run/run.js';
 import { WorkerPool } from '../run/worker-pool.js';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
-import { readTranscriptPage } from '../transcript/transcript-pages.js';
-import { listRuns } from '../transcript/run-history.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { ChosenFolders } from './chosen-folders.js';
 import { oneQuestionAtATime } from './one-question.js';
 import { ContractError } from './contract-error.js';
-import { StudioHistory, transcriptContractError } from './studio-history.js';
+import { StudioHistory } from './studio-history.js';
+import { StudioRuns, type StartRunRequest } from './studio-runs.js';
+import { resolveInWorkspace } from './workspace-paths.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
 import { StudioTrust, type ConfirmWithPerson } from './studio-trust.js';
 import { currentConfigDir } from '../trust/config-dir.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
-import { toPendingApproval, toToolInfo } from './studio-views.js';
+import { describeWorkspace, toPendingApproval } from './studio-views.js';
 import {
   createAgent,
   deleteAgent,
@@ -56,10 +53,6 @@ import {
   type AgentFileResult,
   type AgentFilesContext,
 } from './agent-files.js';
-import { checkArguments, requireValidTrialArguments, TOOL_TRIAL_SCRIPT, trialScriptName } from './tool-trial.js';
-import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
-import { checkInsideWorkspace } from '../tools/workspace-path.js';
-import { RECORDINGS_DIR, recordingPathFor } from '../catalog/recording-path.js';
 
 /** The files `file:write` saves: agent scripts, `agents/NAME.lua`. */
 const AGENT_SCRIPT = new RegExp(`^${AGENTS_DIR}/[^/\\\\]+\\.lua$`);
@@ -100,13 +93,14 @@ export interface StudioServiceOptions {
 /**
  * The studio's state in the main process: the open workspace (watched for external edits), the
  * runs in progress, the queue of calls waiting for a person, and the keychain. Every contract
- * handler is a thin call into this class; it never imports Electron. The keychain, the MCP
- * servers and the run history are in studio-keys.ts, studio-mcp.ts and studio-history.ts.
+ * handler is a thin call into this class; it never imports Electron. The runs, the keychain, the
+ * MCP servers, the run history and trust are in studio-runs.ts, studio-keys.ts, studio-mcp.ts,
+ * studio-history.ts and studio-trust.ts.
  */
 export class StudioService {
   private workspace: Workspace | undefined;
   private stopWatching: (() => void) | undefined;
-  private readonly runs = new Map<string, Run>();
+  private readonly runs: StudioRuns;
   private readonly pending: PendingApprovals;
   private readonly pool: WorkerPool;
   private readonly mcp: StudioMcp;
@@ -143,6 +137,21 @@ export class StudioService {
         if (event.type === 'approval-pending')
           options.emit('approval-pending', toPendingApproval(event.pending, this.workspace, this.mcp.manager));
         else options.emit('approval-resolved', { runId: event.request.runId, callId: event.request.callId });
+      },
+    });
+    this.runs = new StudioRuns({
+      pool: this.pool,
+      pending: this.pending,
+      secrets: options.secrets,
+      trust: this.trust,
+      mcp: this.mcp,
+      history: this.history,
+      emit: options.emit,
+      requireWorkspace: () => this.requireWorkspace(),
+      judgeAgain: (ws) => this.judgeAgain(ws),
+      resolve: (relative) => this.resolve(relative),
+      workspaceChanged: () => {
+        if (this.workspace) options.emit('workspace-changed', this.describe(this.workspace));
       },
     });
   }
@@ -249,30 +258,8 @@ export class StudioService {
     return { saved: result.ok, problems: result.problems };
   }
 
-  async startRun(request: {
-    script: string;
-    text?: string;
-    model?: string;
-    replay?: string;
-    cpuLimitSeconds?: number;
-    memoryLimitMiB?: number;
-    timeoutSeconds?: number;
-  }): Promise<{ runId: string }> {
-    const ws = this.requireWorkspace();
-    await this.judgeAgain(ws);
-    const run = await prepareRun({
-      ...this.runBasics(ws),
-      scriptFile: this.resolve(request.script),
-      ...(request.text !== undefined && { scriptText: request.text }),
-      ...(request.model && { model: request.model }),
-      ...(request.replay && { replayPath: this.resolve(request.replay) }),
-      limits: {
-        ...(request.cpuLimitSeconds !== undefined && { cpuMs: request.cpuLimitSeconds * 1000 }),
-        ...(request.memoryLimitMiB !== undefined && { memoryBytes: request.memoryLimitMiB * 1024 * 1024 }),
-        ...(request.timeoutSeconds !== undefined && { wallMs: request.timeoutSeconds * 1000 }),
-      },
-    });
-    return this.launch(run);
+  startRun(request: StartRunRequest): Promise<{ runId: string }> {
+    return this.runs.start(request);
   }
 
   /**
@@ -285,91 +272,9 @@ export class StudioService {
     if (this.workspace === ws) this.mcp.sync(ws, this.trust.trusted);
   }
 
-  /** What every run the studio starts shares: workers, the approval queue, keys, MCP servers, events. */
-  private runBasics(ws: Workspace) {
-    return {
-      workspace: ws,
-      pool: this.pool,
-      approver: new QueueApprover(this.pending, 'studio'),
-      secrets: this.options.secrets,
-      ...(this.trust.trusted && this.mcp.manager && { mcp: this.mcp.manager }),
-      trust: {
-        state: this.trust.state,
-        store: this.trust.store,
-        confirmKeyOrigin: this.trust.confirmKeyOrigin,
-        via: 'studio' as const,
-      },
-      onEvent: (event: RunEvent) => this.options.emit('run-event', event),
-    };
-  }
-
-  /** Tracks a prepared run until it ends, starts it, and returns its id. */
-  private async launch(run: Run): Promise<{ runId: string }> {
-    this.runs.set(run.id, run);
-    // Not running from its run-end on: the renderer may rename or delete the agent at once.
-    run.onEvent((event) => {
-      if (event.type === 'run-end') this.runs.delete(run.id);
-    });
-    void run.done.then(() => {
-      this.runs.delete(run.id);
-      // The finished run now shows in the history list.
-      if (this.workspace) this.options.emit('workspace-changed', this.describe(this.workspace));
-    });
-    await run.start();
-    // Its transcript now starts with run-start: the Runs list shows it as running at once.
-    if (this.workspace && this.runs.has(run.id)) this.options.emit('workspace-changed', this.describe(this.workspace));
-    return { runId: run.id };
-  }
-
-  /**
-   * Forks a run at a step (docs/host-api.md#forks): a new run of the parent's script, answered
-   * from the parent's transcript up to the step, then live with `model` or on replay.
-   */
-  async forkRun(request: ForkRequest): Promise<{ runId: string }> {
-    const ws = this.requireWorkspace();
-    await this.judgeAgain(ws);
-    const transcript = this.history.transcriptFile(request.runId);
-    const shown = path.posix.join(RUNS_DIR, `${request.runId}.jsonl`);
-    let script: string;
-    try {
-      const first = readTranscriptPage(transcript, 0, 1, shown).events[0];
-      if (first?.type !== 'run-start')
-        throw new ContractError('transcript-unreadable', `${shown}:1: the transcript does not begin with a run-start`);
-      if (first.toolTrial)
-        throw new ContractError(
-          'run-setup',
-          `run ${request.runId} is a trial of the tool "${first.toolTrial.alias}", which has no script to fork; try the tool again from the explorer, with the arguments you want`,
-        );
-      script = first.script.path;
-      if (script === '') throw new ContractError('transcript-unreadable', `${shown}:1: the run-start names no script`);
-    } catch (error) {
-      throw transcriptContractError(error);
-    }
-    if (path.isAbsolute(script) || script.split(/[\\/]/).includes('..'))
-      throw new ContractError(
-        'outside-workspace',
-        `run ${request.runId} ran ${script}, which is outside this workspace; fork it with the CLI (promptforge run FILE --replay ${shown} --fork-at ${request.step})`,
-      );
-    let run: Run;
-    try {
-      run = await prepareRun({
-        ...this.runBasics(ws),
-        scriptFile: this.resolve(script),
-        replayPath: transcript,
-        fork: {
-          step: request.step,
-          ...(request.edit && { edit: request.edit }),
-          force: request.force ?? false,
-          transcriptName: shown,
-        },
-        ...(request.model && { model: request.model }),
-      });
-    } catch (error) {
-      if (error instanceof ForkError) throw new ContractError(error.code, error.message);
-      if (error instanceof RunSetupError) throw new ContractError('run-setup', error.message);
-      throw transcriptContractError(error);
-    }
-    return this.launch(run);
+  /** Forks a run at a step (docs/host-api.md#forks); see {@link StudioRuns.fork}. */
+  forkRun(request: ForkRequest): Promise<{ runId: string }> {
+    return this.runs.fork(request);
   }
 
   /** Creates `agents/<name>.lua` from a template. */
@@ -392,59 +297,14 @@ export class StudioService {
     return this.afterFileChange(deleteAgent(this.agentFiles(), agent));
   }
 
-  /**
-   * The core's verdict on arguments for a tool: the validator of that run's dispatcher when
-   * `runId` names a live run (an approval card), else of the open workspace's catalog.
-   */
-  async checkToolArguments(alias: string, args: unknown, runId?: string): Promise<ArgumentsVerdict> {
-    const run = runId === undefined ? undefined : this.runs.get(runId);
-    return checkArguments(run ? run.catalog : await this.liveCatalog(alias), alias, args);
+  /** The core's verdict on arguments for a tool (an approval card's run, or the open workspace's catalog). */
+  checkToolArguments(alias: string, args: unknown, runId?: string): Promise<ArgumentsVerdict> {
+    return this.runs.checkToolArguments(alias, args, runId);
   }
 
-  /**
-   * Tries one call of a catalog tool as a recorded run (see tool-trial.ts). Arguments that fail
-   * the tool's schema are refused before the run starts.
-   */
-  async tryTool(alias: string, args: JsonObject): Promise<{ runId: string }> {
-    const ws = this.requireWorkspace();
-    await this.judgeAgain(ws);
-    requireValidTrialArguments(await this.liveCatalog(alias), alias, args);
-    const run = await prepareRun({
-      ...this.runBasics(ws),
-      scriptFile: path.join(ws.root, trialScriptName(alias)),
-      scriptText: TOOL_TRIAL_SCRIPT,
-      input: { alias, arguments: args },
-      toolTrial: { alias },
-    });
-    return this.launch(run);
-  }
-
-  /** The workspace's tools and the MCP servers' (listed first when `alias` is not among them yet). */
-  private async liveCatalog(alias: string): Promise<ToolCatalogImpl> {
-    // A server may start here: judge the trust first (a file it runs may have changed, or the CLI
-    // may have revoked it).
-    const ws = this.requireWorkspace();
-    await this.judgeAgain(ws);
-    const mcp = this.mcp.manager;
-    if (!mcp && !ws.tools.get(alias) && !this.trust.trusted && (ws.mcpServers?.length ?? 0) > 0)
-      throw new ContractError(
-        'workspace-restricted',
-        `"${alias}" would come from one of this workspace's MCP servers, which do not start while the workspace is restricted (not trusted). Open Trust, read what it would run, and trust it`,
-      );
-    if (!mcp) return ws.tools;
-    if (!ws.tools.get(alias) && !mcp.currentTools().some((tool) => tool.alias === alias)) {
-      // Only the servers that may own the alias start, not every server of the workspace.
-      await mcp.ensureFor(alias);
-      // Still missing, and named like a tool of a server that is not ready: say why, not "no such tool".
-      const spec = (ws.mcpServers ?? []).find((server) => server.prefix !== '' && alias.startsWith(server.prefix));
-      const status = spec && mcp.statuses().find((server) => server.name === spec.name);
-      if (status && status.state !== 'ready' && !mcp.currentTools().some((tool) => tool.alias === alias))
-        throw new ContractError(
-          'unknown-tool',
-          `"${alias}" would come from MCP server "${status.name}", which is ${status.state}${status.error ? `: ${status.error}` : ''}. Fix the server's entry in tools.yaml (its stderr is in the explorer), then restart it.`,
-        );
-    }
-    return new ToolCatalogImpl([...ws.tools.list(), ...mcp.currentTools()]);
+  /** Tries one call of a catalog tool as a recorded run (see tool-trial.ts). */
+  tryTool(alias: string, args: JsonObject): Promise<{ runId: string }> {
+    return this.runs.tryTool(alias, args);
   }
 
   private agentFiles(): AgentFilesContext {
@@ -452,7 +312,7 @@ export class StudioService {
     return {
       root: ws.root,
       agents: ws.agents,
-      isRunning: (agent) => [...this.runs.values()].some((run) => run.scriptPath === agent),
+      isRunning: (agent) => this.runs.isRunning(agent),
     };
   }
 
@@ -463,10 +323,7 @@ export class StudioService {
   }
 
   stopRun(runId: string): { stopped: boolean } {
-    const run = this.runs.get(runId);
-    if (!run) return { stopped: false };
-    run.stop('stopped from the studio');
-    return { stopped: true };
+    return this.runs.stop(runId);
   }
 
   listApprovals(): PendingApproval[] {
@@ -588,8 +445,7 @@ export class StudioService {
 
   /** Stops every run and the watcher; for app shutdown. */
   async close(): Promise<void> {
-    for (const run of this.runs.values()) run.stop('the studio is closing');
-    await Promise.all([...this.runs.values()].map((run) => run.done));
+    await this.runs.close();
     await this.mcp.close();
     this.stopWatching?.();
     if (!this.options.pool) await this.pool.close();
@@ -610,60 +466,12 @@ export class StudioService {
     return this.workspace;
   }
 
-  /**
-   * A workspace-relative path resolved inside the open workspace (the schema already refused `..`).
-   * A folder or file on the way may be a symbolic link: the part of the path that exists is
-   * followed to its real path, which must stay inside the workspace's real path too, so a link
-   * never lets a read, a write or a run reach outside it. (A link whose target is missing is refused:
-   * writing through it would create its target, wherever that is.) See {@link checkInsideWorkspace}.
-   */
+  /** A workspace-relative path resolved inside the open workspace (see {@link resolveInWorkspace}). */
   private resolve(relative: string): string {
-    const root = this.requireWorkspace().root;
-    const outside = () => new ContractError('outside-workspace', `${relative} is outside the workspace`);
-    // The workspace folder itself is not a file in it.
-    if (path.resolve(root, relative) === root) throw outside();
-    const checked = checkInsideWorkspace(root, relative, { missing: 'nearest' });
-    if (checked.ok) return checked.path;
-    switch (checked.problem) {
-      case 'outside':
-        throw outside();
-      case 'missing':
-        throw new ContractError(
-          'outside-workspace',
-          `${relative} goes through a symbolic link whose target is missing; remove the link or point it inside the workspace`,
-        );
-      case 'link-outside':
-        throw new ContractError(
-          'outside-workspace',
-          `${relative} leads outside the workspace through a symbolic link; open the linked folder as its own workspace, or copy the file in`,
-        );
-    }
+    return resolveInWorkspace(this.requireWorkspace().root, relative);
   }
 
   private describe(ws: Workspace): WorkspaceState {
-    const recordings: Record<string, string> = {};
-    const recordingsDir = path.join(ws.root, RECORDINGS_DIR);
-    const available = existsSync(recordingsDir) ? new Set(readdirSync(recordingsDir)) : new Set<string>();
-    for (const agent of ws.agents) {
-      const recording = recordingPathFor(agent);
-      if (available.has(path.posix.basename(recording))) recordings[agent] = path.join(...recording.split('/'));
-    }
-    return {
-      root: ws.root,
-      name: path.basename(ws.root),
-      agents: ws.agents,
-      // The catalog's tools, then the MCP servers' tools as last listed (explorer tags, completion).
-      tools: [...ws.tools.list(), ...(this.mcp.manager?.currentTools() ?? [])].map(toToolInfo),
-      models: ws.models.list().map((model) => ({
-        alias: model.alias,
-        provider: model.provider,
-        model: model.model,
-        ...(model.price && { price: model.price }),
-      })),
-      defaultModel: ws.settings.defaultModel ?? null,
-      // Transcripts the history skipped or could read only in part are reported with the rest.
-      ...((problems) => ({ runs: listRuns(ws.root, RUNS_DIR, problems), problems }))([...ws.problems]),
-      recordings,
-    };
+    return describeWorkspace(ws, this.mcp.manager);
   }
 }
