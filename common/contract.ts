@@ -35,6 +35,7 @@ import {
   WorkspaceStateSchema,
 } from './studio-schemas.js';
 import { TrustListSchema, WorkspaceTrustSchema } from './trust-schemas.js';
+import { TestFileInfoSchema, TestsListingSchema, TestsProgressSchema } from './test-schemas.js';
 
 /** A path on disk, as the main process sees it (absolute). */
 const absolutePath = z.string().min(1);
@@ -274,6 +275,26 @@ export const contractMethods = {
   /** Stops an MCP server and its process tree; the next use starts it again. */
   'mcp:stop': { request: z.strictObject({ server: z.string().min(1) }), response: McpServersSchema },
 
+  /**
+   * The open workspace's test files (every .yaml under `tests/`) with their cases, or the mistakes in each
+   * (file, line, field, fix), and this session's latest suite run with its results so far.
+   */
+  'tests:list': { request: z.strictObject({}), response: TestsListingSchema },
+  /**
+   * Runs the cases (all of them, one file's, or one case by id) with `promptforge test`'s runner on
+   * the studio's workers, recorded under `runs/tests/SUITE/` (never in History). Progress and each
+   * result follow as `tests-progress`. Refused with `workspace-restricted` when the workspace is
+   * not trusted and a case would run anything of it (tests never run restricted), `tests-running`
+   * while a suite runs, `no-tests` when nothing matches, and `test-file-problems` when a selected
+   * file has mistakes.
+   */
+  'tests:run': {
+    request: z.strictObject({ file: RelativePathSchema.optional(), case: z.string().min(1).max(1000).optional() }),
+    response: z.object({ suiteRunId: z.string(), total: z.number().int().nonnegative() }),
+  },
+  /** Stops the running suite: its running cases stop, the rest do not start. */
+  'tests:stop': { request: z.strictObject({}), response: z.object({ stopped: z.boolean() }) },
+
   /** The open workspace's trust: restricted or trusted, its manifest, and what changed since. */
   'trust:status': { request: z.strictObject({}), response: WorkspaceTrustSchema },
   /**
@@ -314,6 +335,10 @@ export const contractEvents = {
   'mcp-changed': McpServersSchema,
   /** The open workspace's trust changed: it was trusted or revoked, or its manifest changed on disk. */
   'trust-changed': WorkspaceTrustSchema,
+  /** A suite run started, a case of it finished (with its result), or it ended. */
+  'tests-progress': TestsProgressSchema,
+  /** The open workspace's test files changed on disk (or what they name did): their cases and mistakes now. */
+  'tests-changed': z.object({ files: z.array(TestFileInfoSchema) }),
 } as const satisfies Record<string, z.ZodType>;
 
 /** The name of an IPC method, e.g. `app:info`. */

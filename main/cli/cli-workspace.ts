@@ -14,15 +14,17 @@ import type { CliIo } from './cli-io.js';
 export interface CatalogModules {
   loadWorkspace: typeof WorkspaceModule.loadWorkspace;
   formatProblem: typeof CatalogProblemModule.formatProblem;
+  /** The workspace's folder of test files. */
+  TESTS_DIR: typeof WorkspaceModule.TESTS_DIR;
 }
 let catalogModules: CatalogModules | undefined;
 export async function loadCatalogModules(): Promise<CatalogModules> {
   if (catalogModules === undefined) {
-    const [{ loadWorkspace }, { formatProblem }] = await Promise.all([
+    const [{ loadWorkspace, TESTS_DIR }, { formatProblem }] = await Promise.all([
       import('../core/catalog/workspace.js'),
       import('../core/catalog/catalog-problem.js'),
     ]);
-    catalogModules = { loadWorkspace, formatProblem };
+    catalogModules = { loadWorkspace, formatProblem, TESTS_DIR };
   }
   return catalogModules;
 }

@@ -77,7 +77,7 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
   if (missing.length > 0) throw new UsageError(`no such test file or folder: ${missing.join(', ')}`);
   if (files.length === 0)
     throw new UsageError(
-      `no test files: ${positionals.length ? positionals.join(' ') : `${path.join(found, testing.load.TESTS_DIR)}`} holds no .yaml file (docs/testing.md shows the format)`,
+      `no test files: ${positionals.length ? positionals.join(' ') : `${path.join(found, catalog.TESTS_DIR)}`} holds no .yaml file (docs/testing.md shows the format)`,
     );
   const models = modelList(values.model, workspace);
 

@@ -1,7 +1,7 @@
-import { type FSWatcher, watch } from 'node:fs';
+import { existsSync, type FSWatcher, watch } from 'node:fs';
 import path from 'node:path';
 import { CATALOG_FILES } from './catalog-files.js';
-import { AGENTS_DIR, loadWorkspace, type Workspace } from './workspace.js';
+import { AGENTS_DIR, loadWorkspace, TESTS_DIR, type Workspace } from './workspace.js';
 
 /** What changed on disk, with the workspace reloaded after the change. */
 export interface WorkspaceChange {
@@ -19,10 +19,10 @@ export interface WatchWorkspaceOptions {
 }
 
 /**
- * Watches the workspace's catalog files and `agents/*.lua` for edits made outside the studio
- * (editors, git checkouts) and calls `onChange` with the reloaded workspace once the burst of
- * events has settled. Watches folders rather than files, so editors that save by rename are
- * seen too. Returns a function that stops watching.
+ * Watches the workspace's catalog files, `agents/*.lua` and the test files under `tests/` (at any
+ * depth) for edits made outside the studio (editors, git checkouts) and calls `onChange` with the
+ * reloaded workspace once the burst of events has settled. Watches folders rather than files, so
+ * editors that save by rename are seen too. Returns a function that stops watching.
  */
 export function watchWorkspace(
   dir: string,
@@ -35,6 +35,7 @@ export function watchWorkspace(
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   let agentsWatcher: FSWatcher | undefined;
+  let testsWatcher: FSWatcher | undefined;
   let reloading: Promise<void> = Promise.resolve();
 
   const schedule = (relative: string) => {
@@ -74,6 +75,25 @@ export function watchWorkspace(
     }
   };
 
+  // Watched afresh whenever the folder appears (it may have been removed and made again, and a
+  // recursive watch of a missing folder fails only later, without throwing).
+  const watchTests = () => {
+    testsWatcher?.close();
+    testsWatcher = undefined;
+    if (closed || !existsSync(path.join(root, TESTS_DIR))) return;
+    try {
+      testsWatcher = watch(path.join(root, TESTS_DIR), { recursive: true }, (_event, name) => {
+        if (name && /\.ya?ml$/i.test(String(name))) schedule(`${TESTS_DIR}/${String(name).split(path.sep).join('/')}`);
+      });
+      testsWatcher.on('error', () => {
+        testsWatcher?.close();
+        testsWatcher = undefined;
+      });
+    } catch {
+      testsWatcher = undefined;
+    }
+  };
+
   const rootWatcher = watch(root, (_event, name) => {
     if (!name) return;
     const file = String(name);
@@ -82,15 +102,20 @@ export function watchWorkspace(
       // The agents folder may appear after the watch started.
       watchAgents();
       schedule(AGENTS_DIR);
+    } else if (file === TESTS_DIR) {
+      watchTests();
+      schedule(TESTS_DIR);
     }
   });
   rootWatcher.on('error', (error) => options.onError?.(error));
   watchAgents();
+  watchTests();
 
   return () => {
     closed = true;
     if (timer) clearTimeout(timer);
     rootWatcher.close();
     agentsWatcher?.close();
+    testsWatcher?.close();
   };
 }

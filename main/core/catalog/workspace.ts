@@ -33,6 +33,8 @@ export interface Workspace {
 export const AGENTS_DIR = 'agents';
 /** Folder of run transcripts (`*.jsonl`), relative to the root. Written by the run engine. */
 export const RUNS_DIR = 'runs';
+/** The folder of a workspace where agent test files live (`promptforge test`, docs/testing.md). */
+export const TESTS_DIR = 'tests';
 
 /** The largest catalog file read; a bigger one is a problem, not a hang. */
 export const MAX_CATALOG_FILE_BYTES = 4 << 20;

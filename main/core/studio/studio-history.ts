@@ -10,31 +10,68 @@ import { readTranscriptPage, TranscriptGoneError } from '../transcript/transcrip
 import { compareTranscripts, comparisonHeader } from '../transcript/run-history.js';
 import { ContractError } from './contract-error.js';
 
+/** Most test runs whose transcripts the studio keeps track of (the oldest are forgotten first). */
+const MAX_TEST_RUNS = 100_000;
+
 export class StudioHistory {
+  /**
+   * The transcripts of test cases the studio ran (under `runs/tests/`), by run id: opened, compared,
+   * exported and forked by their run id like any run, so the page never names a path.
+   */
+  private readonly testRuns = new Map<string, string>();
+
   /**
    * `resolve` turns a workspace-relative path into one inside the open workspace (refusing one
    * that is not); `host.chooseSaveFile` shows the OS save dialog, when the host can.
    */
   constructor(
     private readonly resolve: (relative: string) => string,
-    private readonly host: { chooseSaveFile?: (suggestedName: string) => Promise<string | null> },
+    private readonly host: {
+      chooseSaveFile?: ((suggestedName: string) => Promise<string | null>) | undefined;
+      /** The open workspace's folder, or null. */
+      workspaceRoot: () => string | null;
+    },
   ) {}
 
-  /** The transcript of run `runId` in the workspace's runs folder; `run-not-found` when there is none. */
-  transcriptFile(runId: string): string {
-    if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ContractError('run-not-found', `no run "${runId}"`);
-    const file = this.resolve(path.join(RUNS_DIR, `${runId}.jsonl`));
-    if (!existsSync(file))
-      throw new ContractError(
-        'run-not-found',
-        `no transcript for run "${runId}" in ${RUNS_DIR}/: it was never recorded here, or it was deleted or moved`,
-      );
-    return file;
+  /** A test case's run, recorded by the studio at `file` (under the workspace's `runs/tests/`). */
+  addTestRun(runId: string, file: string): void {
+    this.testRuns.delete(runId);
+    this.testRuns.set(runId, file);
+    if (this.testRuns.size > MAX_TEST_RUNS) this.testRuns.delete(this.testRuns.keys().next().value!);
   }
 
-  /** Run `runId`'s transcript file, and its name as messages show it (`runs/<runId>.jsonl`). */
+  /** Another workspace opened: its test runs are not these. */
+  forgetTestRuns(): void {
+    this.testRuns.clear();
+  }
+
+  /**
+   * Run `runId`'s transcript file, and its name as messages show it: `runs/<runId>.jsonl`, or for a
+   * test case the studio ran, where it recorded it under `runs/tests/`. `run-not-found` when there
+   * is none.
+   */
   transcript(runId: string): { file: string; shown: string } {
-    return { file: this.transcriptFile(runId), shown: path.posix.join(RUNS_DIR, `${runId}.jsonl`) };
+    if (!/^[A-Za-z0-9._-]+$/.test(runId)) throw new ContractError('run-not-found', `no run "${runId}"`);
+    const gone = (where: string) =>
+      new ContractError(
+        'run-not-found',
+        `no transcript for run "${runId}" in ${where}: it was never recorded here, or it was deleted or moved`,
+      );
+    const recorded = this.testRuns.get(runId);
+    if (recorded !== undefined) {
+      // Checked again on every use: inside this workspace's runs/tests/, through no link leading out.
+      const root = this.host.workspaceRoot();
+      const relative = root === null ? '' : path.relative(root, recorded);
+      const segments = relative.split(path.sep);
+      if (segments[0] !== RUNS_DIR || segments[1] !== 'tests' || segments.includes('..') || path.isAbsolute(relative))
+        throw gone(`${RUNS_DIR}/tests/`);
+      const file = this.resolve(relative);
+      if (!existsSync(file)) throw gone(`${RUNS_DIR}/tests/`);
+      return { file, shown: segments.join('/') };
+    }
+    const file = this.resolve(path.join(RUNS_DIR, `${runId}.jsonl`));
+    if (!existsSync(file)) throw gone(`${RUNS_DIR}/`);
+    return { file, shown: path.posix.join(RUNS_DIR, `${runId}.jsonl`) };
   }
 
   /**
@@ -43,13 +80,13 @@ export class StudioHistory {
    * `null` when the person cancelled.
    */
   async exportRun(runId: string): Promise<{ path: string | null }> {
-    const file = this.transcriptFile(runId);
+    const { file, shown } = this.transcript(runId);
     if (!this.host.chooseSaveFile) throw new ContractError('not-supported', 'this host cannot show a save dialog');
     const target = await this.host.chooseSaveFile(`${runId}.jsonl`);
     if (target === null) return { path: null };
     if (!path.isAbsolute(target)) throw new ContractError('export-failed', `${target}: not an absolute path`);
     try {
-      await copyRegularFile(file, target, 'transcript', path.posix.join(RUNS_DIR, `${runId}.jsonl`));
+      await copyRegularFile(file, target, 'transcript', shown);
     } catch (error) {
       if (error instanceof FileReadError) throw new ContractError('not-found', error.message);
       throw new ContractError('export-failed', errorMessage(error));
@@ -59,9 +96,9 @@ export class StudioHistory {
 
   /** A window of a run's transcript, read by byte range (see {@link readTranscriptPage}). */
   readPage(runId: string, from: number, count: number): TranscriptPage {
-    const file = this.transcriptFile(runId);
+    const { file, shown } = this.transcript(runId);
     try {
-      return readTranscriptPage(file, from, count, path.posix.join(RUNS_DIR, `${runId}.jsonl`));
+      return readTranscriptPage(file, from, count, shown);
     } catch (error) {
       throw transcriptContractError(error);
     }
@@ -69,8 +106,8 @@ export class StudioHistory {
 
   /** Two runs compared as streams, only as far as the window asked for needs. */
   compare(left: string, right: string, window: { from?: number; count?: number } = {}): RunComparison {
-    const l = { file: this.transcriptFile(left), shown: path.posix.join(RUNS_DIR, `${left}.jsonl`), runId: left };
-    const r = { file: this.transcriptFile(right), shown: path.posix.join(RUNS_DIR, `${right}.jsonl`), runId: right };
+    const l = { ...this.transcript(left), runId: left };
+    const r = { ...this.transcript(right), runId: right };
     try {
       return { ...compareTranscripts(l, r, window), ...comparisonHeader(l, r) };
     } catch (error) {

@@ -37,6 +37,7 @@ import { oneQuestionAtATime } from './one-question.js';
 import { ContractError } from './contract-error.js';
 import { StudioHistory } from './studio-history.js';
 import { StudioRuns, type StartRunRequest } from './studio-runs.js';
+import { StudioTests } from './studio-tests.js';
 import { resolveInWorkspace } from './workspace-paths.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
@@ -101,6 +102,8 @@ export class StudioService {
   private workspace: Workspace | undefined;
   private stopWatching: (() => void) | undefined;
   private readonly runs: StudioRuns;
+  /** The Tests view's part: test files, suite runs and their progress (studio-tests.ts). */
+  readonly tests: StudioTests;
   private readonly pending: PendingApprovals;
   private readonly pool: WorkerPool;
   private readonly mcp: StudioMcp;
@@ -131,7 +134,10 @@ export class StudioService {
       workspaceChanged: (ws) => options.emit('workspace-changed', this.describe(ws)),
     });
     this.keys = new StudioKeys(options.secrets, () => this.workspace, confirmPerson);
-    this.history = new StudioHistory((relative) => this.resolve(relative), options);
+    this.history = new StudioHistory((relative) => this.resolve(relative), {
+      chooseSaveFile: options.chooseSaveFile,
+      workspaceRoot: () => this.workspace?.root ?? null,
+    });
     this.pending = new PendingApprovals({
       onEvent: (event) => {
         if (event.type === 'approval-pending')
@@ -153,6 +159,16 @@ export class StudioService {
       workspaceChanged: () => {
         if (this.workspace) options.emit('workspace-changed', this.describe(this.workspace));
       },
+    });
+    this.tests = new StudioTests({
+      pool: this.pool,
+      secrets: options.secrets,
+      trust: this.trust,
+      history: this.history,
+      emit: options.emit,
+      requireWorkspace: () => this.requireWorkspace(),
+      workspace: () => this.workspace,
+      judgeAgain: (ws) => this.judgeAgain(ws),
     });
   }
 
@@ -179,6 +195,9 @@ export class StudioService {
       throw new ContractError('not-found', `no folder at ${dir}`);
     this.stopWatching?.();
     this.trust.forget();
+    // A test run of the workspace being left stops; its runs are not the new workspace's.
+    await this.tests.forget();
+    this.history.forgetTestRuns();
     this.workspace = await loadWorkspace(dir);
     await this.trust.judge(this.workspace);
     this.mcp.sync(this.workspace, this.trust.trusted);
@@ -191,6 +210,8 @@ export class StudioService {
           if (this.workspace !== workspace) return;
           this.mcp.sync(workspace, this.trust.trusted);
           this.options.emit('workspace-changed', this.describe(workspace));
+          // A test file, an agent or a catalog it names changed: the test list says so.
+          return this.tests.workspaceChanged(workspace);
         },
         () => undefined,
       );
@@ -445,7 +466,7 @@ export class StudioService {
 
   /** Stops every run and the watcher; for app shutdown. */
   async close(): Promise<void> {
-    await this.runs.close();
+    await Promise.all([this.runs.close(), this.tests.forget()]);
     await this.mcp.close();
     this.stopWatching?.();
     if (!this.options.pool) await this.pool.close();
@@ -459,6 +480,7 @@ export class StudioService {
     await this.trust.judge(workspace);
     this.mcp.sync(workspace, this.trust.trusted);
     this.options.emit('workspace-changed', this.describe(workspace));
+    await this.tests.workspaceChanged(workspace);
   }
 
   private requireWorkspace(): Workspace {

@@ -7,14 +7,12 @@ import { parseCatalogYaml } from '../catalog/catalog-yaml.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { UserSchemaCompiler } from '../catalog/catalog-schemas.js';
 import { closest } from '../catalog/schema-messages.js';
-import type { Workspace } from '../catalog/workspace.js';
+import { TESTS_DIR, type Workspace } from '../catalog/workspace.js';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import { errorMessage } from '../../../common/error-message.js';
 import { TestCaseSchema, TestFileSchema, type TestCaseSpec, type TextMatch } from './test-file-schema.js';
 import { testEnvironment, testEnvironmentNames, type TestEnvironment } from './test-environment.js';
 
-/** The folder of a workspace where test files live. */
-export const TESTS_DIR = 'tests';
 /** Largest test file read. */
 const MAX_TEST_FILE_BYTES = 8 << 20;
 

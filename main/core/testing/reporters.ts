@@ -1,5 +1,5 @@
 import type { Failure } from './assertions.js';
-import { stepText } from './case-trace.js';
+import { stepText, type Step } from './case-trace.js';
 import type { CaseResult } from './run-case.js';
 import type { SuiteResult } from './suite.js';
 
@@ -28,10 +28,15 @@ export function countResults(suite: SuiteResult): SuiteCounts {
   return counts;
 }
 
+/** Where a failure diverged, as the reports say it: `at event 12 (round 2, call 2)`, `after the run (…)`. */
+export function stepPhrase(step: Step): string {
+  return `${step.afterRun ? '' : 'at '}${stepText(step)}`;
+}
+
 /** One failure in words: field, expected, actual, and the step where the run diverged. */
 export function failureLines(failure: Failure): string[] {
   return [
-    `${failure.field}${failure.step ? ` ${failure.step.afterRun ? '' : 'at '}${stepText(failure.step)}` : ''}`,
+    `${failure.field}${failure.step ? ` ${stepPhrase(failure.step)}` : ''}`,
     `  expected: ${failure.expected}`,
     `  actual:   ${failure.actual}`,
   ];

@@ -44,6 +44,34 @@ describe('watchWorkspace', () => {
     expect(broken.workspace.tools.get('greet')).toBeUndefined();
   });
 
+  it('picks up test files under tests/ at any depth, and the folder appearing after the watch started', async () => {
+    const dir = await makeTempDir();
+    cleanups.push(() => removeTempDir(dir));
+    await mkdir(path.join(dir, 'tests'));
+    const changes: WorkspaceChange[] = [];
+    cleanups.push(watchWorkspace(dir, (change) => changes.push(change), { debounceMs: 30 }));
+    await mkdir(path.join(dir, 'tests', 'payments'));
+    await writeFile(path.join(dir, 'tests', 'payments', 'refunds.yaml'), 'cases: []\n');
+    await waitFor(
+      () => changes.find((change) => change.files.includes('tests/payments/refunds.yaml')),
+      'a nested test file',
+    );
+    await writeFile(path.join(dir, 'tests', 'notes.txt'), 'not a test file');
+    await writeFile(path.join(dir, 'tests', 'smoke.yml'), 'cases: []\n');
+    await waitFor(() => changes.find((change) => change.files.includes('tests/smoke.yml')), 'smoke.yml');
+    expect(changes.flatMap((change) => change.files).filter((file) => file.endsWith('.txt'))).toEqual([]);
+
+    // A workspace without tests/ yet: the folder appearing is a change, and files in it are seen after.
+    const fresh = await makeTempDir();
+    cleanups.push(() => removeTempDir(fresh));
+    const later: WorkspaceChange[] = [];
+    cleanups.push(watchWorkspace(fresh, (change) => later.push(change), { debounceMs: 30 }));
+    await mkdir(path.join(fresh, 'tests'));
+    await waitFor(() => later.find((change) => change.files.includes('tests')), 'the tests folder');
+    await writeFile(path.join(fresh, 'tests', 'first.yaml'), 'cases: []\n');
+    await waitFor(() => later.find((change) => change.files.includes('tests/first.yaml')), 'a file in the new folder');
+  });
+
   it('ignores unrelated files and stops after close', async () => {
     const dir = await makeTempDir();
     cleanups.push(() => removeTempDir(dir));

@@ -31,6 +31,8 @@ export interface ContractStudio {
   ): Promise<ContractEventPayload<E>>;
   /** The pushed run events of one run, in order. */
   runEvents(runId: string): RunEvent[];
+  /** Every event pushed so far, in order. */
+  pushed: StudioHarness['pushed'];
   /** Waits for a run's `run-end` and returns it. */
   ended(runId: string): Promise<Extract<RunEvent, { type: 'run-end' }>>;
 }
@@ -69,6 +71,7 @@ export function contractStudio(): ContractStudio {
     },
     next: waitFor,
     runEvents: (runId) => runEvents(pushed, runId),
+    pushed,
     ended: (runId) =>
       waitFor('run-event', (event) => event.runId === runId && event.type === 'run-end') as Promise<
         Extract<RunEvent, { type: 'run-end' }>
