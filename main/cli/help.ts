@@ -1,4 +1,14 @@
 /** The CLI's help texts, one per command; `promptforge help COMMAND` and `COMMAND --help` print them. */
+import { MINIMAL_TEST_FILE } from '../../common/test-example.js';
+
+/** `text` with each line indented by two spaces, as an example in a help text. */
+function indented(text: string): string {
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
+}
 
 const EXIT_CODES = `Exit codes: 0 success, 1 script error, 2 usage or catalog error, 3 limit exceeded or stopped
 (Ctrl-C), 4 workspace not trusted (nothing ran; promptforge trust says what it would run).`;
@@ -71,16 +81,7 @@ outputs, the final reply, the status and error, limits on rounds, tokens and cos
 A minimal test file, tests/echo.yaml, for the example workspace's agents/echo-loop.lua (a tool
 loop that offers the model an echo tool):
 
-  cases:
-    - name: echoes hello, then answers
-      agent: agents/echo-loop.lua
-      model: # a scripted model: reply N answers model round N, offline
-        replies:
-          - calls: [{ name: echo, arguments: { text: hello } }]
-          - content: I echoed hello.
-      expect:
-        calls: [{ tool: echo, arguments: { text: hello } }]
-        final: { contains: hello }
+${indented(MINIMAL_TEST_FILE)}
 
 The full format (every assertion, approvals, recordings, live models, test environments, limits)
 is in docs/testing.md, with a worked example.

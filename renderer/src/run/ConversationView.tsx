@@ -2,6 +2,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef } from 'react';
 import {
   forkEditedKey,
+  itemIndexForStep,
   type ConversationItem,
   type ConversationSnapshot,
   type DispatchState,
@@ -17,6 +18,17 @@ import type { ForkTarget } from '../history/ForkDialog';
 const MODEL_CALL_ID_HINT = 'The id the model gave this call: the script answers the model with it (tool_call_id).';
 const DISPATCH_ID_HINT =
   "The host's id for this tools.call: call-1, call-2, ... in the order the script dispatched them. Approvals, the log and the transcript use it.";
+
+/**
+ * A step to show the person (where a test case diverged): the event's `seq`, what to say there, and
+ * `request`, new for each time it is asked (so asking again scrolls back to it).
+ */
+export interface RunFocus {
+  runId: string;
+  seq: number;
+  label: string;
+  request: number;
+}
 
 /** Asks to fork the shown run at a step (opens the fork dialog). */
 type OnFork = (target: Omit<ForkTarget, 'runId'>) => void;
@@ -346,6 +358,7 @@ export function ConversationView({
   taintCheckOf,
   onShowApprovals,
   onFork,
+  focus,
   emptyHint = 'No run selected. Run the agent (Ctrl+Enter) or open a run from the history.',
 }: {
   snapshot: ConversationSnapshot | undefined;
@@ -355,6 +368,8 @@ export function ConversationView({
   onShowApprovals: () => void;
   /** Set when the run has a transcript to fork from: shows "Fork from here" on steps. */
   onFork?: OnFork | undefined;
+  /** A step to scroll to, mark and move focus to (a failing test's diverging step), when the run holds it. */
+  focus?: RunFocus | undefined;
   /** What to say when no run is shown. */
   emptyHint?: string | undefined;
 }) {
@@ -376,6 +391,21 @@ export function ConversationView({
   useEffect(() => {
     if (stickToBottom.current && items.length > 0) virtualizer.scrollToIndex(items.length - 1, { align: 'end' });
   }, [items, virtualizer]);
+
+  // The focused step: once its event is read, the view stops following the end, centres it, and
+  // moves focus to its note (once per request; a step not read yet is reached by reading on).
+  const focusIndex = focus === undefined ? -1 : itemIndexForStep(items, focus.seq);
+  const focusedRequest = useRef<number | null>(null);
+  useEffect(() => {
+    if (focus === undefined || focusIndex < 0 || focusedRequest.current === focus.request) return;
+    focusedRequest.current = focus.request;
+    stickToBottom.current = false;
+    virtualizer.scrollToIndex(focusIndex, { align: 'center' });
+    // After the row is drawn where it now scrolls to.
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => scroller.current?.querySelector<HTMLElement>('.diverged-note')?.focus()),
+    );
+  }, [focus, focusIndex, virtualizer]);
 
   const lastShown = virtualizer.getVirtualItems().at(-1)?.index ?? -1;
   const wantsMore =
@@ -431,8 +461,14 @@ export function ConversationView({
               virtualizer.measureElement(node);
               placeRow(node, row.start);
             }}
-            className="virtual-row"
+            className={row.index === focusIndex ? 'virtual-row diverged-row' : 'virtual-row'}
           >
+            {row.index === focusIndex && focus ? (
+              <p className="diverged-note" tabIndex={-1}>
+                <span aria-hidden="true">▼ </span>
+                The test diverged here: {focus.label}
+              </p>
+            ) : null}
             <ItemView
               item={items[row.index]!}
               live={live}

@@ -5,7 +5,7 @@ import { RunHeader } from '../history/RunHeader';
 import { runStore } from './run-hooks';
 import { ApprovalsPanel } from '../approvals/ApprovalsPanel';
 import type { ConversationSnapshot } from './conversation-builder';
-import { ConversationView } from './ConversationView';
+import { ConversationView, type RunFocus } from './ConversationView';
 import { InertText } from '../shell/InertText';
 import type { PagingState } from './run-store';
 import type { Theme } from '../shell/theme';
@@ -116,6 +116,7 @@ export function RunPanel({
   models = [],
   summary,
   emptyHint,
+  focus,
 }: {
   tab: RunTab;
   onTab: (tab: RunTab) => void;
@@ -136,6 +137,8 @@ export function RunPanel({
   summary?: RunSummary | undefined;
   /** What the conversation says when no run is shown: true for the view beside it. */
   emptyHint?: string | undefined;
+  /** A step of the shown run to scroll to and mark (a failing test's diverging step). */
+  focus?: RunFocus | undefined;
 }) {
   const [forking, setForking] = useState<ForkTarget | null>(null);
   // [id, label, the part of the label a narrow panel leaves out]: the pill keeps to the tab row.
@@ -211,6 +214,7 @@ export function RunPanel({
             taintCheckOf={taintCheckOf}
             onShowApprovals={() => onTab('approvals')}
             emptyHint={emptyHint}
+            focus={focus}
             // A tool trial has no script to fork: it is tried again from the explorer instead.
             onFork={
               snapshot && snapshot.started && !snapshot.started.toolTrial

@@ -313,6 +313,18 @@ export class ConversationBuilder {
   }
 }
 
+/**
+ * The index of the item that shows event `seq` (the step a test's failure names: a tool call's
+ * tool-dispatch, a model round's round-response, or the run-end), or -1 while that event is not
+ * read yet.
+ */
+export function itemIndexForStep(items: readonly ConversationItem[], seq: number): number {
+  const key = `e${seq}`;
+  return items.findIndex(
+    (item) => item.key === key || ((item.kind === 'assistant' || item.kind === 'dispatch') && item.step === seq),
+  );
+}
+
 /** A piece of text: plain, or an `<untrusted_input_…>` envelope marker to highlight. */
 export interface TextSegment {
   text: string;

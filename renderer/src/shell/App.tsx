@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { RunEvent } from '../../../common/run-events.js';
 import { AboutPanel } from './AboutPanel';
 import { describeError, useStudioEvent } from './studio-api';
-import { isSettingsView } from './settings-views';
+import { hidesRunPanel, narrowsRunPanel, type HeaderViewContext } from './header-views';
 import { windowActionHandlers } from './window-actions';
 import { AppHeader, DismissibleBanner } from './AppHeader';
 import { AppDialogs } from './AppDialogs';
@@ -14,6 +14,7 @@ import { usePanelLayout } from './use-panel-layout';
 import { useShortcuts } from './use-shortcuts';
 import { useCenterView } from './use-center-view';
 import { RunPanel, type RunTab } from '../run/RunPanel';
+import type { RunFocus } from '../run/ConversationView';
 import { runStore } from '../run/run-hooks';
 import { useRunActions } from '../run/use-run-actions';
 import { applyTheme, readSavedTheme, type Theme } from './theme';
@@ -36,18 +37,21 @@ export function App() {
   const [banner, setBanner] = useState<string | null>(null);
   const [model, setModel] = useState('');
   const [tab, setTab] = useState<RunTab>('conversation');
+  // A test case opened at the step where it diverged: the run panel shows its conversation there.
+  const [focus, setFocus] = useState<RunFocus | null>(null);
   // The open agents and their buffers live in the open-files store (editor/use-agent-buffers.ts).
   const buffers = useAgentBuffers();
   const agent = buffers.active;
   const center = useCenterView(buffers, setBanner);
   const { view, selectView, openAgent } = center;
-  const panels = usePanelLayout(view.kind === 'history' || view.kind === 'catalog');
+  const panels = usePanelLayout(narrowsRunPanel(view));
   const { pending: approvals, pendingText, reload: reloadApprovals } = useApprovals();
 
   const { workspace, opening, openError, openExample, chooseFolder } = useWorkspace({
     onError: setBanner,
     onOpened: async (state) => {
       buffers.reset();
+      setFocus(null);
       try {
         await reloadApprovals(state.runs);
       } catch (error) {
@@ -90,7 +94,7 @@ export function App() {
   // onto a card (a card takes keys only once the person moves into it).
   // A run tab shows even from Credentials (where the run panel is hidden) or with the panel collapsed.
   const showRunTab = (next: RunTab): void => {
-    if (isSettingsView(view)) center.setView(agent ? { kind: 'agent', path: agent.path } : { kind: 'none' });
+    if (hidesRunPanel(view)) center.setView(agent ? { kind: 'agent', path: agent.path } : { kind: 'none' });
     panels.toggleRunPanel(false);
     setTab(next);
   };
@@ -98,6 +102,14 @@ export function App() {
     showRunTab('approvals');
     // After React rendered the tab (a click's updates are flushed before the next task).
     setTimeout(() => document.querySelector<HTMLElement>('.approvals-panel')?.focus(), 0);
+  };
+  const headerViewContext: HeaderViewContext = {
+    workspaceRoot: workspace?.root ?? '',
+    openRunAt: (runId, at) => {
+      setFocus(at ? { runId, ...at, request: Date.now() } : null);
+      showRunTab('conversation');
+      void runStore.open(runId);
+    },
   };
   const taintCheckOf = (alias: string): boolean =>
     workspace?.tools.find((tool) => tool.alias === alias)?.taintCheck ?? true;
@@ -215,8 +227,9 @@ export function App() {
               onReplayRun={runs.replayRun}
               onOpenExample={() => void openExample()}
               pickAgentButton={center.pickAgentButton}
+              headerViewContext={headerViewContext}
             />
-            {isSettingsView(view) ? null : (
+            {hidesRunPanel(view) ? null : (
               <Splitter
                 label="Run panel width"
                 controls="run-panel"
@@ -229,10 +242,10 @@ export function App() {
                 onToggle={() => panels.toggleRunPanel()}
               />
             )}
-            {isSettingsView(view) ? null : (
+            {hidesRunPanel(view) ? null : (
               <div id="run-panel" className="panel-slot" hidden={panels.layout.runPanelCollapsed}>
                 <RunPanel
-                  narrow={view.kind === 'history' || view.kind === 'catalog'}
+                  narrow={narrowsRunPanel(view)}
                   tab={tab}
                   onTab={setTab}
                   snapshot={snapshot}
@@ -244,14 +257,17 @@ export function App() {
                   taintCheckOf={taintCheckOf}
                   theme={theme}
                   running={runs.running}
+                  focus={focus?.runId === runs.selectedRunId ? focus : undefined}
                   models={workspace.models}
                   summary={workspace.runs.find((run) => run.runId === runs.selectedRunId)}
                   emptyHint={
                     workspace.agents.length === 0
                       ? 'No runs yet. Create an agent with + New in the explorer, then run it here.'
-                      : view.kind === 'agent'
-                        ? 'No run selected. Run the agent (Ctrl+Enter) or open a run from the history.'
-                        : 'No run selected. Open an agent to run it, or open a run from the history.'
+                      : view.kind === 'tests'
+                        ? 'No run selected. Pick a case that ran and open its run (Enter).'
+                        : view.kind === 'agent'
+                          ? 'No run selected. Run the agent (Ctrl+Enter) or open a run from the history.'
+                          : 'No run selected. Open an agent to run it, or open a run from the history.'
                   }
                 />
               </div>

@@ -1,6 +1,6 @@
 /** The studio's header: the name, the workspace, the pending-approvals indicator and the header buttons. */
 import { LogoMark } from './LogoMark';
-import { isSettingsView, SettingsViewButtons, type SettingsViewKind } from './settings-views';
+import { hidesRunPanel, HeaderViewButtons, type HeaderViewKind } from './header-views';
 import type { PanelLayoutControls } from './use-panel-layout';
 import type { Theme } from './theme';
 
@@ -26,7 +26,7 @@ export function AppHeader({
   pendingCount: number;
   onShowApprovals: () => void;
   view: { kind: string };
-  onSelectView: (view: { kind: SettingsViewKind }) => void;
+  onSelectView: (view: { kind: HeaderViewKind }) => void;
   panels: PanelLayoutControls;
   theme: Theme;
   onToggleTheme: () => void;
@@ -62,7 +62,7 @@ export function AppHeader({
             </span>
           </button>
         ) : null}
-        {workspaceOpen ? <SettingsViewButtons current={view} onSelect={onSelectView} /> : null}
+        {workspaceOpen ? <HeaderViewButtons current={view} onSelect={onSelectView} /> : null}
         <button
           type="button"
           className="button button-quiet panel-toggle"
@@ -79,7 +79,7 @@ export function AppHeader({
             type="button"
             className="button button-quiet panel-toggle"
             aria-pressed={!panels.layout.runPanelCollapsed}
-            aria-controls={isSettingsView(view) ? undefined : 'run-panel'}
+            aria-controls={hidesRunPanel(view) ? undefined : 'run-panel'}
             onClick={() => panels.toggleRunPanel()}
             aria-label="Run panel"
             title="Show or hide the run panel (Ctrl/⌘+Shift+Y)"

@@ -11,7 +11,7 @@ import { ToolTrialView } from '../tool-trial/ToolTrial';
 import type { CenterView } from '../workspace/Explorer';
 import { NoAgentsState } from '../workspace/NoAgentsState';
 import type { AgentFileActions } from '../workspace/use-agent-file-actions';
-import { SettingsViewContent } from './settings-views';
+import { HeaderViewContent, type HeaderViewContext } from './header-views';
 import type { Theme } from './theme';
 
 export function WorkspaceArea({
@@ -35,6 +35,7 @@ export function WorkspaceArea({
   onReplayRun,
   onOpenExample,
   pickAgentButton,
+  headerViewContext,
 }: {
   workspace: WorkspaceState;
   view: CenterView;
@@ -57,6 +58,8 @@ export function WorkspaceArea({
   onReplayRun: (run: RunSummary) => void;
   onOpenExample: () => void;
   pickAgentButton: RefObject<HTMLButtonElement | null>;
+  /** What a header view (Tests) may ask of the window. */
+  headerViewContext: HeaderViewContext;
 }) {
   const agent = buffers.active;
   return (
@@ -97,7 +100,7 @@ export function WorkspaceArea({
       {view.kind === 'tool' ? (
         <ToolTrialView alias={view.alias} tools={workspace.tools} onShowApprovals={onShowApprovals} />
       ) : null}
-      <SettingsViewContent view={view} />
+      <HeaderViewContent view={view} context={headerViewContext} />
       {view.kind === 'history' ? <HistoryView runs={workspace.runs} onOpen={onOpenRun} onReplay={onReplayRun} /> : null}
       {view.kind === 'none' && workspace.agents.length === 0 ? (
         <div className="no-agents">

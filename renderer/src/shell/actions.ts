@@ -57,6 +57,7 @@ export type ActionId =
   | 'history'
   | 'edit-tools'
   | 'edit-models'
+  | 'tests'
   | 'credentials'
   | 'trust'
   | 'new-agent'
@@ -160,6 +161,12 @@ export const actionSpecs: readonly ActionSpec[] = [
   { id: 'history', title: 'Open the run history', scope: 'window', keywords: 'runs compare' },
   { id: 'edit-tools', title: 'Edit tools.yaml', scope: 'window', keywords: 'catalog' },
   { id: 'edit-models', title: 'Edit models.yaml', scope: 'window', keywords: 'catalog' },
+  {
+    id: 'tests',
+    title: 'Open the tests (run the workspace’s agent tests)',
+    scope: 'window',
+    keywords: 'test cases suite yaml promptforge test',
+  },
   { id: 'credentials', title: 'Open the credentials (provider keys)', scope: 'window', keywords: 'settings api key' },
   {
     id: 'trust',

@@ -5,7 +5,7 @@ import type { RunTab } from '../run/RunPanel';
 import type { RunActions } from '../run/use-run-actions';
 import type { CenterView } from '../workspace/Explorer';
 import type { ActionHandlers } from './actions';
-import { settingsViewActions } from './settings-views';
+import { headerViewActions } from './header-views';
 import type { PanelLayoutControls } from './use-panel-layout';
 
 export function windowActionHandlers(deps: {
@@ -47,7 +47,7 @@ export function windowActionHandlers(deps: {
     history: { run: () => selectView({ kind: 'history' }), unavailable: noWorkspace },
     'edit-tools': { run: () => selectView({ kind: 'catalog', file: 'tools.yaml' }), unavailable: noWorkspace },
     'edit-models': { run: () => selectView({ kind: 'catalog', file: 'models.yaml' }), unavailable: noWorkspace },
-    ...settingsViewActions(selectView, noWorkspace),
+    ...headerViewActions(selectView, noWorkspace),
     'new-agent': { run: deps.newAgent, unavailable: noWorkspace },
     'open-example': { run: deps.openExample },
     'open-folder': { run: deps.chooseFolder },

@@ -1,7 +1,7 @@
 import type { CatalogFile, WorkspaceState } from '../../../common/studio-schemas.js';
 import { McpServersList } from './McpServersList';
 import { agentNameOf } from '../../../common/agent-name.js';
-import type { SettingsViewKind } from '../shell/settings-views';
+import type { HeaderViewKind } from '../shell/header-views';
 import './workspace.css';
 
 /** What the center area shows. */
@@ -10,8 +10,8 @@ export type CenterView =
   | { kind: 'catalog'; file: CatalogFile }
   /** "Try a tool": the trial view of a catalog tool (builtin, command, http or an MCP alias). */
   | { kind: 'tool'; alias: string }
-  /** A view that takes the whole workspace area (Credentials): see shell/settings-views.tsx. */
-  | { kind: SettingsViewKind }
+  /** A view opened from the header (Tests, Credentials, Trust): see shell/header-views.tsx. */
+  | { kind: HeaderViewKind }
   | { kind: 'history' }
   | { kind: 'none' };
 
