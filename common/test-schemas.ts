@@ -91,6 +91,8 @@ export const TestSuiteStateSchema = z.object({
   total: z.number().int().nonnegative(),
   done: z.number().int().nonnegative(),
   counts: TestCountsSchema,
+  /** Why the run stopped when the host itself failed (a full disk), not a case. */
+  error: z.string().optional(),
 });
 
 /** `tests:list`: the test files, and this session's latest suite run with its results so far. */

@@ -39,8 +39,6 @@ export interface StudioTestsHost {
   workspace(): Workspace | undefined;
   /** Judges the open workspace's trust again just before something of it may run. */
   judgeAgain(ws: Workspace): Promise<void>;
-  /** Where a failure of the host itself is written (the studio's log). */
-  log?: (message: string) => void;
 }
 
 /** How many cases run at once: the studio's workers are shared with the person's own runs. */
@@ -174,7 +172,7 @@ export class StudioTests {
       } catch (error) {
         // The runner reports a case's own problems as its result; this is the host failing (a full disk).
         state.state = 'stopped';
-        this.host.log?.(`the test run ${suiteRunId} stopped: ${errorMessage(error)}`);
+        state.error = `the test run stopped: ${errorMessage(error)}`;
       } finally {
         this.host.emit('tests-progress', { ...state });
       }

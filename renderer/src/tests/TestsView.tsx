@@ -257,6 +257,7 @@ export function TestsView({ workspaceRoot, onOpenRun }: { workspaceRoot: string;
             <div className="tests-progress-fill" />
           </div>
           <span className="small">{progressText(suite)}</span>
+          {suite.error ? <span className="error-text small">{suite.error}</span> : null}
         </div>
       ) : null}
       {/* Polite: the end of a run is said once, where the person is. */}

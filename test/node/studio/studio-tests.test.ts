@@ -4,7 +4,7 @@
  * with expected, actual and the step, transcripts under runs/tests/ opened and forked by run id
  * (never a path from the page), the trust rule (never silently restricted), stop and file changes.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -177,6 +177,25 @@ describe('stop, mistakes and changes', () => {
     expect(end.counts.passed).toBe(0);
     expect(end.done + end.counts.notRun).toBe(3);
     expect(await studio.call('tests:stop', {})).toEqual({ stopped: false });
+  });
+
+  it('a run the host cannot finish (its report cannot be written) ends stopped and says why', async () => {
+    const studio = contractStudio();
+    const opened = await studio.call('workspace:open-example', {});
+    writeFileSync(path.join(opened.root, 'agents', 'spin.lua'), 'while true do end');
+    writeFileSync(
+      path.join(opened.root, 'tests', 'spin.yaml'),
+      'cases:\n  - { name: spins, agent: agents/spin.lua, model: { replies: [] }, limits: { cpu: 60 } }\n',
+    );
+    const { suiteRunId } = await studio.call('tests:run', { file: 'tests/spin.yaml' });
+    const started = await studio.next('tests-progress', (p) => p.suiteRunId === suiteRunId);
+    // A folder where report.json should go: writing it fails.
+    mkdirSync(path.join(opened.root, started.folder, 'report.json'));
+    await studio.call('tests:stop', {});
+    const end = await finished(studio, suiteRunId);
+    expect(end).toMatchObject({ state: 'stopped', error: expect.stringMatching(/^the test run stopped: .*EISDIR/) });
+    // The studio goes on: the next run starts.
+    expect((await studio.call('tests:run', { file: 'tests/examples.yaml' })).total).toBe(4);
   });
 
   it('lists a file with mistakes by line and fix, refuses to run it, and pushes tests-changed when a file changes', async () => {
