@@ -8,7 +8,7 @@ export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.met
 
 /** What a fresh checkout needs to build and start the studio. */
 const SOURCES = ['package.json', 'electron.vite.config.ts', 'tsconfig.json', 'tsconfig.node.json', 'tsconfig.web.json'];
-const SOURCE_FOLDERS = ['scripts', 'build', 'main', 'common', 'preload', 'renderer', 'schemas'];
+const SOURCE_FOLDERS = ['scripts', 'build', 'main', 'common', 'preload', 'renderer', 'schemas', 'examples'];
 /** The electron package's own files (its binary, dist/, is what the tests control). */
 const ELECTRON_FILES = ['package.json', 'install.js', 'index.js', 'cli.js', 'checksums.json'];
 
