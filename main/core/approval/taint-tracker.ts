@@ -33,6 +33,22 @@ const WINDOW = MIN_FRAGMENT_CHARS;
 const MIN_SHORT_DISTINCT = 3;
 
 /**
+ * The sink rule (docs/catalogs.md, "Sinks"): an argument marked as a sink (recipient, URL, path,
+ * command) is tainted where it repeats {@link SINK_FRAGMENT_CHARS} skeleton characters of an
+ * earlier untrusted output in a row, or the whole skeleton of an untrusted output of
+ * {@link MIN_SINK_SHORT_CHARS} to {@link SINK_FRAGMENT_CHARS} - 1 characters; the checks of the
+ * taint rule (joined fields, object keys, decoding) apply as they do there.
+ */
+export const SINK_FRAGMENT_CHARS = 8;
+/** Shortest untrusted output (skeleton characters) that taints a sink containing all of it. */
+export const MIN_SINK_SHORT_CHARS = 4;
+/** Most distinct sink windows held: 2^21 (at most 48 MiB); past it every sink window not found is flagged. */
+export const MAX_SINK_WINDOWS = 1 << 21;
+/** Most short outputs held for sinks; past it every sink of {@link MIN_SINK_SHORT_CHARS} characters or more is flagged. */
+export const MAX_SINK_SHORT_OUTPUTS = 4096;
+const SINK_MIN_DISTINCT = 3;
+
+/**
  * Remembers the untrusted outputs of one run and finds arguments that repeat them. Every distinct
  * window of {@link MIN_FRAGMENT_CHARS} skeleton characters of every output is kept once in a hash
  * set (with the first output it came from), so no repetition or ordering inside an output can
@@ -46,10 +62,15 @@ export class TaintTracker {
   private readonly shortOutputs = new Map<string, string>();
   private full = false;
   private readonly maxWindows: number;
+  private readonly sinkWindows = new WindowSet();
+  private readonly sinkShort = new Map<string, number>();
+  private sinkFull = false;
+  private readonly maxSinkWindows: number;
 
-  /** `maxWindows`: the index bound, {@link MAX_INDEXED_WINDOWS} unless lowered (tests). */
-  constructor(options: { maxWindows?: number } = {}) {
+  /** `maxWindows`, `maxSinkWindows`: the index bounds, lowered only by tests. */
+  constructor(options: { maxWindows?: number; maxSinkWindows?: number } = {}) {
     this.maxWindows = Math.min(options.maxWindows ?? MAX_INDEXED_WINDOWS, MAX_INDEXED_WINDOWS);
+    this.maxSinkWindows = Math.min(options.maxSinkWindows ?? MAX_SINK_WINDOWS, MAX_SINK_WINDOWS);
   }
 
   /**
@@ -59,6 +80,7 @@ export class TaintTracker {
   recordUntrustedOutput(outputId: string, output: string | JsonValue): void {
     const text = typeof output === 'string' ? output : collectStrings(output).join('\n');
     const { skeleton } = toSkeleton(text, { envelopeTags: false });
+    this.recordForSinks(skeleton, this.sourceIds.length);
     if (skeleton.length < WINDOW) {
       if (skeleton.length >= MIN_SHORT_OUTPUT_CHARS && distinct(skeleton, 0, skeleton.length) >= MIN_SHORT_DISTINCT)
         if (!this.shortOutputs.has(skeleton)) this.shortOutputs.set(skeleton, outputId);
@@ -74,6 +96,64 @@ export class TaintTracker {
     });
   }
 
+  private recordForSinks(skeleton: string, source: number): void {
+    if (skeleton.length < SINK_FRAGMENT_CHARS) {
+      if (skeleton.length < MIN_SINK_SHORT_CHARS || distinct(skeleton, 0, skeleton.length) < SINK_MIN_DISTINCT) return;
+      if (this.sinkShort.has(skeleton)) return;
+      if (this.sinkShort.size >= MAX_SINK_SHORT_OUTPUTS) this.sinkFull = true;
+      else this.sinkShort.set(skeleton, source);
+      return;
+    }
+    forEachWindowOf(SINK, skeleton, (key) => {
+      if (this.sinkFull) return;
+      if (this.sinkWindows.size >= this.maxSinkWindows && !this.sinkWindows.has(key)) this.sinkFull = true;
+      else this.sinkWindows.addIfAbsent(key, source);
+    });
+  }
+
+  /**
+   * The tainted spans inside the sinks of `args` (by JSON pointer; a span counts when it lies at or
+   * under one), at the sink rule's lower threshold ({@link SINK_FRAGMENT_CHARS}). The strings are
+   * joined as in {@link check} (values, keys, both), so a fragment split between a sink and another
+   * field, or hidden in a key under the sink, counts. Linear in the arguments' length.
+   */
+  checkSinks(args: JsonObject, sinks: readonly string[]): TaintSpan[] {
+    if (sinks.length === 0 || this.isEmpty) return [];
+    const segments = this.segmentsOf(args);
+    const spans = new Map<string, TaintSpan>();
+    const add = (found: TaintSpan) => {
+      if (underAny(found.path, sinks)) spans.set(JSON.stringify(found), found);
+    };
+    const values = segments.filter((segment) => !segment.key);
+    const keys = segments.filter((segment) => segment.key);
+    for (const view of [values, keys, segments])
+      if (view.length > 0 && view.some((segment) => underAny(segment.pointer, sinks))) this.checkSinkJoined(view, add);
+    return [...spans.values()];
+  }
+
+  private checkSinkJoined(segments: Segment[], add: (span: TaintSpan) => void): void {
+    const { placed, joined } = joinSegments(segments);
+    const regions: Region[] = [];
+    let position = 0;
+    forEachWindowOf(
+      SINK,
+      joined,
+      (key) => {
+        const at = position++;
+        const source = this.sinkWindows.get(key);
+        if (source >= 0) regions.push({ start: at, end: at + SINK.width, source: this.sourceIds[source] ?? '' });
+        else if (this.sinkFull) regions.push({ start: at, end: at + SINK.width, source: INDEX_FULL });
+      },
+      () => position++,
+    );
+    if (this.sinkFull && joined.length >= MIN_SINK_SHORT_CHARS && joined.length < SINK.width)
+      regions.push({ start: 0, end: joined.length, source: INDEX_FULL });
+    for (const [skeleton, source] of this.sinkShort)
+      for (let at = joined.indexOf(skeleton); at >= 0; at = joined.indexOf(skeleton, at + skeleton.length))
+        regions.push({ start: at, end: at + skeleton.length, source: this.sourceIds[source] ?? '' });
+    mapRegions(regions, placed, add);
+  }
+
   /** Whether any untrusted output has been recorded. */
   get isEmpty(): boolean {
     return this.sourceIds.length === 0;
@@ -86,8 +166,7 @@ export class TaintTracker {
    * is found.
    */
   check(args: JsonObject): TaintSpan[] {
-    const segments: Segment[] = [];
-    walk(args, '', (pointer, text, key) => segments.push({ pointer, key, text: toSkeleton(text), offset: 0 }));
+    const segments = this.segmentsOf(args);
     const spans = new Map<string, TaintSpan>();
     const add = (found: TaintSpan) => spans.set(JSON.stringify(found), found);
     for (const segment of segments)
@@ -100,13 +179,21 @@ export class TaintTracker {
     return [...spans.values()];
   }
 
+  /**
+   * Every string of `args` (keys included) as a segment, plus the decoding of each base64-looking
+   * run in it (up to two levels), mapped back to the run's range.
+   */
+  private segmentsOf(args: JsonObject): Segment[] {
+    const segments: Segment[] = [];
+    walk(args, '', (pointer, text, key) => {
+      segments.push({ pointer, key, text: toSkeleton(text), offset: 0 });
+      for (const decoded of base64Runs(text)) segments.push({ pointer, key, text: decoded, offset: 0 });
+    });
+    return segments;
+  }
+
   private checkJoined(segments: Segment[], add: (span: TaintSpan) => void): void {
-    const placed = segments.map((segment) => ({ ...segment }));
-    let joined = '';
-    for (const segment of placed) {
-      segment.offset = joined.length;
-      joined += segment.text.skeleton;
-    }
+    const { placed, joined } = joinSegments(segments);
     const regions: Region[] = [];
     const addRegion = (start: number, end: number, source: string) => {
       const last = regions[regions.length - 1];
@@ -128,15 +215,68 @@ export class TaintTracker {
       for (let at = joined.indexOf(skeleton); at >= 0; at = joined.indexOf(skeleton, at + skeleton.length))
         regions.push({ start: at, end: at + skeleton.length, source: id });
     }
-    for (const region of regions) {
-      for (const segment of placed) {
-        const from = Math.max(region.start, segment.offset) - segment.offset;
-        const to = Math.min(region.end, segment.offset + segment.text.skeleton.length) - segment.offset;
-        if (to <= from) continue;
-        add(span(segment, segment.text.starts[from] ?? 0, segment.text.ends[to - 1] ?? 0, region.source));
-      }
+    mapRegions(regions, placed, add);
+  }
+}
+
+/** The segments placed one after another, and their joined skeleton. */
+function joinSegments(segments: Segment[]): { placed: Segment[]; joined: string } {
+  const placed = segments.map((segment) => ({ ...segment }));
+  let joined = '';
+  for (const segment of placed) {
+    segment.offset = joined.length;
+    joined += segment.text.skeleton;
+  }
+  return { placed, joined };
+}
+
+/** Each region of the joined skeleton as a span of every segment it overlaps. */
+function mapRegions(regions: Region[], placed: Segment[], add: (span: TaintSpan) => void): void {
+  for (const region of regions) {
+    for (const segment of placed) {
+      const from = Math.max(region.start, segment.offset) - segment.offset;
+      const to = Math.min(region.end, segment.offset + segment.text.skeleton.length) - segment.offset;
+      if (to <= from) continue;
+      add(span(segment, segment.text.starts[from] ?? 0, segment.text.ends[to - 1] ?? 0, region.source));
     }
   }
+}
+
+/** Whether `pointer` is one of `roots` or below one. */
+export function underAny(pointer: string, roots: readonly string[]): boolean {
+  return roots.some((root) => root === '' || pointer === root || pointer.startsWith(`${root}/`));
+}
+
+/** Shortest run of base64 characters decoded (shorter runs are words, ids, hashes). */
+const MIN_BASE64_RUN = 12;
+const BASE64_RUN = /[A-Za-z0-9+/_-]{12,}={0,2}/g;
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The skeleton of the decoding of each base64 (or base64url) run of `text` that decodes to UTF-8
+ * text, each character mapped to the whole run; a decoding that is itself base64 is decoded once
+ * more. Linear: the decodings are shorter than the text.
+ */
+function base64Runs(text: string, depth = 0): SkeletonText[] {
+  if (text.length < MIN_BASE64_RUN || depth > 1) return [];
+  const out: SkeletonText[] = [];
+  for (const match of text.matchAll(BASE64_RUN)) {
+    const run = match[0];
+    const start = match.index ?? 0;
+    let decoded: string;
+    try {
+      decoded = STRICT_UTF8.decode(Buffer.from(run, 'base64'));
+    } catch {
+      continue;
+    }
+    // Text, not bytes: mostly printable characters.
+    let printable = 0;
+    for (const ch of decoded) if (ch >= ' ' || ch === '\n' || ch === '\t') printable += 1;
+    if (decoded.length === 0 || printable < decoded.length * 0.9) continue;
+    for (const found of [toSkeleton(decoded), ...base64Runs(decoded, depth + 1)])
+      out.push({ ...found, starts: found.starts.fill(start), ends: found.ends.fill(start + run.length) });
+  }
+  return out;
 }
 
 interface Segment {
@@ -162,7 +302,26 @@ function span(segment: Segment, start: number, end: number, sourceOutputId: stri
  * least {@link MIN_DISTINCT} different characters, in order; `skip` for the other windows.
  */
 function forEachWindow(text: string, visit: (key: number) => void, skip: () => void = () => undefined): void {
-  if (text.length < WINDOW) return;
+  forEachWindowOf(MAIN, text, visit, skip);
+}
+
+/** A window shape: its width, the fewest distinct characters it needs, and the hash powers. */
+interface WindowShape {
+  width: number;
+  minDistinct: number;
+  p1: number;
+  p2: number;
+}
+
+/** {@link forEachWindow} for windows of `shape`. */
+function forEachWindowOf(
+  shape: WindowShape,
+  text: string,
+  visit: (key: number) => void,
+  skip: () => void = () => undefined,
+): void {
+  const { width, minDistinct, p1, p2 } = shape;
+  if (text.length < width) return;
   // How often each UTF-16 unit occurs in the current window, in one shared table: only the units
   // of the window are ever non-zero, and they are zeroed again before returning (the callbacks
   // never start another walk).
@@ -178,18 +337,18 @@ function forEachWindow(text: string, visit: (key: number) => void, skip: () => v
       if ((counts[code] = (counts[code] ?? 0) + 1) === 1) distinct += 1;
       h1 = (Math.imul(h1, B1) + code) | 0;
       h2 = (Math.imul(h2, B2) + code) | 0;
-      if (i >= WINDOW) {
-        const old = text.charCodeAt(i - WINDOW);
-        h1 = (h1 - Math.imul(old, P1)) | 0;
-        h2 = (h2 - Math.imul(old, P2)) | 0;
+      if (i >= width) {
+        const old = text.charCodeAt(i - width);
+        h1 = (h1 - Math.imul(old, p1)) | 0;
+        h2 = (h2 - Math.imul(old, p2)) | 0;
         if ((counts[old] = (counts[old] ?? 1) - 1) === 0) distinct -= 1;
       }
-      if (i < WINDOW - 1) continue;
-      if (distinct >= MIN_DISTINCT) visit((h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff) || 1);
+      if (i < width - 1) continue;
+      if (distinct >= minDistinct) visit((h1 >>> 0) * 0x200000 + ((h2 >>> 0) & 0x1fffff) || 1);
       else skip();
     }
   } finally {
-    for (let i = Math.max(0, reached - WINDOW); i <= reached; i += 1) counts[text.charCodeAt(i)] = 0;
+    for (let i = Math.max(0, reached - width); i <= reached; i += 1) counts[text.charCodeAt(i)] = 0;
   }
 }
 
@@ -199,8 +358,13 @@ const WINDOW_COUNTS = new Int32Array(0x10000);
 // Random odd bases per process: an attacker cannot prepare colliding windows in advance.
 const B1 = randomOdd();
 const B2 = randomOdd();
-const P1 = power(B1, WINDOW);
-const P2 = power(B2, WINDOW);
+const MAIN: WindowShape = { width: WINDOW, minDistinct: MIN_DISTINCT, p1: power(B1, WINDOW), p2: power(B2, WINDOW) };
+const SINK: WindowShape = {
+  width: SINK_FRAGMENT_CHARS,
+  minDistinct: SINK_MIN_DISTINCT,
+  p1: power(B1, SINK_FRAGMENT_CHARS),
+  p2: power(B2, SINK_FRAGMENT_CHARS),
+};
 
 function randomOdd(): number {
   return (crypto.getRandomValues(new Uint32Array(1))[0] ?? 0x01000193) | 1;

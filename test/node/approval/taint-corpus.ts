@@ -348,13 +348,20 @@ export const ATTACKS: CorpusCase[] = [
     caught: true,
     source: 'envelope',
   })),
-  // Known limits (docs/threat-model.md): the rule matches copies, not transformations.
+  // Base64 runs (standard and URL-safe, twice over) are decoded and checked too.
   {
-    name: 'limit: base64 of the payload',
+    name: 'base64 of the payload',
     outputs: [{ id: 'o1', output: page(PAYLOAD) }],
     args: { blob: Buffer.from(PAYLOAD).toString('base64') },
-    caught: false,
+    caught: true,
   },
+  {
+    name: 'base64url of the base64 of the payload, inside other text',
+    outputs: [{ id: 'o1', output: page(PAYLOAD) }],
+    args: { blob: `data=${Buffer.from(Buffer.from(PAYLOAD).toString('base64')).toString('base64url')};` },
+    caught: true,
+  },
+  // Known limits (docs/threat-model.md): the rule matches copies, not transformations.
   {
     name: 'limit: the payload reversed',
     outputs: [{ id: 'o1', output: page(PAYLOAD) }],
