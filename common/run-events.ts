@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TRUST_LEVELS } from './tool-policy.js';
+import { DECIDED_BY } from './approval-rules.js';
 
 /**
  * The events of one run, in order. They stream to the studio (`run-event`), to the CLI's `--json`
@@ -69,6 +70,16 @@ export const DecisionSchema = z.object({
    * (false: tainted calls are covered too). What the conversation says the decision covered.
    */
   taintCheck: z.boolean().optional(),
+  /**
+   * What made the decision: `rule` (an approval rule, named by `rule`), `policy` (the tool's
+   * policy or the taint rule's answer without asking), `allowed-for-run`, `approver` (a person, or
+   * `--approve` answering for one), `cancelled`. Absent in transcripts written before rules.
+   */
+  decidedBy: z.enum(DECIDED_BY).optional(),
+  /** The approval rule that decided, or that was part of why the call asked. */
+  rule: z.string().optional(),
+  /** Which rule applied, or why none did, in words. */
+  ruleNote: z.string().optional(),
 });
 
 /**
@@ -181,6 +192,8 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     description: z.string(),
     arguments: json,
     taint: z.array(TaintSpanSchema),
+    /** The approval rule that is part of why the call asks (or why none applied), when rules are in play. */
+    rule: z.object({ id: z.string().optional(), note: z.string() }).optional(),
   }),
   z.object({
     ...base,

@@ -46,6 +46,12 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       case 'mcp':
         if (wantsHelp(rest)) return help(print, rest.includes('list') ? ['mcp', 'list'] : ['mcp']);
         return await mcpCommand(rest, io, print, interrupt.signal);
+      case 'rules':
+        if (wantsHelp(rest)) return help(print, ['rules']);
+        return await untilInterrupted(
+          import('./rules-command.js').then(({ rulesCommand }) => rulesCommand(rest, io, print)),
+          interrupt.signal,
+        );
       case 'trust':
         if (wantsHelp(rest)) return help(print, ['trust']);
         return await untilInterrupted(trustCommand(rest, io, print), interrupt.signal);
@@ -112,10 +118,10 @@ function help(print: Printer, topic: string[]): number {
   const text = helpFor(topic);
   if (text === undefined)
     throw new UsageError(
-      `no help for "${topic.join(' ')}"; commands: run, test, trust, keys set, keys status, keys delete, mcp list`,
+      `no help for "${topic.join(' ')}"; commands: run, test, rules, trust, keys set, keys status, keys delete, mcp list`,
     );
   print.out(text);
   return EXIT.ok;
 }
 
-const COMMANDS = ['run', 'test', 'trust', 'keys', 'mcp', 'help'];
+const COMMANDS = ['run', 'test', 'rules', 'trust', 'keys', 'mcp', 'help'];

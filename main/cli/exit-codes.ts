@@ -8,6 +8,8 @@ export const EXIT = {
   stopped: 3,
   /** The workspace is not trusted (or a trust question went unanswered) and nothing ran. */
   untrusted: 4,
+  /** `run --fail-on-deny`: a tool call was denied (by a rule, a policy, a flag or a person). */
+  denied: 5,
 } as const;
 
 /**

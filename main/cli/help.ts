@@ -11,13 +11,15 @@ function indented(text: string): string {
 }
 
 const EXIT_CODES = `Exit codes: 0 success, 1 script error, 2 usage or catalog error, 3 limit exceeded or stopped
-(Ctrl-C), 4 workspace not trusted (nothing ran; promptforge trust says what it would run).`;
+(Ctrl-C), 4 workspace not trusted (nothing ran; promptforge trust says what it would run),
+5 a call was denied (run --fail-on-deny only).`;
 
 const TOP = `Usage: promptforge COMMAND [options]
 
 Commands:
   run FILE.lua [options]     run an agent script headless
   test [PATH...]             run the workspace's agent tests (tests/*.yaml) and report
+  rules list|add|rm|test     your approval rules: allow, ask or deny calls, kept outside every workspace
   trust [DIR]                read what a workspace would run, and trust it (or --show, --revoke)
   keys set NAME              store a key in the OS keychain (read from stdin)
   keys status                which keys are set (never prints a key)
@@ -41,8 +43,10 @@ Options:
   --model ALIAS          model alias from models.yaml
   --base-url URL         one-off OpenAI-compatible endpoint, with --model-id (key from the
   --model-id ID          keychain entry "openai-compatible" or OPENAI_API_KEY, if any)
-  --approve MODE         ask | auto | deny for tools whose approval is "ask"
-                         (default: ask on a terminal, deny otherwise)
+  --approve MODE         ask | auto | deny: who answers the calls that still ask once your
+                         approval rules, the tools' policies and the taint rule have had their
+                         say (default: ask on a terminal, deny otherwise)
+  --fail-on-deny         exit 5 when any call was denied, even if the script went on
   --replay TRANSCRIPT    answer models.chat and tools.call from a recording, offline
   --fork-at STEP         with --replay: a fork, answered from the recording up to STEP (the seq
                          of a round-response or tool-output event), then live with --model (or
@@ -176,7 +180,39 @@ Options:
   --workspace DIR        the workspace folder (default: upward from the current directory)
   -h, --help             this text`;
 
+const RULES = `Usage: promptforge rules list|add|rm|enable|disable|test ...
+
+Your approval rules: made by you, kept in your config folder (PROMPTFORGE_CONFIG_DIR, or the
+studio's), never in a workspace. A rules file inside a workspace is ignored.
+
+  rules list [--workspace DIR] [--json]
+      every rule in plain words, when it last decided a call, and rules for tools this workspace
+      does not have
+  rules add allow|ask|deny TARGET [options]
+      TARGET: --tool ALIAS | --tools GLOB | --server-command "CMD ARGS..." | --server-url URL
+      --workspace DIR | --all-workspaces   where it applies (default: the workspace found here)
+      --when /to=ana@example.com           a condition: the argument equals this text; or JSON:
+      --when '{"pointer":"/url","urlHost":["example.com"]}'  (equals, oneOf, glob, pattern,
+                                           inFolder, urlHost); repeat for more (all must hold)
+      --sink POINTER                       this argument asks on any untrusted text
+      --tolerant POINTER                   taint in this argument does not force approval
+      --allow-tainted POINTER              (allow rules) let this sink through even when tainted
+      --id ID, --note TEXT
+      An allow rule for a --tool of this workspace is confirmed on the tool's definition as it is
+      now; a rule by glob or server (or for a tool not yet seen) asks once per new definition.
+  rules rm ID | rules enable ID | rules disable ID
+  rules test ALIAS [--args JSON] [--workspace DIR] [--json]
+      which rule would decide this call and why: every rule that covers it, each condition that
+      held or not, in the order deny > ask > allow (file order within each)
+
+Order for every call: deny rules > ask rules > allow rules (a tainted sink, or taint outside
+tolerant arguments, makes an allow ask) > the tool's policy (tools.yaml, trusted workspace only)
+> the taint rule > the approver (you, or --approve auto|deny).
+
+${EXIT_CODES}`;
+
 const TOPICS: Record<string, string> = {
+  rules: RULES,
   mcp: MCP_LIST,
   'mcp list': MCP_LIST,
   '': TOP,

@@ -92,6 +92,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     'edit-calls': { type: 'string' },
     force: { type: 'boolean' },
     restricted: { type: 'boolean' },
+    'fail-on-deny': { type: 'boolean' },
   });
   if (positionals.length !== 1) throw new UsageError('run takes exactly one script: promptforge run FILE.lua');
   const scriptFile = path.resolve(io.cwd, positionals[0]!);
@@ -195,10 +196,16 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
   }
 
   const json = values.json === true;
-  const [{ prepareRun }, pool] = await Promise.all([loadPrepareRun(), io.pool ?? ownPool!]);
+  const [{ prepareRun }, pool, rules] = await Promise.all([
+    loadPrepareRun(),
+    io.pool ?? ownPool!,
+    import('./rules-command.js'),
+  ]);
   const reported = new Set<string>();
   const keys = keyWatch(io.secrets());
+  let denied = 0;
   const onEvent = (event: RunEvent): void => {
+    if (event.type === 'approval-decision' && event.decision.kind === 'deny') denied += 1;
     if (json) io.stdout.write(`${terminalSafeJson(event)}\n`);
     else if (event.type === 'log') print.out(event.text);
   };
@@ -224,6 +231,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       secrets: keys.store,
       allowEnvKeys: true,
       env: io.env,
+      rules: { store: rules.ruleStore(io), usage: rules.ruleUsage(io), onWarning: (text) => print.err(text) },
       trust: {
         state: trust.state,
         ...(trust.store && { store: trust.store }),
@@ -314,6 +322,10 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       if (result.transcriptPath && !json) {
         const relative = path.relative(io.cwd, result.transcriptPath);
         print.say(`transcript ${relative.startsWith('..') ? result.transcriptPath : relative}`);
+      }
+      if (values['fail-on-deny'] === true && denied > 0 && result.status !== 'stopped') {
+        print.say(`${denied} call${denied === 1 ? ' was' : 's were'} denied (--fail-on-deny): exit ${EXIT.denied}`);
+        return EXIT.denied;
       }
       return exitCodeFor(result.status);
     } finally {

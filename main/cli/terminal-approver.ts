@@ -36,6 +36,11 @@ export class TerminalApprover implements Approver {
       write(`  ! ${heading}: ${safe(summary)}\n`);
       for (const line of details) write(`    - ${safe(line)}\n`);
     }
+    // Which rule is part of why it asks: e.g. one that would have applied to a new or changed tool.
+    if (pending.rule) write(`  ! Rule: ${safe(pending.rule.text)}\n`);
+    if (pending.sinks?.length) write(`  Sinks (ask on any untrusted text): ${safe(pending.sinks.join(', '))}\n`);
+    if (pending.annotations)
+      write(`  The server describes the tool as (hints, not a policy): ${safe(JSON.stringify(pending.annotations))}\n`);
     write(`  Arguments:\n${indent(safe(JSON.stringify(request.arguments, null, 2)), '    ')}\n`);
     if (request.taint.length > 0) {
       write(`  ! These arguments repeat untrusted tool output:\n`);

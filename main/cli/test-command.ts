@@ -147,6 +147,14 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
     const agent = testCase ? path.join(workspace.root, testCase.spec.agent) : 'AGENT';
     return `replay: ${forLauncher(`promptforge run ${shellWord(shownPath(agent))} --replay ${shellWord(shownPath(result.run.transcript))}`, io.env)}`;
   };
+  // The rules machinery (YAML, RE2) loads only for the commands that run something.
+  const rulesModule = await import('./rules-command.js');
+  const warned = new Set<string>();
+  const warnOnce = (text: string) => {
+    if (warned.has(text)) return;
+    warned.add(text);
+    print.err(text);
+  };
   let suite: TestingModules.SuiteResult;
   try {
     suite = await testing.suite.runSuite({
@@ -155,6 +163,11 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
       trust: { state: decided?.state ?? 'empty', ...(decided && { store: decided.store }), via: 'terminal' },
       secrets: io.secrets(),
       env: io.env,
+      rules: {
+        store: rulesModule.ruleStore(io),
+        usage: rulesModule.ruleUsage(io),
+        onWarning: (text) => warnOnce(text),
+      },
       cases,
       ...(models && { models }),
       concurrency: jobs,

@@ -1,12 +1,26 @@
 import type { JsonObject } from '../../../common/json.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import { toolDefinitionChange, toolDefinitionDigest, type DefinedTool } from '../tools/tool-definition.js';
-import type { ApprovalDecision, ApprovalGate, ApprovalRequest, DecisionSource } from './approval-types.js';
+import type {
+  ApprovalDecision,
+  ApprovalGate,
+  ApprovalRequest,
+  DecisionOrigin,
+  DecisionSource,
+  TaintSpan,
+} from './approval-types.js';
+import { planDecision, type GatePlan, type GateRules } from '../rules/gate-rules.js';
 import type { Approver, PendingCall, PendingDefinitionChange, PersonDecision } from './approver.js';
 import { errorMessage } from '../../../common/error-message.js';
 import { ask, digestOf, nested, whenAborted, withScope } from './decision-scope.js';
 
 export { approvedArguments, withScope } from './decision-scope.js';
+
+/** Spans of `a`, then those of `b` not already there. */
+function unionSpans(a: TaintSpan[], b: TaintSpan[]): TaintSpan[] {
+  const seen = new Set(a.map((span) => JSON.stringify(span)));
+  return [...a, ...b.filter((span) => !seen.has(JSON.stringify(span)))];
+}
 
 /** What the gate reports, for the transcript and the studio. */
 export type GateEvent =
@@ -35,6 +49,10 @@ export interface ApprovalGateOptions {
   now?: () => Date;
   /** How many invalid edits in a row before the call is denied. Default 3. */
   maxRejectedEdits?: number;
+  /** The person's approval rules (main/core/rules); without them only the tool's policy and taint decide. */
+  rules?: GateRules;
+  /** The run's taint tracker, for the sink rule (arguments marked as sinks ask at a lower threshold). */
+  taint?: { checkSinks(args: JsonObject, sinks: readonly string[]): TaintSpan[] };
 }
 
 /** One asking of a person in flight: the definition its card shows, and how to withdraw it. */
@@ -95,22 +113,32 @@ export class ApprovalGateImpl implements ApprovalGate {
         : { kind: 'deny', source: 'policy', at: this.timestamp(), reason };
 
     if (signal.aborted) return this.finish(request, this.cancelled(signal), false);
-    const tainted = this.taintCheckOf(request) && request.taint.length > 0;
-    switch (request.policy) {
-      case 'deny':
-        return this.finish(request, policy('deny', `tool "${request.alias}" has approval: deny`), false);
-      case 'auto':
-        if (!tainted) return this.finish(request, policy('approve', 'approval: auto'), false);
-        break;
-      case 'ask':
-        if (!tainted && this.isAllowedForRun(request.runId, request.alias, request.definitionDigest ?? NO_DEFINITION)) {
-          return this.finish(request, policy('approve', 'allowed for this run'), false);
-        }
-        break;
-      default:
-        return this.finish(request, policy('deny', `unknown approval policy "${String(request.policy)}"`), false);
+    const rules = this.options.rules;
+    const verdict = rules && !rules.broken ? rules.verdict(request, spec) : undefined;
+    const sinks = verdict?.marks.sinks ?? [...(spec?.sinks ?? [])];
+    const sinkTaint = sinks.length > 0 ? (this.options.taint?.checkSinks(request.arguments, sinks) ?? []) : [];
+    const plan = planDecision({
+      request,
+      taintCheck: this.taintCheckOf(request),
+      ...(verdict && { verdict }),
+      ...(rules?.broken && { rulesBroken: { file: rules.options.snapshot.file } }),
+      sinkTaint,
+      allowedForRun: () =>
+        this.isAllowedForRun(request.runId, request.alias, request.definitionDigest ?? NO_DEFINITION),
+    });
+    const origin = (decidedBy: DecisionOrigin['decidedBy'], ruleId?: string): DecisionOrigin => ({
+      decidedBy,
+      ...(ruleId !== undefined && { rule: ruleId }),
+      ...(verdict?.note && { ruleNote: verdict.note.text }),
+    });
+    if (plan.kind === 'deny')
+      return this.finish(request, policy('deny', plan.reason), false, origin(plan.decidedBy, plan.ruleId));
+    if (plan.kind === 'approve') {
+      if (plan.ruleId !== undefined) rules?.options.used?.(plan.ruleId, request.alias, this.timestamp());
+      return this.finish(request, policy('approve', plan.reason), false, origin(plan.decidedBy, plan.ruleId));
     }
-    return this.askPerson(request, spec, tainted ? 'tainted' : 'policy', signal);
+    const shown: ApprovalRequest = { ...request, taint: unionSpans(request.taint, plan.taint) };
+    return this.askPerson(shown, spec, plan.reason, signal, { plan, sinks });
   }
 
   /**
@@ -151,7 +179,15 @@ export class ApprovalGateImpl implements ApprovalGate {
     firstSpec: DefinedTool | undefined,
     reason: PendingCall['reason'],
     signal: AbortSignal,
+    context: { plan: Extract<GatePlan, { kind: 'ask' }>; sinks: string[] },
   ): Promise<ApprovalDecision> {
+    const { plan } = context;
+    const noteText = plan.note?.text;
+    const byApprover: DecisionOrigin = {
+      decidedBy: 'approver',
+      ...(plan.note?.ruleId !== undefined && { rule: plan.note.ruleId }),
+      ...(noteText !== undefined && { ruleNote: noteText }),
+    };
     const approver = this.options.approver;
     const maxRejected = this.options.maxRejectedEdits ?? 3;
     let request = first;
@@ -178,6 +214,9 @@ export class ApprovalGateImpl implements ApprovalGate {
         validateEdit: (args) => this.validateEdit(alias, args),
         ...(change !== undefined ? { definitionChange: change } : {}),
         recheckDefinition: () => this.recheck(asking),
+        ...(plan.note && { rule: plan.note }),
+        ...(context.sinks.length > 0 && { sinks: context.sinks }),
+        ...(spec?.annotations && { annotations: spec.annotations }),
       };
       this.asking.add(asking);
       if (spec) nested(this.lastShown, request.runId).set(request.alias, spec);
@@ -190,7 +229,7 @@ export class ApprovalGateImpl implements ApprovalGate {
         replaced = undefined;
         outcome = await Promise.race([answer, withdrawn, whenAborted(asked.signal)]);
       } catch (error) {
-        if (signal.aborted) return this.finish(request, this.cancelled(signal), true);
+        if (signal.aborted) return this.finish(request, this.cancelled(signal), true, { decidedBy: 'cancelled' });
         return this.finish(
           request,
           {
@@ -200,12 +239,14 @@ export class ApprovalGateImpl implements ApprovalGate {
             at: this.timestamp(),
           },
           true,
+          byApprover,
         );
       } finally {
         this.asking.delete(asking);
         signal.removeEventListener('abort', onStop);
       }
-      if (outcome === 'aborted' || signal.aborted) return this.finish(request, this.cancelled(signal), true);
+      if (outcome === 'aborted' || signal.aborted)
+        return this.finish(request, this.cancelled(signal), true, { decidedBy: 'cancelled' });
       const at = this.timestamp();
 
       // A decision that lets the call run counts only for the definition its card showed; a
@@ -224,6 +265,7 @@ export class ApprovalGateImpl implements ApprovalGate {
               at,
             },
             true,
+            byApprover,
           );
         }
         const digest = toolDefinitionDigest(now);
@@ -243,6 +285,7 @@ export class ApprovalGateImpl implements ApprovalGate {
                 at,
               },
               true,
+              byApprover,
             );
           }
           continue;
@@ -255,6 +298,16 @@ export class ApprovalGateImpl implements ApprovalGate {
       const person = outcome;
       const source: DecisionSource = person.source ?? approver.source ?? 'studio';
       const bound = digestOf(request);
+      // A person's yes (never an --approve flag's) confirms the allow rule on this definition.
+      if (
+        plan.confirmRule !== undefined &&
+        source !== 'policy' &&
+        person.kind !== 'deny' &&
+        request.definitionDigest !== undefined
+      )
+        await this.options.rules
+          ?.confirmed(plan.confirmRule, { alias: request.alias, digest: request.definitionDigest, at })
+          .catch(() => undefined);
       switch (person.kind) {
         case 'approve':
           return this.finish(
@@ -267,15 +320,21 @@ export class ApprovalGateImpl implements ApprovalGate {
               ...bound,
             },
             true,
+            byApprover,
           );
         case 'deny':
-          return this.finish(request, { kind: 'deny', reason: person.reason.trim() || 'denied', source, at }, true);
+          return this.finish(
+            request,
+            { kind: 'deny', reason: person.reason.trim() || 'denied', source, at },
+            true,
+            byApprover,
+          );
         case 'allow-for-run': {
           // The latest allowed definition last: a later change is described against it.
           const allowed = nested(nested(this.allowedForRun, request.runId), request.alias);
           allowed.delete(request.definitionDigest ?? NO_DEFINITION);
           allowed.set(request.definitionDigest ?? NO_DEFINITION, spec);
-          return this.finish(request, { kind: 'allow-for-run', source, at, ...bound }, true);
+          return this.finish(request, { kind: 'allow-for-run', source, at, ...bound }, true, byApprover);
         }
         case 'approve-edited': {
           const problem = this.validateEdit(request.alias, person.arguments);
@@ -291,6 +350,7 @@ export class ApprovalGateImpl implements ApprovalGate {
                 ...bound,
               },
               true,
+              byApprover,
             );
           }
           this.options.onEvent?.({
@@ -306,6 +366,7 @@ export class ApprovalGateImpl implements ApprovalGate {
               request,
               { kind: 'deny', reason: `edited arguments were rejected: ${problem}`, source, at },
               true,
+              byApprover,
             );
           }
           break;
@@ -315,6 +376,7 @@ export class ApprovalGateImpl implements ApprovalGate {
             request,
             { kind: 'deny', reason: 'the approver gave an unknown decision', source, at },
             true,
+            byApprover,
           );
       }
     }
@@ -375,8 +437,18 @@ export class ApprovalGateImpl implements ApprovalGate {
     return { kind: 'cancelled', reason: why, source: 'policy', at: this.timestamp() };
   }
 
-  private finish(request: ApprovalRequest, given: ApprovalDecision, asked: boolean): ApprovalDecision {
-    const decision = withScope(request, given, this.taintCheckOf(request));
+  private finish(
+    request: ApprovalRequest,
+    given: ApprovalDecision,
+    asked: boolean,
+    origin: DecisionOrigin = given.kind === 'cancelled' ? { decidedBy: 'cancelled' } : {},
+  ): ApprovalDecision {
+    const scoped = withScope(request, given, this.taintCheckOf(request));
+    const ruleScope =
+      origin.decidedBy === 'rule' && scoped.kind === 'approve'
+        ? { scope: `this call (rule "${origin.rule}" allows it)` }
+        : {};
+    const decision: ApprovalDecision = { ...scoped, ...ruleScope, ...origin };
     this.options.onEvent?.({ type: 'approval-resolved', request, decision, proposed: request.arguments, asked });
     return decision;
   }

@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../../common/json.js';
 import type { ApprovalPolicy } from '../tools/tool-spec.js';
+import type { DecidedBy } from '../../../common/approval-rules.js';
 
 /** A span of a call's arguments that repeats an earlier untrusted output (or an envelope tag). */
 export interface TaintSpan {
@@ -51,37 +52,50 @@ export type DecisionSource = 'studio' | 'cli-prompt' | 'policy';
  * decisions that let a call run, when the gate knows the tool) is the definition the decision was
  * made under: the one to run.
  */
-export type ApprovalDecision =
-  | {
-      kind: 'approve';
-      source: DecisionSource;
-      at: string;
-      reason?: string;
-      scope?: string;
-      definitionDigest?: string;
-    }
-  | {
-      kind: 'approve-edited';
-      /** The edited arguments: these run. */
-      arguments: JsonObject;
-      source: DecisionSource;
-      at: string;
-      /** The arguments as proposed by the script, kept for the record. */
-      proposed?: JsonObject;
-      scope?: string;
-      definitionDigest?: string;
-    }
-  | {
-      kind: 'allow-for-run';
-      source: DecisionSource;
-      at: string;
-      scope?: string;
-      /** The tool's taint check as the gate applied it (set with `scope`). */
-      taintCheck?: boolean;
-      definitionDigest?: string;
-    }
-  | { kind: 'deny'; reason: string; source: DecisionSource; at: string }
-  | { kind: 'cancelled'; reason: string; source: DecisionSource; at: string };
+export type ApprovalDecision = DecisionOrigin &
+  (
+    | {
+        kind: 'approve';
+        source: DecisionSource;
+        at: string;
+        reason?: string;
+        scope?: string;
+        definitionDigest?: string;
+      }
+    | {
+        kind: 'approve-edited';
+        /** The edited arguments: these run. */
+        arguments: JsonObject;
+        source: DecisionSource;
+        at: string;
+        /** The arguments as proposed by the script, kept for the record. */
+        proposed?: JsonObject;
+        scope?: string;
+        definitionDigest?: string;
+      }
+    | {
+        kind: 'allow-for-run';
+        source: DecisionSource;
+        at: string;
+        scope?: string;
+        /** The tool's taint check as the gate applied it (set with `scope`). */
+        taintCheck?: boolean;
+        definitionDigest?: string;
+      }
+    | { kind: 'deny'; reason: string; source: DecisionSource; at: string }
+    | { kind: 'cancelled'; reason: string; source: DecisionSource; at: string }
+  );
+
+/**
+ * What made a decision (set by the gate on every decision): a rule (`rule` names it), the tool's
+ * policy, "allow for this run", the approver (a person, or `--approve` answering for one), or the
+ * run ending. `ruleNote` says, in words, which rule applied or why none did.
+ */
+export interface DecisionOrigin {
+  decidedBy?: DecidedBy;
+  rule?: string;
+  ruleNote?: string;
+}
 
 /**
  * Decides every dispatched call before it runs. Implementations apply the tool's policy, the

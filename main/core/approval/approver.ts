@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../../common/json.js';
+import type { RuleNote } from '../../../common/approval-rules.js';
 import type { ToolDefinitionChange } from '../tools/tool-definition.js';
 import type { ApprovalRequest, DecisionSource } from './approval-types.js';
 
@@ -41,6 +42,16 @@ export interface PendingCall {
    * counts). A function, so it is dropped when the call is serialized.
    */
   recheckDefinition?(): string | undefined;
+  /**
+   * Which rule is part of why the call asks, or why none applied: e.g. the allow rule that would
+   * have applied but was never confirmed on this tool definition (a person's yes confirms it; an
+   * `--approve` flag's never does), or a tainted sink under an allow rule.
+   */
+  rule?: RuleNote;
+  /** The argument pointers marked as sinks for this call (they ask on any untrusted text). */
+  sinks?: string[];
+  /** The MCP tool's annotations as its server gave them: hints for the card, never a policy. */
+  annotations?: JsonObject;
 }
 
 /** What a person decided about one call. The gate adds the time and the source. */

@@ -102,6 +102,20 @@ const commonToolFields = {
 
 /** Fields of an entry that defines one tool itself (every kind but mcp, whose tools come from the server). */
 const singleToolFields = {
+  sinks: z
+    .array(z.string().regex(/^(\/.*)?$/))
+    .optional()
+    .meta({
+      description:
+        'Arguments (JSON pointers, e.g. /to) that send, address or run something: a sink carrying any untrusted text (8 letters and digits, or a short output whole) asks, even under an allow rule.',
+    }),
+  tolerant: z
+    .array(z.string().regex(/^(\/.*)?$/))
+    .optional()
+    .meta({
+      description:
+        'Arguments (JSON pointers) where untrusted text is expected, e.g. a summary quoting a page: taint there does not force approval. Counts only in a trusted workspace; sinks stay sinks.',
+    }),
   parameters: jsonSchemaObject.optional().meta({
     description: 'JSON Schema of the arguments object. Default: {type: object, properties: {}}.',
   }),

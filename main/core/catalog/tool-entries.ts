@@ -290,6 +290,8 @@ function toToolSpec(
     trust,
     approval,
     taintCheck: entry.taintCheck ?? true,
+    ...(entry.sinks !== undefined && entry.sinks.length > 0 && { sinks: entry.sinks }),
+    ...(entry.tolerant !== undefined && entry.tolerant.length > 0 && { tolerant: entry.tolerant }),
     settings,
     source: located.file,
   };

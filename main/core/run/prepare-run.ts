@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import path from 'node:path';
 import type { JsonValue } from '../../../common/json.js';
@@ -32,6 +33,10 @@ import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '.
 import { keyMayGo, keyOriginRefusal, type ConfirmKeyOrigin } from '../trust/key-origins.js';
 import { isLoopbackUrl } from '../net/loopback.js';
 import { originOf } from '../trust/workspace-manifest.js';
+import { GateRules } from '../rules/gate-rules.js';
+import type { RuleStore } from '../rules/rule-store.js';
+import type { RuleUsage } from '../rules/rule-usage.js';
+import { serverIdentity } from '../rules/rule-match.js';
 import type { TrustStore, TrustVia, WorkspaceTrust } from '../trust/trust-store.js';
 
 /** Largest script a run loads. */
@@ -122,6 +127,11 @@ export interface PrepareRunOptions {
   inProcessModel?: ResolvedModel;
   /** Tools that run in-process for this run (a test environment's), on top of the workspace's. */
   inProcessTools?: InProcessTools;
+  /**
+   * The person's approval rules (main/core/rules), read when the run is prepared; `onWarning` is
+   * told of rules files that are ignored or cannot be read. Without it no rule applies.
+   */
+  rules?: { store: RuleStore; usage?: RuleUsage; onWarning?(text: string): void };
 }
 
 /** What a run knows of its workspace's trust; fixed when the run is prepared. */
@@ -271,13 +281,16 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   if (options.inProcessTools && !offline) catalog = withInProcessCatalog(catalog, options.inProcessTools);
 
   const taint = new TaintTracker();
+  const rules = options.rules ? await gateRules(options.rules, workspace) : undefined;
   // The gate is built before the run it reports to.
   const target: { run?: Run } = {};
   const personGate = new ApprovalGateImpl({
     approver: options.approver,
     catalog,
+    taint,
+    ...(rules && { rules }),
     onEvent: (event) => {
-      if (event.type === 'approval-pending') target.run?.notePending(event.pending.request);
+      if (event.type === 'approval-pending') target.run?.notePending(event.pending.request, event.pending.rule);
       options.onGateEvent?.(event);
     },
   });
@@ -314,6 +327,9 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     ...(options.onEvent && { onEvent: options.onEvent }),
   });
   target.run = run;
+  // Which rules decided calls goes to the usage file once the run ends (never during it).
+  const usage = options.rules?.usage;
+  if (usage) void run.done.then(() => usage.flush()).catch(() => undefined);
   if (endMcp) {
     const end = endMcp;
     run.onEvent((event) => {
@@ -547,4 +563,37 @@ function workspaceResolver(
       return entry;
     },
   };
+}
+
+/**
+ * The person's rules for a run in `workspace`: read now (a file the workspace could have written,
+ * or one from another user, is ignored with a warning; a broken one makes every call asks), with
+ * MCP tools identified by how their server is reached.
+ */
+async function gateRules(options: NonNullable<PrepareRunOptions['rules']>, workspace: Workspace): Promise<GateRules> {
+  const snapshot = await options.store.load(workspace.root);
+  for (const warning of snapshot.warnings) options.onWarning?.(warning);
+  for (const problem of options.store.describeProblems(snapshot))
+    options.onWarning?.(`${problem} (no approval rule applies, and every call asks, until the file is fixed)`);
+  let real: string | undefined;
+  try {
+    real = realpathSync.native(workspace.root);
+  } catch {
+    real = undefined;
+  }
+  const servers = workspace.mcpServers ?? [];
+  return new GateRules({
+    snapshot,
+    ...(real !== undefined && { workspace: real }),
+    serverOf: (spec) => {
+      if (spec.settings.kind !== 'mcp') return undefined;
+      const name = spec.settings.server;
+      const server = servers.find((candidate) => candidate.name === name);
+      return server && serverIdentity(server.transport, real);
+    },
+    confirm: (ruleId, confirmation) => options.store.confirm(ruleId, confirmation),
+    ...(options.usage && {
+      used: (ruleId: string, alias: string, at: string) => options.usage?.note(ruleId, alias, at),
+    }),
+  });
 }

@@ -274,7 +274,7 @@ export class Run {
   }
 
   /** Records that a dispatched call now waits for a person (reported by the approval gate). */
-  notePending(request: ApprovalRequest): void {
+  notePending(request: ApprovalRequest, rule?: { ruleId?: string; text: string }): void {
     this.emit({
       type: 'approval-pending',
       callId: request.callId,
@@ -282,6 +282,7 @@ export class Run {
       description: request.description,
       arguments: request.arguments,
       taint: request.taint,
+      ...(rule && { rule: { ...(rule.ruleId !== undefined && { id: rule.ruleId }), note: rule.text } }),
     });
   }
 

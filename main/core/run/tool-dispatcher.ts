@@ -304,6 +304,9 @@ export class ToolDispatcher {
     if (decision.kind === 'approve-edited') recorded.arguments = decision.arguments;
     if (decision.kind === 'allow-for-run' && decision.taintCheck !== undefined)
       recorded.taintCheck = decision.taintCheck;
+    if (decision.decidedBy !== undefined) recorded.decidedBy = decision.decidedBy;
+    if (decision.rule !== undefined) recorded.rule = decision.rule;
+    if (decision.ruleNote !== undefined) recorded.ruleNote = decision.ruleNote;
     this.options.emit({ type: 'approval-decision', callId, alias, proposedArguments: proposed, decision: recorded });
   }
 

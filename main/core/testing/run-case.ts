@@ -8,7 +8,13 @@ import type { Workspace } from '../catalog/workspace.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import type { ModelProvider } from '../providers/model-provider.js';
 import type { InProcessTools } from '../run/in-process-tools.js';
-import { prepareRun, RunSetupError, TranscriptError, type RunTrust } from '../run/prepare-run.js';
+import {
+  prepareRun,
+  RunSetupError,
+  TranscriptError,
+  type PrepareRunOptions,
+  type RunTrust,
+} from '../run/prepare-run.js';
 import type { WorkerPool } from '../run/worker-pool.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
 import { evaluate, type AssertionContext, type Failure } from './assertions.js';
@@ -35,6 +41,8 @@ export interface CaseRunContext {
   signal: AbortSignal;
   /** `--model ALIAS`: this live model answers instead of the case's own. */
   modelOverride?: string;
+  /** The person's approval rules. */
+  rules?: PrepareRunOptions['rules'];
 }
 
 /** How one case went. */
@@ -165,6 +173,7 @@ export async function runCase(testCase: LoadedCase, context: CaseRunContext): Pr
       allowEnvKeys: true,
       ...(context.env && { env: context.env }),
       trust: context.trust,
+      ...(context.rules && { rules: context.rules }),
       ...(provider && { inProcessModel: inProcessModel(provider, label, price) }),
       ...(environment && { inProcessTools: environmentTools(environment.definition, environment.state) }),
       ...(live !== undefined && { model: live }),

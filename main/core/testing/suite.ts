@@ -6,6 +6,7 @@ import type { RunTrust } from '../run/prepare-run.js';
 import type { WorkerPool } from '../run/worker-pool.js';
 import type { LoadedCase } from './load-tests.js';
 import { runCase, type CaseResult } from './run-case.js';
+import type { PrepareRunOptions } from '../run/prepare-run.js';
 
 /** Where test runs are recorded, inside the workspace's runs/ folder (History lists only runs/*.jsonl). */
 export const TEST_RUNS_DIR = path.join(RUNS_DIR, 'tests');
@@ -20,6 +21,8 @@ export interface SuiteOptions {
   trust: RunTrust;
   secrets?: SecretStore;
   env?: Record<string, string | undefined>;
+  /** The person's approval rules, applied to every case's run. */
+  rules?: PrepareRunOptions['rules'];
   cases: readonly LoadedCase[];
   /** `--model A,B`: every case once per model; undefined: each case's own model. */
   models?: readonly string[];
@@ -77,6 +80,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         trust: options.trust,
         ...(options.secrets && { secrets: options.secrets }),
         ...(options.env && { env: options.env }),
+        ...(options.rules && { rules: options.rules }),
         transcriptPath: options.folder === false ? false : caseTranscriptPath(options.folder, testCase, model),
         signal: options.signal,
         ...(model !== undefined && { modelOverride: model }),

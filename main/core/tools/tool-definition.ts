@@ -42,6 +42,9 @@ function definitionOf(spec: DefinedTool): JsonObject {
     trust: spec.trust,
     taintCheck: spec.taintCheck,
     runs: whatRuns(spec.settings),
+    // Only when set, so the digests of tools without markings stay as they were.
+    ...(spec.sinks && { sinks: spec.sinks }),
+    ...(spec.tolerant && { tolerant: spec.tolerant }),
   };
 }
 

@@ -50,6 +50,10 @@ export interface ToolSpec {
   approval: ApprovalPolicy;
   /** When false, tainted arguments do not force a person's approval (the file carries a warning). */
   taintCheck: boolean;
+  /** Arguments (JSON pointers) that ask whenever they carry untrusted text (the sink rule). */
+  sinks?: string[];
+  /** Arguments (JSON pointers) where taint does not force approval; a trusted workspace's only. */
+  tolerant?: string[];
   settings: ToolKindSettings;
   /** Where the entry was defined, for error messages (`<builtin>` for builtins). */
   source: string;

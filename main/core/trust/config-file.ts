@@ -109,7 +109,8 @@ export async function appendJsonLine(file: string, entry: unknown): Promise<void
   }
 }
 
-async function acquireLock(lock: string): Promise<() => Promise<void>> {
+/** Takes `lock` (created exclusively; a stale one is taken over); resolves with its release. */
+export async function acquireLock(lock: string): Promise<() => Promise<void>> {
   const token = `${process.pid} ${randomBytes(6).toString('hex')}`;
   for (let attempt = 0; ; attempt += 1) {
     try {

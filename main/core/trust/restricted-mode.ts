@@ -48,8 +48,10 @@ export function restrictTool(tool: ToolSpec): ToolSpec {
     !readsWorkspace &&
     tool.settings.kind === 'builtin' &&
     (tool.source === '<builtin>' || tool.trust === builtinDefaultsOf(tool)?.trust);
+  // A restricted workspace can make things stricter (sinks) but never looser (tolerant arguments).
+  const { tolerant: _dropped, ...kept } = tool;
   return {
-    ...tool,
+    ...kept,
     approval: tool.approval === 'deny' ? 'deny' : 'ask',
     trust: ownTrust ? tool.trust : 'untrusted',
     taintCheck: true,

@@ -56,6 +56,7 @@ describe('policy decisions', () => {
       reason: 'tool "echo" has approval: deny',
       source: 'policy',
       at: AT.toISOString(),
+      decidedBy: 'policy',
     });
     expect(approver.asked).toHaveLength(0);
   });
@@ -70,6 +71,7 @@ describe('policy decisions', () => {
       at: AT.toISOString(),
       scope: 'this call (tool "echo" has approval: auto)',
       definitionDigest,
+      decidedBy: 'policy',
     });
     expect(approver.asked).toHaveLength(0);
   });
@@ -83,6 +85,7 @@ describe('policy decisions', () => {
       at: AT.toISOString(),
       scope: 'this call only (its arguments carry untrusted text)',
       definitionDigest,
+      decidedBy: 'approver',
     });
     expect(approver.asked[0]?.reason).toBe('tainted');
   });
@@ -102,7 +105,13 @@ describe('policy decisions', () => {
   it('ask asks the person, with reason policy', async () => {
     const approver = new ScriptedApprover([{ kind: 'deny', reason: 'not now' }]);
     const decision = await gate(approver).decide(request(), signal());
-    expect(decision).toEqual({ kind: 'deny', reason: 'not now', source: 'studio', at: AT.toISOString() });
+    expect(decision).toEqual({
+      kind: 'deny',
+      reason: 'not now',
+      source: 'studio',
+      at: AT.toISOString(),
+      decidedBy: 'approver',
+    });
     expect(approver.asked[0]?.reason).toBe('policy');
   });
 });
@@ -128,6 +137,7 @@ describe('allow for this run', () => {
       source: 'policy',
       at: AT.toISOString(),
       scope: 'this untainted call of tool "echo", under an earlier "allow for this run"; tainted calls still ask',
+      decidedBy: 'allowed-for-run',
       definitionDigest,
     });
     // A tainted call still asks.
@@ -155,6 +165,7 @@ describe('approve with edits', () => {
       at: AT.toISOString(),
       scope: 'this call only, with the edited arguments',
       definitionDigest,
+      decidedBy: 'approver',
     });
     expect(approvedArguments(req, decision)).toEqual({ text: 'edited' });
     const resolved = events.find((event) => event.type === 'approval-resolved');
@@ -203,6 +214,7 @@ describe('cancellation and failures', () => {
       reason: 'run stopped by the person',
       source: 'policy',
       at: AT.toISOString(),
+      decidedBy: 'cancelled',
     });
     expect(approver.asked).toHaveLength(0);
   });
@@ -237,6 +249,7 @@ describe('PolicyApprover', () => {
       at: AT.toISOString(),
       scope: 'this call only',
       definitionDigest,
+      decidedBy: 'approver',
     });
   });
 
@@ -246,6 +259,7 @@ describe('PolicyApprover', () => {
       reason: 'denied by --approve deny',
       source: 'policy',
       at: AT.toISOString(),
+      decidedBy: 'approver',
     });
   });
 });
