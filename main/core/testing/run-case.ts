@@ -110,7 +110,15 @@ export function caseModelLabel(testCase: LoadedCase, override?: string): string 
 /** An environment's tools as catalog entries, acting on `state` (the run's own copy). */
 function environmentTools(environment: TestEnvironment, state: JsonObject): InProcessTools {
   const byAlias = new Map(environment.tools.map((tool) => [tool.alias, tool]));
-  const specs: ToolSpec[] = environment.tools.map((tool) => ({
+  return {
+    specs: environmentToolSpecs(environment),
+    run: async (tool, args) => byAlias.get(tool.alias)!.run(args, state),
+  };
+}
+
+/** An environment's tools as the catalog entries a run gets (what a rule is confirmed on). */
+export function environmentToolSpecs(environment: TestEnvironment): ToolSpec[] {
+  return environment.tools.map((tool) => ({
     alias: tool.alias,
     description: tool.description,
     parameters: tool.parameters,
@@ -120,7 +128,6 @@ function environmentTools(environment: TestEnvironment, state: JsonObject): InPr
     settings: { kind: 'builtin', builtin: `environment ${environment.name}` },
     source: `<environment ${environment.name}>`,
   }));
-  return { specs, run: async (tool, args) => byAlias.get(tool.alias)!.run(args, state) };
 }
 
 /** Runs one case and checks its assertions. Never throws for a case's own problems. */
