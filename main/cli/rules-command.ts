@@ -61,7 +61,8 @@ async function list(args: string[], io: CliIo, print: Printer): Promise<number> 
   });
   if (positionals.length > 0) throw new UsageError('rules list takes no arguments');
   const store = ruleStore(io);
-  const root = await workspaceRoot(io, values.workspace);
+  // As `promptforge run` does: the workspace found upwards, else the working folder.
+  const root = (await workspaceRoot(io, values.workspace)) ?? io.cwd;
   const snapshot = await store.load(root);
   for (const warning of snapshot.warnings) print.err(warning);
   for (const problem of store.describeProblems(snapshot)) print.err(problem);
@@ -211,7 +212,8 @@ async function test(args: string[], io: CliIo, print: Printer): Promise<number> 
     callArgs = parsed.value;
   }
   const store = ruleStore(io);
-  const root = await workspaceRoot(io, values.workspace);
+  // As `promptforge run` does: the workspace found upwards, else the working folder.
+  const root = (await workspaceRoot(io, values.workspace)) ?? io.cwd;
   const snapshot = await store.load(root);
   for (const warning of snapshot.warnings) print.err(warning);
   const workspace = root ? await loadWorkspace(root, print) : undefined;

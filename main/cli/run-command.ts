@@ -210,6 +210,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     else if (event.type === 'log') print.out(event.text);
   };
   const approver = approverFor(approve, values.approve !== undefined, io);
+  const usage = rules.ruleUsage(io);
   // On a terminal, a model the script picks mid-run may still ask where its key goes, on the
   // approvals' own lines (a trusted workspace only; a restricted one never asks).
   // The model asked about before the run is not asked about again (a no stays a no).
@@ -231,7 +232,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       secrets: keys.store,
       allowEnvKeys: true,
       env: io.env,
-      rules: { store: rules.ruleStore(io), usage: rules.ruleUsage(io), onWarning: (text) => print.err(text) },
+      rules: { store: rules.ruleStore(io), usage, onWarning: (text) => print.err(text) },
       trust: {
         state: trust.state,
         ...(trust.store && { store: trust.store }),
@@ -286,6 +287,8 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     try {
       await run.start();
       const result = await run.done;
+      // Which rules decided calls, written before the CLI exits.
+      await usage.flush();
       if (result.error) {
         let message = /^[^\s:]+:\d+: /.test(result.error.message)
           ? result.error.message

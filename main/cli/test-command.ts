@@ -149,6 +149,7 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
   };
   // The rules machinery (YAML, RE2) loads only for the commands that run something.
   const rulesModule = await import('./rules-command.js');
+  const ruleUsage = rulesModule.ruleUsage(io);
   const warned = new Set<string>();
   const warnOnce = (text: string) => {
     if (warned.has(text)) return;
@@ -183,6 +184,7 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
   } finally {
     if (tty) io.stderr.write('\r\x1b[K');
     if (ownPool) await ownPool.close();
+    await ruleUsage.flush();
   }
 
   const { reporters } = testing;

@@ -149,8 +149,9 @@ function compileCondition(condition: Condition): CompiledCondition {
 
 /** A glob as an RE2 program matching the whole text: `*` any run of characters, `?` one. */
 export function globRegExp(glob: string): RE2JS {
-  let source = '(?s)';
-  for (const ch of glob) source += ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
+  let source = '';
+  for (const ch of glob)
+    source += ch === '*' ? '[\\s\\S]*' : ch === '?' ? '[\\s\\S]' : ch.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
   return compileLinearPattern(source);
 }
 

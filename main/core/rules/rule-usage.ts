@@ -36,8 +36,18 @@ export class RuleUsage {
     this.pending.set(ruleId, { lastAt: at, lastAlias: alias, count: (known?.count ?? 0) + 1 });
   }
 
-  /** Merges what was counted into the file, under its lock; nothing when nothing was counted. */
-  async flush(): Promise<void> {
+  /**
+   * Merges what was counted into the file, under its lock; nothing when nothing was counted.
+   * Resolves once every flush begun before it has finished too.
+   */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.flushNow()).catch(() => undefined);
+    return this.flushing;
+  }
+
+  private flushing: Promise<void> = Promise.resolve();
+
+  private async flushNow(): Promise<void> {
     if (this.pending.size === 0) return;
     const counted = this.pending;
     this.pending = new Map();

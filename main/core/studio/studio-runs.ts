@@ -12,7 +12,7 @@ import { QueueApprover, type PendingApprovals } from '../approval/pending-approv
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { Workspace } from '../catalog/workspace.js';
 import type { SecretStore } from '../credentials/secret-store.js';
-import { ForkError, prepareRun, RunSetupError } from '../run/prepare-run.js';
+import { ForkError, prepareRun, RunSetupError, type PrepareRunOptions } from '../run/prepare-run.js';
 import type { Run } from '../run/run.js';
 import type { WorkerPool } from '../run/worker-pool.js';
 import { readTranscriptPage } from '../transcript/transcript-pages.js';
@@ -24,6 +24,8 @@ import { checkArguments, requireValidTrialArguments, TOOL_TRIAL_SCRIPT, trialScr
 
 /** What the runs part needs from the studio service. */
 export interface StudioRunsHost {
+  /** The person's approval rules, applied to every run. */
+  rules: NonNullable<PrepareRunOptions['rules']>;
   pool: WorkerPool;
   pending: PendingApprovals;
   secrets: SecretStore;
@@ -90,6 +92,7 @@ export class StudioRuns {
         confirmKeyOrigin: trust.confirmKeyOrigin,
         via: 'studio' as const,
       },
+      rules: this.host.rules,
       onEvent: (event: RunEvent) => this.host.emit('run-event', event),
     };
   }

@@ -43,6 +43,8 @@ import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
 import { StudioTrust, type ConfirmWithPerson } from './studio-trust.js';
 import { currentConfigDir } from '../trust/config-dir.js';
+import { RuleStore } from '../rules/rule-store.js';
+import { RuleUsage } from '../rules/rule-usage.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import { describeWorkspace, toPendingApproval } from './studio-views.js';
 import {
@@ -110,14 +112,19 @@ export class StudioService {
   private readonly keys: StudioKeys;
   private readonly history: StudioHistory;
   private readonly trust: StudioTrust;
+  /** The approval rules store and its usage log, in the config folder. */
+  private readonly rules: { store: RuleStore; usage: RuleUsage };
   private readonly chosen = new ChosenFolders();
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
     this.pool.prewarm();
     const confirmPerson = oneQuestionAtATime(options.confirmPerson);
+    const configDirectory = options.configDirectory ?? currentConfigDir();
+    // The person's approval rules apply to the studio's runs as to the CLI's.
+    this.rules = { store: new RuleStore(configDirectory), usage: new RuleUsage(configDirectory) };
     this.trust = new StudioTrust({
-      configDirectory: options.configDirectory ?? currentConfigDir(),
+      configDirectory,
       confirm: confirmPerson,
       emit: options.emit,
       changed: (now) => {
@@ -146,6 +153,7 @@ export class StudioService {
       },
     });
     this.runs = new StudioRuns({
+      rules: this.rules,
       pool: this.pool,
       pending: this.pending,
       secrets: options.secrets,
@@ -161,6 +169,7 @@ export class StudioService {
       },
     });
     this.tests = new StudioTests({
+      rules: this.rules,
       pool: this.pool,
       secrets: options.secrets,
       trust: this.trust,

@@ -21,13 +21,15 @@ import { errorMessage } from '../../../common/error-message.js';
 import { findTestFiles, loadTestFile, type LoadedCase, type TestProblem } from '../testing/load-tests.js';
 import { jsonReport, stepPhrase } from '../testing/reporters.js';
 import { caseModelLabel, type CaseResult } from '../testing/run-case.js';
-import { newSuiteRunId, runSuite, TEST_RUNS_DIR } from '../testing/suite.js';
+import { newSuiteRunId, runSuite, TEST_RUNS_DIR, type SuiteOptions } from '../testing/suite.js';
 import { ContractError } from './contract-error.js';
 import type { StudioHistory } from './studio-history.js';
 import type { StudioTrust } from './studio-trust.js';
 
 /** What the tests part needs from the studio service. */
 export interface StudioTestsHost {
+  /** The person's approval rules, applied to every case as `promptforge test` applies them. */
+  rules: NonNullable<SuiteOptions['rules']>;
   pool: WorkerPool;
   secrets: SecretStore;
   trust: StudioTrust;
@@ -148,6 +150,7 @@ export class StudioTests {
           pool: this.host.pool,
           trust: { state: trust.state, store: trust.store, confirmKeyOrigin: trust.confirmKeyOrigin, via: 'studio' },
           secrets: this.host.secrets,
+          rules: this.host.rules,
           cases,
           concurrency: STUDIO_TEST_CONCURRENCY,
           folder,
