@@ -62,6 +62,8 @@ interface Compiled<T extends Rule | Marking> {
   entry: T;
   index: number;
   glob?: RE2JS;
+  /** The glob's text before its first wildcard: an alias without it is not tested on RE2. */
+  globPrefix?: string;
   conditions: CompiledCondition[];
   server?: string;
 }
@@ -123,7 +125,7 @@ export class RuleSet {
     const { entry } = compiled;
     if (entry.workspace !== '*' && entry.workspace !== call.workspace) return false;
     if (entry.tool !== undefined) return entry.tool === call.alias;
-    if (compiled.glob) return compiled.glob.matches(call.alias);
+    if (compiled.glob) return call.alias.startsWith(compiled.globPrefix ?? '') && compiled.glob.matches(call.alias);
     if (compiled.server !== undefined) return call.server !== undefined && serverKey(call.server) === compiled.server;
     return false;
   }
@@ -135,7 +137,7 @@ function compile<T extends Rule | Marking>(entry: T, index: number): Compiled<T>
     entry,
     index,
     conditions,
-    ...(entry.tools !== undefined && { glob: globRegExp(entry.tools) }),
+    ...(entry.tools !== undefined && { glob: globRegExp(entry.tools), globPrefix: entry.tools.split(/[*?]/)[0] }),
     ...(entry.server !== undefined && { server: serverKey(entry.server) }),
   };
 }
