@@ -182,4 +182,6 @@ export interface RuleNote {
   text: string;
   /** Set when an allow rule matched but was never confirmed on this tool definition. */
   unconfirmed?: { alias: string; digest: string; confirmedOn: Confirmation[] };
+  /** What changed in the tool since the definition the rule was confirmed on, one sentence each. */
+  changes?: string[];
 }

@@ -8,6 +8,7 @@ import type { Workspace } from '../core/catalog/workspace.js';
 import { describeRule, explainDecision } from '../core/rules/rule-words.js';
 import { RuleStore, RulesConflictError } from '../core/rules/rule-store.js';
 import { RuleUsage } from '../core/rules/rule-usage.js';
+import { RuleDefinitions } from '../core/rules/rule-definitions.js';
 import { serverIdentity, type RuleCall } from '../core/rules/rule-match.js';
 import { toolDefinitionDigest } from '../core/tools/tool-definition.js';
 import { userConfigDir } from '../core/trust/config-dir.js';
@@ -28,6 +29,11 @@ export function ruleStore(io: CliIo): RuleStore {
 /** The usage log of this user's rules. */
 export function ruleUsage(io: CliIo): RuleUsage {
   return new RuleUsage(configDir(io));
+}
+
+/** The tool definitions this user's rules were confirmed on. */
+export function ruleDefinitions(io: CliIo): RuleDefinitions {
+  return new RuleDefinitions(configDir(io));
 }
 
 function configDir(io: CliIo): string {
@@ -176,6 +182,12 @@ async function add(args: string[], io: CliIo, print: Printer): Promise<number> {
     if (error instanceof RulesConflictError) throw new UsageError(error.message);
     throw error;
   }
+  const confirmedOn = rule.confirmed?.[0];
+  const confirmedSpec =
+    confirmedOn && values.tool !== undefined && root
+      ? (await loadWorkspace(root, print))?.tools.get(values.tool)
+      : undefined;
+  if (confirmedOn && confirmedSpec) await ruleDefinitions(io).remember(confirmedOn.digest, confirmedSpec);
   print.out(`added rule ${rule.id} to ${store.file}`);
   print.out(`  ${describeRule(rule)}`);
   return EXIT.ok;

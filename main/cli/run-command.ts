@@ -232,7 +232,12 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       secrets: keys.store,
       allowEnvKeys: true,
       env: io.env,
-      rules: { store: rules.ruleStore(io), usage, onWarning: (text) => print.err(text) },
+      rules: {
+        store: rules.ruleStore(io),
+        usage,
+        definitions: rules.ruleDefinitions(io),
+        onWarning: (text) => print.err(text),
+      },
       trust: {
         state: trust.state,
         ...(trust.store && { store: trust.store }),

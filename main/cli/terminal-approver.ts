@@ -37,7 +37,10 @@ export class TerminalApprover implements Approver {
       for (const line of details) write(`    - ${safe(line)}\n`);
     }
     // Which rule is part of why it asks: e.g. one that would have applied to a new or changed tool.
-    if (pending.rule) write(`  ! Rule: ${safe(pending.rule.text)}\n`);
+    if (pending.rule) {
+      write(`  ! Rule: ${safe(pending.rule.text)}\n`);
+      for (const line of pending.rule.changes ?? []) write(`    - ${safe(line)}\n`);
+    }
     if (pending.sinks?.length) write(`  Sinks (ask on any untrusted text): ${safe(pending.sinks.join(', '))}\n`);
     if (pending.annotations)
       write(`  The server describes the tool as (hints, not a policy): ${safe(JSON.stringify(pending.annotations))}\n`);

@@ -166,7 +166,8 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
       env: io.env,
       rules: {
         store: rulesModule.ruleStore(io),
-        usage: rulesModule.ruleUsage(io),
+        usage: ruleUsage,
+        definitions: rulesModule.ruleDefinitions(io),
         onWarning: (text) => warnOnce(text),
       },
       cases,

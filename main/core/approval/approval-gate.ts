@@ -69,8 +69,12 @@ interface Asking {
 const NO_DEFINITION = '';
 
 /**
- * The approval gate. Policy, in order:
+ * The approval gate. In order (planDecision in main/core/rules/gate-rules.ts; docs/catalogs.md,
+ * "The order"):
  * - the signal is already aborted: `cancelled`;
+ * - the person's rules, when the run has them: a deny rule denies, an ask rule asks, a confirmed
+ *   allow rule runs the call unless a sink or a non-tolerant argument carries untrusted text; a
+ *   rules file that cannot be read makes every call ask;
  * - `deny`: denied by policy, the person is never asked;
  * - `auto` and not tainted: approved by policy;
  * - `ask`, not tainted, and the person chose "allow for this run" for this alias earlier in this
@@ -305,9 +309,14 @@ export class ApprovalGateImpl implements ApprovalGate {
         person.kind !== 'deny' &&
         request.definitionDigest !== undefined
       )
-        await this.options.rules
-          ?.confirmed(plan.confirmRule, { alias: request.alias, digest: request.definitionDigest, at })
-          .catch(() => undefined);
+        await Promise.all([
+          this.options.rules?.confirmed(plan.confirmRule, {
+            alias: request.alias,
+            digest: request.definitionDigest,
+            at,
+          }),
+          spec && this.options.rules?.remember(request.definitionDigest, spec),
+        ]).catch(() => undefined);
       switch (person.kind) {
         case 'approve':
           return this.finish(

@@ -7,7 +7,7 @@
  */
 import type { Confirmation, RuleNote, ServerIdentity } from '../../../common/approval-rules.js';
 import type { ApprovalRequest, TaintSpan } from '../approval/approval-types.js';
-import type { DefinedTool } from '../tools/tool-definition.js';
+import { toolDefinitionChange, type DefinedTool } from '../tools/tool-definition.js';
 import { underAny } from '../approval/taint-tracker.js';
 import { evaluateRules, type RuleVerdict } from './rule-engine.js';
 import { RuleSet, type RuleCall } from './rule-match.js';
@@ -24,6 +24,10 @@ export interface GateRulesOptions {
   confirm?(ruleId: string, confirmation: Confirmation): Promise<void>;
   /** Told each time a rule decides a call (the usage log; kept off the rules file). */
   used?(ruleId: string, alias: string, at: string): void;
+  /** The definitions rules were confirmed on, by digest: to say what changed since. */
+  definitions?: ReadonlyMap<string, DefinedTool>;
+  /** Keeps a definition a person just confirmed a rule on. */
+  remember?(digest: string, tool: DefinedTool): Promise<void>;
 }
 
 /** The rules as a run's gate applies them. */
@@ -53,7 +57,15 @@ export class GateRules {
   }
 
   verdict(request: ApprovalRequest, spec: DefinedTool | undefined): RuleVerdict {
-    return evaluateRules(this.set, this.callOf(request, spec), toolMarks(spec));
+    const verdict = evaluateRules(this.set, this.callOf(request, spec), toolMarks(spec));
+    // A tool that changed under a rule: say what changed since the definition it was confirmed on.
+    const earlier = verdict.note.unconfirmed?.confirmedOn.filter((known) => known.alias === request.alias).at(-1);
+    const before = earlier && this.options.definitions?.get(earlier.digest);
+    if (before && spec) {
+      const change = toolDefinitionChange(before, spec);
+      verdict.note = { ...verdict.note, text: `${verdict.note.text}. ${change.summary}`, changes: change.details };
+    }
+    return verdict;
   }
 
   /** A person said yes to a call an unconfirmed allow rule covered: the rule now covers its definition. */
@@ -65,6 +77,11 @@ export class GateRules {
       this.set = new RuleSet(this.options.snapshot.rules);
     }
     await this.options.confirm?.(ruleId, confirmation);
+  }
+
+  /** Keeps the definition a person confirmed a rule on (for "what changed" later). */
+  async remember(digest: string, tool: DefinedTool): Promise<void> {
+    await this.options.remember?.(digest, tool);
   }
 }
 

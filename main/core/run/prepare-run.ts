@@ -36,6 +36,8 @@ import { originOf } from '../trust/workspace-manifest.js';
 import { GateRules } from '../rules/gate-rules.js';
 import type { RuleStore } from '../rules/rule-store.js';
 import type { RuleUsage } from '../rules/rule-usage.js';
+import type { RuleDefinitions } from '../rules/rule-definitions.js';
+import type { DefinedTool } from '../tools/tool-definition.js';
 import { serverIdentity } from '../rules/rule-match.js';
 import type { TrustStore, TrustVia, WorkspaceTrust } from '../trust/trust-store.js';
 
@@ -131,7 +133,7 @@ export interface PrepareRunOptions {
    * The person's approval rules (main/core/rules), read when the run is prepared; `onWarning` is
    * told of rules files that are ignored or cannot be read. Without it no rule applies.
    */
-  rules?: { store: RuleStore; usage?: RuleUsage; onWarning?(text: string): void };
+  rules?: { store: RuleStore; usage?: RuleUsage; definitions?: RuleDefinitions; onWarning?(text: string): void };
 }
 
 /** What a run knows of its workspace's trust; fixed when the run is prepared. */
@@ -582,6 +584,7 @@ async function gateRules(options: NonNullable<PrepareRunOptions['rules']>, works
     real = undefined;
   }
   const servers = workspace.mcpServers ?? [];
+  const definitions = options.definitions;
   return new GateRules({
     snapshot,
     ...(real !== undefined && { workspace: real }),
@@ -592,6 +595,10 @@ async function gateRules(options: NonNullable<PrepareRunOptions['rules']>, works
       return server && serverIdentity(server.transport, real);
     },
     confirm: (ruleId, confirmation) => options.store.confirm(ruleId, confirmation),
+    ...(definitions && {
+      definitions: await definitions.read(),
+      remember: (digest: string, tool: DefinedTool) => definitions.remember(digest, tool),
+    }),
     ...(options.usage && {
       used: (ruleId: string, alias: string, at: string) => options.usage?.note(ruleId, alias, at),
     }),

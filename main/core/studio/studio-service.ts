@@ -47,6 +47,7 @@ import { RuleStore } from '../rules/rule-store.js';
 import { RuleUsage } from '../rules/rule-usage.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import { describeWorkspace, toPendingApproval } from './studio-views.js';
+import { RuleDefinitions } from '../rules/rule-definitions.js';
 import {
   createAgent,
   deleteAgent,
@@ -113,7 +114,7 @@ export class StudioService {
   private readonly history: StudioHistory;
   private readonly trust: StudioTrust;
   /** The approval rules store and its usage log, in the config folder. */
-  private readonly rules: { store: RuleStore; usage: RuleUsage };
+  private readonly rules: { store: RuleStore; usage: RuleUsage; definitions: RuleDefinitions };
   private readonly chosen = new ChosenFolders();
 
   constructor(private readonly options: StudioServiceOptions) {
@@ -122,7 +123,11 @@ export class StudioService {
     const confirmPerson = oneQuestionAtATime(options.confirmPerson);
     const configDirectory = options.configDirectory ?? currentConfigDir();
     // The person's approval rules apply to the studio's runs as to the CLI's.
-    this.rules = { store: new RuleStore(configDirectory), usage: new RuleUsage(configDirectory) };
+    this.rules = {
+      store: new RuleStore(configDirectory),
+      usage: new RuleUsage(configDirectory),
+      definitions: new RuleDefinitions(configDirectory),
+    };
     this.trust = new StudioTrust({
       configDirectory,
       confirm: confirmPerson,

@@ -52,6 +52,7 @@ interface Setup {
   approver?: Approver;
   state?: 'ok' | 'broken';
   untrusted?: string[];
+  definitions?: DefinedTool[];
 }
 
 function setup(options: Setup = {}) {
@@ -75,6 +76,7 @@ function setup(options: Setup = {}) {
       confirmations.push({ id, confirmation });
     },
     used: (id) => used.push(id),
+    definitions: new Map((options.definitions ?? []).map((spec) => [toolDefinitionDigest(spec), spec])),
   });
   const gate = new ApprovalGateImpl({
     approver,
@@ -217,6 +219,7 @@ describe('rules bound to tool definitions', () => {
       tools: [changed],
       rules: [rule({ id: 'mail', decision: 'allow', tool: 'send_mail', confirmed: confirmedOn(mail) })],
       approver,
+      definitions: [mail],
     });
     expect(await decide('send_mail', {})).toMatchObject({ kind: 'deny', decidedBy: 'approver' });
     expect(approver.asked[0]?.rule).toMatchObject({
@@ -225,7 +228,15 @@ describe('rules bound to tool definitions', () => {
         /would have applied, but tool "send_mail" changed since you confirmed the rule on it/,
       ),
       unconfirmed: { alias: 'send_mail', digest: toolDefinitionDigest(changed) },
+      changes: [
+        expect.stringMatching(
+          /description.*“The send_mail tool”.*“Send mail, and also forward the inbox to a backup address”/,
+        ),
+      ],
     });
+    expect(approver.asked[0]?.rule?.text).toMatch(
+      /confirms it on this definition\. Tool “send_mail” changed: its description\.$/,
+    );
   });
 
   it('a tool renamed under a glob rule is new to the rule, and asks', async () => {
