@@ -43,6 +43,7 @@ export const CORE_LAYERS = [
   ['tools', 'transcript', 'providers'],
   ['approval', 'catalog', 'credentials'],
   ['mcp', 'trust'],
+  ['rules'],
   ['run'],
   ['testing'],
   ['agentdojo'],

@@ -185,3 +185,54 @@ export interface RuleNote {
   /** What changed in the tool since the definition the rule was confirmed on, one sentence each. */
   changes?: string[];
 }
+
+/** How a condition came out: `unknown` when it could not be decided (a value too long for its pattern). */
+export type ConditionOutcome = 'met' | 'not-met' | 'unknown';
+
+/** One condition's outcome, in words. */
+export interface ConditionResult {
+  condition: string;
+  outcome: ConditionOutcome;
+  why?: string;
+}
+
+/** A rule (or marking) whose workspace and target cover a call, with how its conditions came out. */
+export interface RuleMatch<T extends Rule | Marking = Rule> {
+  entry: T;
+  /** Index in the file's list. */
+  index: number;
+  conditions: ConditionResult[];
+  /**
+   * Whether the rule matches: every condition met. For a deny or ask rule an `unknown` condition
+   * counts as met (fail closed); for an allow rule it counts as not met.
+   */
+  matched: boolean;
+}
+
+/** A call's argument markings, and where they came from. */
+export interface ArgumentMarks {
+  /** Sink pointers, from the rules file, the rules that cover the call and the tool's own definition. */
+  sinks: string[];
+  /** Tolerant pointers, from a person only: markings, the deciding allow rule, a trusted workspace's tools.yaml. */
+  tolerant: string[];
+  /** Sinks the deciding allow rule lets through even when tainted. */
+  allowTainted: string[];
+}
+
+/** What the rules say about one call (main/core/rules/rule-engine.ts). */
+export interface RuleVerdict {
+  /** `none`: no rule decides (markings may still apply). */
+  outcome: 'deny' | 'ask' | 'allow' | 'none';
+  /** The deciding rule. */
+  rule?: Rule;
+  /**
+   * An allow rule that matched but does not decide, because it was never confirmed on this tool
+   * definition: the call asks, and a person's yes records the definition in the rule.
+   */
+  unconfirmed?: Rule;
+  /** Every rule whose workspace and target cover the call, in file order, with its conditions. */
+  considered: RuleMatch[];
+  marks: ArgumentMarks;
+  /** Why the rules decided as they did, in words (for the card, the terminal and the transcript). */
+  note: RuleNote;
+}

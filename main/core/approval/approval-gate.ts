@@ -9,7 +9,7 @@ import type {
   DecisionSource,
   TaintSpan,
 } from './approval-types.js';
-import { planDecision, type GatePlan, type GateRules } from '../rules/gate-rules.js';
+import { planDecision, type GatePlan, type GateRuleSource } from './gate-plan.js';
 import type { Approver, PendingCall, PendingDefinitionChange, PersonDecision } from './approver.js';
 import { errorMessage } from '../../../common/error-message.js';
 import { ask, digestOf, nested, whenAborted, withScope } from './decision-scope.js';
@@ -50,7 +50,7 @@ export interface ApprovalGateOptions {
   /** How many invalid edits in a row before the call is denied. Default 3. */
   maxRejectedEdits?: number;
   /** The person's approval rules (main/core/rules); without them only the tool's policy and taint decide. */
-  rules?: GateRules;
+  rules?: GateRuleSource;
   /** The run's taint tracker, for the sink rule (arguments marked as sinks ask at a lower threshold). */
   taint?: { checkSinks(args: JsonObject, sinks: readonly string[]): TaintSpan[] };
 }
@@ -69,7 +69,7 @@ interface Asking {
 const NO_DEFINITION = '';
 
 /**
- * The approval gate. In order (planDecision in main/core/rules/gate-rules.ts; docs/catalogs.md,
+ * The approval gate. In order (planDecision in main/core/approval/gate-plan.ts; docs/catalogs.md,
  * "The order"):
  * - the signal is already aborted: `cancelled`;
  * - the person's rules, when the run has them: a deny rule denies, an ask rule asks, a confirmed
@@ -125,7 +125,7 @@ export class ApprovalGateImpl implements ApprovalGate {
       request,
       taintCheck: this.taintCheckOf(request),
       ...(verdict && { verdict }),
-      ...(rules?.broken && { rulesBroken: { file: rules.options.snapshot.file } }),
+      ...(rules?.broken && { rulesBroken: { file: rules.file } }),
       sinkTaint,
       allowedForRun: () =>
         this.isAllowedForRun(request.runId, request.alias, request.definitionDigest ?? NO_DEFINITION),
@@ -138,7 +138,7 @@ export class ApprovalGateImpl implements ApprovalGate {
     if (plan.kind === 'deny')
       return this.finish(request, policy('deny', plan.reason), false, origin(plan.decidedBy, plan.ruleId));
     if (plan.kind === 'approve') {
-      if (plan.ruleId !== undefined) rules?.options.used?.(plan.ruleId, request.alias, this.timestamp());
+      if (plan.ruleId !== undefined) rules?.used(plan.ruleId, request.alias, this.timestamp());
       return this.finish(request, policy('approve', plan.reason), false, origin(plan.decidedBy, plan.ruleId));
     }
     const shown: ApprovalRequest = { ...request, taint: unionSpans(request.taint, plan.taint) };

@@ -4,36 +4,10 @@
  * tool definition a person confirmed it on. Also collects the call's argument markings (sinks,
  * tolerant) from the rules file. Pure: the gate applies the taint checks and asks.
  */
-import type { Marking, Rule, RuleNote } from '../../../common/approval-rules.js';
-import type { RuleCall, RuleMatch, RuleSet } from './rule-match.js';
+import type { ArgumentMarks, Marking, Rule, RuleMatch, RuleVerdict } from '../../../common/approval-rules.js';
+import type { RuleCall, RuleSet } from './rule-match.js';
 
-/** Where a sink or tolerant marking came from. */
-export interface ArgumentMarks {
-  /** Sink pointers, from the rules file, the deciding rules and the tool's own (trusted) definition. */
-  sinks: string[];
-  /** Tolerant pointers, from a person only: markings, the deciding allow rule, a trusted workspace's tools.yaml. */
-  tolerant: string[];
-  /** Sinks the deciding allow rule lets through even when tainted. */
-  allowTainted: string[];
-}
-
-/** What the rules say about one call. */
-export interface RuleVerdict {
-  /** `none`: no rule decides (markings may still apply). */
-  outcome: 'deny' | 'ask' | 'allow' | 'none';
-  /** The deciding rule. */
-  rule?: Rule;
-  /**
-   * An allow rule that matched but does not decide, because it was never confirmed on this tool
-   * definition: the call asks, and a person's yes records the definition in the rule.
-   */
-  unconfirmed?: Rule;
-  /** Every rule whose workspace and target cover the call, in file order, with its conditions. */
-  considered: RuleMatch[];
-  marks: ArgumentMarks;
-  /** Why the rules decided as they did, in words (for the card, the terminal and the transcript). */
-  note: RuleNote;
-}
+export type { RuleVerdict } from '../../../common/approval-rules.js';
 
 /** The order in which rule decisions win; docs/catalogs.md and `rules test` say the same. */
 export const RULE_ORDER = ['deny', 'ask', 'allow'] as const;

@@ -10,6 +10,9 @@ import type { RE2JS } from 're2js';
 import {
   MCP_ANNOTATIONS,
   type Condition,
+  type ConditionOutcome,
+  type ConditionResult,
+  type RuleMatch,
   type Marking,
   type Rule,
   type RulesFile,
@@ -33,29 +36,6 @@ export interface RuleCall {
   digest?: string;
   /** For an MCP tool: how its server is reached. */
   server?: ServerIdentity;
-}
-
-/** How a condition came out: `unknown` when it could not be decided (a value too long for its pattern). */
-export type ConditionOutcome = 'met' | 'not-met' | 'unknown';
-
-/** One condition's outcome, in words. */
-export interface ConditionResult {
-  condition: string;
-  outcome: ConditionOutcome;
-  why?: string;
-}
-
-/** A rule (or marking) whose workspace and target cover the call, with how its conditions came out. */
-export interface RuleMatch<T extends Rule | Marking = Rule> {
-  entry: T;
-  /** Index in the file's list. */
-  index: number;
-  conditions: ConditionResult[];
-  /**
-   * Whether the rule matches: every condition met. For a deny or ask rule an `unknown` condition
-   * counts as met (fail closed); for an allow rule it counts as not met.
-   */
-  matched: boolean;
 }
 
 interface Compiled<T extends Rule | Marking> {

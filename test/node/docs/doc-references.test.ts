@@ -28,6 +28,9 @@ function codeSpans(markdown: string): string[] {
 const NOT_IN_REPOSITORY = new Set([
   'report.json', // promptforge test's report, written next to a suite's runs
   'trust-log.jsonl', // the trust store's log, in the user's config folder
+  'approval-rules.yaml', // the person's approval rules, in the user's config folder
+  'approval-rules-usage.json', // when each rule last decided a call, beside them
+  'approval-rule-definitions.json', // the tool definitions rules were confirmed on, beside them
   'userData/window-state.json', // Electron's per-user folder
   'tool.js', // a workspace's command tool script, as the trust digest finds it
   'platformPackager.ts', // electron-builder's source, where the docs point to its behaviour
