@@ -14,6 +14,9 @@ import { compileLinearPattern } from '../../../common/linear-regexp.js';
 import { errorMessage } from '../../../common/error-message.js';
 import { hasProtoKey } from '../../../common/json.js';
 
+/** Longest glob accepted (it becomes an RE2 program). */
+const MAX_GLOB_LENGTH = 512;
+
 /** One thing wrong with the file: where (line, field) and the fix. */
 export interface RulesProblem {
   line?: number;
@@ -128,6 +131,8 @@ function checkMeaning(file: RulesFile): MeaningProblem[] {
           message: `id "${entry.id}" is used twice (also ${list}[${ids.get(key)}]); give each entry its own id`,
         });
       ids.set(key, index);
+      if (entry.tools !== undefined && entry.tools.length > MAX_GLOB_LENGTH)
+        problems.push({ path: at('tools'), message: `the glob is over ${MAX_GLOB_LENGTH} characters; shorten it` });
       const targets = (['tool', 'tools', 'server'] as const).filter((name) => entry[name] !== undefined);
       if (targets.length !== 1)
         problems.push({
@@ -171,6 +176,16 @@ function conditionProblems(condition: Condition, path: (string | number)[]): Mea
       ];
     }
   }
+  if (condition.glob !== undefined && condition.glob.length > MAX_GLOB_LENGTH)
+    return [{ path: [...path, 'glob'], message: `the glob is over ${MAX_GLOB_LENGTH} characters; shorten it` }];
+  for (const [index, host] of (condition.urlHost ?? []).entries())
+    if (!URL.canParse(`http://${host.startsWith('*.') ? host.slice(2) : host}`) || /[/?#@\\]/.test(host))
+      return [
+        {
+          path: [...path, 'urlHost', index],
+          message: `"${host}" is not a host name; write a host (docs.example.com), a subdomain wildcard (*.example.com) or host:port`,
+        },
+      ];
   if (condition.inFolder !== undefined && condition.inFolder.includes('\0'))
     return [{ path: [...path, 'inFolder'], message: 'the folder contains a NUL byte; remove it' }];
   return [];

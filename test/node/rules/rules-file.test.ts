@@ -71,6 +71,15 @@ describe('the rules file', () => {
     expect(text).toMatch(/rules\[1\]\.when\[0\]: a condition holds exactly one test.*not equals and glob/);
   });
 
+  it('refuses a URL host that is not a host, and an overlong glob', () => {
+    const found = problems(
+      `version: 1\nrules:\n  - { id: a, decision: allow, workspace: "*", tools: "${'x'.repeat(600)}*", when: [{ pointer: /u, urlHost: ["example.com/path"] }] }\n`,
+    );
+    const text = found.problems.map((problem) => `${problem.field}: ${problem.message}`).join('\n');
+    expect(text).toMatch(/rules\[0\]\.tools: the glob is over 512 characters/);
+    expect(text).toMatch(/rules\[0\]\.when\[0\]\.urlHost\[0\]: "example.com\/path" is not a host name/);
+  });
+
   it('refuses __proto__ keys anywhere', () => {
     const found = problems(
       'version: 1\nrules:\n  - id: a\n    decision: allow\n    workspace: "*"\n    tool: t\n    __proto__: { decision: allow }\n',
