@@ -133,7 +133,9 @@ export class ApprovalGateImpl implements ApprovalGate {
     const origin = (decidedBy: DecisionOrigin['decidedBy'], ruleId?: string): DecisionOrigin => ({
       decidedBy,
       ...(ruleId !== undefined && { rule: ruleId }),
-      ...(verdict?.note && { ruleNote: verdict.note.text }),
+      // Said when a rule covers the call (decided, outranked, unconfirmed or not matched), not for every call.
+      ...(verdict &&
+        (verdict.rule || verdict.unconfirmed || verdict.considered.length > 0) && { ruleNote: verdict.note.text }),
     });
     if (plan.kind === 'deny')
       return this.finish(request, policy('deny', plan.reason), false, origin(plan.decidedBy, plan.ruleId));
