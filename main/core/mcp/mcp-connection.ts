@@ -1,8 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
+/** One MCP server's connection: its life (start, backoff, stop), its tool listing, and its calls. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
@@ -10,29 +7,21 @@ import {
   McpError,
   type Tool,
   ToolListChangedNotificationSchema,
-  ToolSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import * as z from 'zod/v4';
 import type { JsonObject } from '../../../common/json.js';
 import { displayUrl, tail } from '../tools/bounded-text.js';
 import type { SecretSource } from '../tools/http-runner.js';
-import { CALL_MARKER_VARIABLE } from '../tools/process-tree.js';
 import { ToolFailure } from '../tools/tool-spec.js';
-import { checkInsideWorkspace } from '../tools/workspace-path.js';
-import {
-  BoundedTail,
-  MAX_MCP_INVALID_TOOL_NOTES,
-  MAX_MCP_LIST_PAGES,
-  MAX_MCP_TOOLS,
-  MCP_PROGRESS_TIMEOUT_FACTOR,
-} from './mcp-bounds.js';
-import { serverFetch } from './mcp-http.js';
+import { BoundedTail, MCP_PROGRESS_TIMEOUT_FACTOR } from './mcp-bounds.js';
+import { listAll } from './mcp-listing.js';
 import { resultToOutput } from './mcp-result.js';
-import { McpSecretList, serverPassThroughSecrets } from './mcp-secrets.js';
+import { McpSecretList } from './mcp-secrets.js';
 import { HOST_REFUSED, HOST_REFUSED_DATA, ServerProcessTransport } from './mcp-stdio.js';
-import { SECRET_LOOKING_NAME } from '../catalog/entry-checks.js';
-import type { McpServerSpec, SecretRef } from '../catalog/mcp-spec.js';
+import { McpStartError, serverTransport } from './mcp-transport.js';
+import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { errorMessage } from '../../../common/error-message.js';
+
+export { McpStartError, serverCwd } from './mcp-transport.js';
 
 /** Where a server is in its life. */
 export type McpServerState = 'stopped' | 'starting' | 'ready' | 'error';
@@ -42,17 +31,6 @@ const MAX_PROTOCOL_ERRORS = 100;
 /** First and largest wait before a crashed server is started again. */
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
-
-/** The server could not be started or reached; the message says why and how to fix it. */
-export class McpStartError extends Error {
-  constructor(
-    message: string,
-    readonly serverText?: string,
-  ) {
-    super(message);
-    this.name = 'McpStartError';
-  }
-}
 
 export interface McpConnectionOptions {
   workspaceRoot: string;
@@ -337,49 +315,15 @@ export class McpConnection {
   }
 
   /** The transport to the server; `onBroken` stops the server when it breaks a bound. */
-  private async transport(onBroken: (reason: string) => void): Promise<Transport> {
-    const spec = this.spec;
-    const transport = spec.transport;
-    for (const value of serverPassThroughSecrets(spec)) this.secretList.add(value);
-    if (transport.type === 'http') {
-      const headers: Record<string, string> = {};
-      const secretHeaders: string[] = [];
-      for (const [name, value] of Object.entries(transport.headers)) {
-        headers[name] = typeof value === 'string' ? value : await this.secret(value, `header "${name}"`);
-        if (typeof value !== 'string' || SECRET_LOOKING_NAME.test(name)) secretHeaders.push(name);
-      }
-      return new StreamableHTTPClientTransport(new URL(transport.url), {
-        requestInit: { headers },
-        fetch: serverFetch({ url: transport.url, secretHeaders, onBroken }),
-        redirectPolicy: 'same-origin',
-        reconnectionOptions: {
-          maxRetries: 2,
-          initialReconnectionDelay: 500,
-          maxReconnectionDelay: 5000,
-          reconnectionDelayGrowFactor: 2,
-        },
-      });
-    }
-    const root = this.options.workspaceRoot;
-    const cwd = await serverCwd(spec.name, root, transport.cwd);
-    const env: Record<string, string> = {};
-    for (const [name, value] of Object.entries(transport.env)) {
-      if (value === null) {
-        const host = process.env[name];
-        if (host !== undefined) env[name] = host;
-      } else env[name] = typeof value === 'string' ? value : await this.secret(value, `variable "${name}"`);
-    }
-    env[CALL_MARKER_VARIABLE] = randomBytes(12).toString('hex');
-    const command = transport.command.includes('/') ? path.resolve(root, transport.command) : transport.command;
-    const stdio = new ServerProcessTransport({
-      command,
-      args: transport.args,
-      cwd,
-      env,
+  private transport(onBroken: (reason: string) => void): Promise<Transport> {
+    return serverTransport({
+      spec: this.spec,
+      workspaceRoot: this.options.workspaceRoot,
+      secrets: this.options.secrets,
+      secretList: this.secretList,
       onBroken,
       onStderr: (text) => this.pushStderr(text),
     });
-    return stdio;
   }
 
   private pushStderr(text: string): void {
@@ -392,23 +336,6 @@ export class McpConnection {
   private killTree(): void {
     this.process?.kill();
     this.process = undefined;
-  }
-
-  private async secret(ref: SecretRef, what: string): Promise<string> {
-    let value: string | undefined;
-    try {
-      value = await this.options.secrets.get(ref.secret);
-    } catch (error) {
-      throw new McpStartError(
-        `MCP server "${this.spec.name}": cannot read keychain secret "${ref.secret}" for ${what}: ${errorMessage(error)}`,
-      );
-    }
-    if (value === undefined)
-      throw new McpStartError(
-        `MCP server "${this.spec.name}": ${what} names keychain secret "${ref.secret}", which is not in the keychain; set it with \`promptforge keys set ${ref.secret}\``,
-      );
-    this.secretList.add(value);
-    return value;
   }
 
   private describeStartError(error: unknown): McpStartError {
@@ -487,55 +414,6 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** A `tools/list` page checked loosely: each tool is checked on its own, so one bad tool drops alone. */
-const LooseListSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
-
-/**
- * Every page of `tools/list`, bounded in pages and tools: entries past the first
- * {@link MAX_MCP_TOOLS} + 1 are only counted (`total`), and the first
- * {@link MAX_MCP_INVALID_TOOL_NOTES} entries that are not valid tools are described.
- */
-async function listAll(client: Client, timeout?: number): Promise<{ tools: Tool[]; invalid: string[]; total: number }> {
-  const tools: Tool[] = [];
-  const invalid: string[] = [];
-  let entries = 0;
-  let moreInvalid = 0;
-  let skipped = 0;
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_MCP_LIST_PAGES; page += 1) {
-    const result = await client.request(
-      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-      LooseListSchema,
-      timeout ? { timeout } : {},
-    );
-    for (const [index, entry] of result.tools.entries()) {
-      // One past the limit is enough to say the list was cut (see mcpToolSpecs).
-      if (entries > MAX_MCP_TOOLS) {
-        skipped += result.tools.length - index;
-        break;
-      }
-      entries += 1;
-      const parsed = ToolSchema.safeParse(entry);
-      if (parsed.success) tools.push(parsed.data);
-      else if (invalid.length >= MAX_MCP_INVALID_TOOL_NOTES) moreInvalid += 1;
-      else {
-        const name = (entry as { name?: unknown } | null)?.name;
-        const issue = parsed.error.issues[0];
-        const where = issue ? `${issue.path.join('.') || 'the entry'}: ${issue.message}` : 'invalid';
-        invalid.push(
-          `tool ${typeof name === 'string' ? `"${name.slice(0, 80)}"` : `#${index + 1}`} is dropped: it is not a valid MCP tool (${where.slice(0, 200)})`,
-        );
-      }
-    }
-    cursor = result.nextCursor;
-    if (cursor === undefined || entries > MAX_MCP_TOOLS) break;
-    if (page === MAX_MCP_LIST_PAGES - 1)
-      invalid.push(`the tool list goes on past ${MAX_MCP_LIST_PAGES} pages; the rest is ignored`);
-  }
-  if (moreInvalid > 0) invalid.push(`${moreInvalid} more entries are dropped: they are not valid MCP tools`);
-  return { tools, invalid, total: entries + skipped };
-}
-
 function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new Error('cancelled'));
@@ -549,40 +427,4 @@ function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/**
- * The real path of a stdio server's working directory (`cwd:`, relative to the workspace root;
- * the root by default). It is resolved through symbolic links and must be inside the
- * workspace's real path: a `cwd` that is, or passes through, a link leading outside the
- * workspace (to `/`, to a sibling folder) is refused with an error naming the server and the fix,
- * and the server is not started. The checked real path is what the server is started in.
- */
-export async function serverCwd(server: string, workspaceRoot: string, cwd: string | undefined): Promise<string> {
-  const shown = cwd ?? '.';
-  const subject = `MCP server "${server}": cwd "${shown}"`;
-  const fix = 'set "cwd:" to a folder inside the workspace (relative to its root), then restart the server';
-  let checked: ReturnType<typeof checkInsideWorkspace>;
-  try {
-    checked = checkInsideWorkspace(workspaceRoot, shown, { missing: 'refuse' });
-  } catch {
-    throw new McpStartError(
-      `MCP server "${server}": the workspace folder cannot be read, so the server is not started`,
-    );
-  }
-  if (!checked.ok) {
-    if (checked.problem === 'outside') throw new McpStartError(`${subject} is outside the workspace; ${fix}`);
-    if (checked.problem === 'link-outside')
-      throw new McpStartError(
-        `${subject} leads outside the workspace through a symbolic link, so the server is not started; ${fix} (not a link that leads out of it)`,
-      );
-    throw new McpStartError(
-      checked.code === 'ENOENT' || checked.code === 'ENOTDIR'
-        ? `${subject} does not exist; create the folder, or ${fix}`
-        : `${subject} cannot be opened (${checked.code ?? 'error'}); ${fix}`,
-    );
-  }
-  const stat = await fs.stat(checked.real).catch(() => undefined);
-  if (!stat?.isDirectory()) throw new McpStartError(`${subject} is not a folder; ${fix}`);
-  return checked.real;
 }
