@@ -18,6 +18,8 @@ export const NODE_BUNDLE = {
   platform: 'node',
   target: 'node22',
   external: RUNTIME_PACKAGES,
+  // The Lua prelude (main/core/run/lua-prelude.lua) is imported as text and inlined in the bundle.
+  loader: { '.lua': 'text' },
   // Bundled CommonJS packages may require() Node's built-in modules.
   banner: {
     js: "import { createRequire as __pfCreateRequire } from 'node:module'; const require = __pfCreateRequire(import.meta.url);",
