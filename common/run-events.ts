@@ -115,6 +115,12 @@ export const ForkOriginSchema = z.object({
   scriptChanged: z.boolean().optional(),
 });
 
+/** Who answered a server's question: the studio, the terminal, or the host itself (`policy`: declined, nobody asked). */
+const McpAnswerSource = z.enum(['studio', 'cli-prompt', 'policy']);
+
+/** The model a sampling round used. */
+const ModelRefSchema = z.object({ alias: z.string(), provider: z.string(), modelId: z.string() });
+
 export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...base,
@@ -235,6 +241,85 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     taintedBy: z.array(z.string()).optional(),
   }),
   z.object({ ...base, type: z.literal('log'), text: z.string() }),
+  z.object({
+    ...base,
+    /** An MCP server's elicitation during one of this run's calls, and how it was answered. */
+    type: z.literal('mcp-elicitation'),
+    server: z.string(),
+    /** The call (or read) in flight it came with. */
+    callId: z.string().optional(),
+    alias: z.string().optional(),
+    mode: z.enum(['form', 'url']).optional(),
+    /** The server's message (its words, untrusted). */
+    message: z.string().optional(),
+    url: z.string().optional(),
+    /** The form's field names. */
+    fields: z.array(z.string()).optional(),
+    /** `refused`: the host refused the request before anyone was asked (`reason` says why). */
+    action: z.enum(['accept', 'decline', 'cancel', 'refused']),
+    /** What was sent back, for an accepted form (the person's words, defaults filled in). */
+    content: z.record(z.string(), json).optional(),
+    reason: z.string().optional(),
+    source: McpAnswerSource,
+  }),
+  z.object({
+    ...base,
+    /** An MCP server's sampling request during one of this run's calls: the decision and, when approved, the model round. */
+    type: z.literal('mcp-sampling'),
+    server: z.string(),
+    callId: z.string().optional(),
+    alias: z.string().optional(),
+    model: ModelRefSchema.optional(),
+    /** The messages sent to the model (the server's, or the person's edit). */
+    messages: z.array(z.object({ role: z.string(), text: z.string() })).optional(),
+    systemPrompt: z.string().optional(),
+    maxTokens: z.number().int().optional(),
+    /** What the server asked for when it was more than the host allows. */
+    requestedMaxTokens: z.number().optional(),
+    /** `refused`: refused by the host before anyone was asked; `declined`: nobody to ask; `failed`: the model round failed. */
+    decision: z.enum(['approve', 'approve-edited', 'deny', 'declined', 'refused', 'failed']),
+    reason: z.string().optional(),
+    source: McpAnswerSource,
+    /** The model's reply, sent to the server. */
+    content: z.string().optional(),
+    stopReason: z.string().optional(),
+    usage: UsageSchema.optional(),
+    cost: z.number().optional(),
+    durationMs: z.number().optional(),
+  }),
+  z.object({
+    ...base,
+    /** The script read an MCP resource (`mcp.read_resource`) or got a prompt (`mcp.get_prompt`). */
+    type: z.literal('mcp-read'),
+    readId: z.string(),
+    server: z.string(),
+    kind: z.enum(['resource', 'prompt']),
+    /** The resource URI or the prompt name. */
+    target: z.string(),
+    /** A prompt's arguments. */
+    arguments: z.record(z.string(), z.string()).optional(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('mcp-read-output'),
+    readId: z.string(),
+    server: z.string(),
+    kind: z.enum(['resource', 'prompt']),
+    trust: z.enum(TRUST_LEVELS),
+    /** A resource's text, or a prompt's `{ description?, messages }`, before any envelope. */
+    output: json,
+    taintedBy: z.array(z.string()).optional(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    ...base,
+    type: z.literal('mcp-read-error'),
+    readId: z.string(),
+    server: z.string(),
+    kind: z.enum(['resource', 'prompt']),
+    message: z.string(),
+    trust: z.enum(TRUST_LEVELS).optional(),
+  }),
   z.object({
     ...base,
     type: z.literal('run-end'),

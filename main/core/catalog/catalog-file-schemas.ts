@@ -189,6 +189,26 @@ const kindFields = {
       }),
     url,
     headers,
+    oauth: z
+      .strictObject({
+        clientId: z.string().min(1).optional().meta({
+          description: "A client id registered beforehand with the server's authorization server.",
+        }),
+        clientSecret: secretRef.optional().meta({ description: 'Its secret, from the keychain: {secret: NAME}.' }),
+        clientMetadataUrl: z.url().optional().meta({
+          description:
+            'An https URL of a Client ID Metadata Document describing this client, used as the client id where the authorization server supports them.',
+        }),
+        scopes: z
+          .array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/))
+          .optional()
+          .meta({ description: "Scopes to ask for when the server's challenge names none." }),
+      })
+      .optional()
+      .meta({
+        description:
+          'kind mcp (Streamable HTTP): how the host signs in with OAuth when the server asks for it. Sign-in works without this block (dynamic registration); it names a pre-registered client, a client metadata document, or scopes.',
+      }),
     timeoutMs: toolTimeoutMs,
     prefix: z
       .string()

@@ -66,8 +66,46 @@ export function toMcpServerSpec(
       const warning = literalSecretWarning(located, at('headers', header), subject, 'header', header, value);
       if (warning) problems.push(warning);
     }
-    transport = { type: 'http', url: entry.url, headers: structuredClone(headers) };
+    const oauth = entry.oauth;
+    if (oauth) {
+      if (Object.keys(headers).some((header) => header.toLowerCase() === 'authorization'))
+        return error(
+          at('oauth'),
+          `${subject} has both an "Authorization" header and "oauth"`,
+          'Remove the header to sign in with OAuth, or remove "oauth" to send the header.',
+        );
+      if (oauth.clientSecret && !oauth.clientId)
+        return error(
+          at('oauth', 'clientSecret'),
+          `${subject}: "oauth.clientSecret" needs "oauth.clientId"`,
+          'Add the client id the secret belongs to.',
+        );
+      if (oauth.clientMetadataUrl !== undefined) {
+        const metadata = new URL(oauth.clientMetadataUrl);
+        if (metadata.protocol !== 'https:' || metadata.pathname === '/')
+          return error(
+            at('oauth', 'clientMetadataUrl'),
+            `${subject}: "oauth.clientMetadataUrl" must be an https URL with a path (it becomes the client id)`,
+            'Use the https address of the JSON document describing this client, e.g. https://example.com/promptforge-client.json.',
+          );
+      }
+    }
+    transport = {
+      type: 'http',
+      url: entry.url,
+      headers: structuredClone(headers),
+      ...(oauth && {
+        oauth: {
+          ...(oauth.clientId !== undefined && { clientId: oauth.clientId }),
+          ...(oauth.clientSecret && { clientSecret: { secret: oauth.clientSecret.secret } }),
+          ...(oauth.clientMetadataUrl !== undefined && { clientMetadataUrl: oauth.clientMetadataUrl }),
+          ...(oauth.scopes && { scopes: [...oauth.scopes] }),
+        },
+      }),
+    };
   } else {
+    if (entry.oauth !== undefined)
+      return error(at('oauth'), `${subject}: "oauth" needs "url"`, 'Remove "oauth": a stdio server does not sign in.');
     if (entry.headers !== undefined)
       return error(
         at('headers'),

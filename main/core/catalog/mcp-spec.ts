@@ -28,7 +28,24 @@ export type McpTransportSpec =
       /** The Streamable HTTP endpoint. */
       url: string;
       headers: Record<string, string | SecretRef>;
+      /** How the host signs in to the server (OAuth 2.1); absent: discovered when the server asks. */
+      oauth?: McpOAuthSpec;
     };
+
+/**
+ * OAuth settings of a Streamable HTTP server (`oauth:` in tools.yaml). Sign-in happens whenever the
+ * server asks for it (401); these only say how the host presents itself.
+ */
+export interface McpOAuthSpec {
+  /** A client id registered with the server's authorization server beforehand. */
+  clientId?: string;
+  /** Its secret, from the keychain. */
+  clientSecret?: SecretRef;
+  /** An https URL of a Client ID Metadata Document describing this client, used where the server supports them. */
+  clientMetadataUrl?: string;
+  /** The scopes to ask for when the server's challenge names none. */
+  scopes?: string[];
+}
 
 /** Per-tool overrides written under `tools:` of a server entry. */
 export interface McpToolOverride {
@@ -75,6 +92,8 @@ export function mcpSecretNames(servers: readonly McpServerSpec[]): string[] {
     const values =
       server.transport.type === 'http' ? Object.values(server.transport.headers) : Object.values(server.transport.env);
     for (const value of values) if (value !== null && typeof value === 'object') names.add(value.secret);
+    if (server.transport.type === 'http' && server.transport.oauth?.clientSecret)
+      names.add(server.transport.oauth.clientSecret.secret);
   }
   return [...names];
 }

@@ -4,11 +4,23 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   ErrorCode,
+  type GetPromptResult,
   McpError,
+  PromptListChangedNotificationSchema,
+  type ReadResourceResult,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '../../../common/json.js';
+import type { McpPromptEntry, McpResourceEntry } from '../../../common/mcp-person.js';
+import type { SecretStore } from '../credentials/secret-store.js';
+import { CLIENT_CAPABILITIES, installServerRequestHandlers } from './mcp-client-handlers.js';
+import { listPrompts, listResources, type Listed } from './mcp-resources.js';
+import { InFlightCalls, type McpRunSession } from './mcp-session.js';
+import { McpOAuth, type McpLoginState, type OAuthLoginPort } from './oauth/mcp-oauth.js';
+import { authErrorIn } from './oauth/oauth-fetch.js';
 import { displayUrl, tail } from '../tools/bounded-text.js';
 import type { SecretSource } from '../tools/http-runner.js';
 import { ToolFailure } from '../tools/tool-spec.js';
@@ -43,6 +55,22 @@ export interface McpConnectionOptions {
   secretList?: McpSecretList;
   /** Told whenever state or tools change (`tools`), or stderr grows (`stderr`). */
   onChange: (what: 'tools' | 'stderr') => void;
+  /** Told when the server's resources or prompts change (a listing refreshed, or `resources/updated` for `uri`). */
+  onListChanged?: (what: 'resources' | 'prompts' | 'resource-updated', uri?: string) => void;
+  /** The OS keychain itself (not a workspace's view of it), where sign-ins to Streamable HTTP servers are kept. */
+  keychain?: SecretStore;
+  /** When set, a sign-in a server asks for mid-use happens at once, with the person (see McpOAuth). */
+  login?: OAuthLoginPort;
+  /** Bounds of sign-in requests and of the wait for the browser (tests shorten them). */
+  oauthTimeouts?: { requestMs?: number; loginMs?: number };
+}
+
+/** Options of a server request that a run (or the studio) makes: a resource read or a prompt. */
+export interface McpRequestOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  /** The run the request is made for: a server request during it is charged to that run. */
+  session?: McpRunSession;
 }
 
 /**
@@ -82,6 +110,14 @@ export class McpConnection {
   /** A `tools/list` refresh is running; `refreshAgain` asks for one more after it. */
   private refreshing = false;
   private refreshAgain = false;
+  /** The calls and reads in flight, by run: a server request is charged to the one run among them. */
+  private readonly inFlight = new InFlightCalls();
+  /** Sign-in, for a Streamable HTTP server that is not given an Authorization header. */
+  readonly oauth: McpOAuth | undefined;
+  /** The last listings of resources and prompts, once asked for (the explorer), refreshed on list_changed. */
+  private resources: Listed<McpResourceEntry> | undefined;
+  private prompts: Listed<McpPromptEntry> | undefined;
+  private readonly relisting = new Set<'resources' | 'prompts'>();
 
   constructor(
     readonly spec: McpServerSpec,
@@ -89,6 +125,19 @@ export class McpConnection {
   ) {
     this.secretList = options.secretList ?? new McpSecretList();
     this.secretList.addServers([spec]);
+    const transport = spec.transport;
+    if (transport.type === 'http' && !Object.keys(transport.headers).some((h) => h.toLowerCase() === 'authorization'))
+      this.oauth = new McpOAuth({
+        server: spec.name,
+        url: transport.url,
+        ...(transport.oauth && { spec: transport.oauth }),
+        ...(options.keychain && { keychain: options.keychain }),
+        secrets: options.secrets,
+        secretList: this.secretList,
+        ...(options.login && { login: options.login }),
+        ...(options.oauthTimeouts?.requestMs !== undefined && { requestTimeoutMs: options.oauthTimeouts.requestMs }),
+        ...(options.oauthTimeouts?.loginMs !== undefined && { loginTimeoutMs: options.oauthTimeouts.loginMs }),
+      });
   }
 
   /** The last 64 KiB of the server's stderr, with the secrets the host knows redacted. */
@@ -137,39 +186,118 @@ export class McpConnection {
     return this.tools ?? [];
   }
 
-  async callTool(name: string, args: JsonObject, signal: AbortSignal, timeoutMs: number, structured: boolean) {
+  async callTool(
+    name: string,
+    args: JsonObject,
+    signal: AbortSignal,
+    timeoutMs: number,
+    structured: boolean,
+    session?: McpRunSession,
+  ): Promise<string> {
+    const result = await this.request({ signal, timeoutMs, ...(session && { session }) }, (client, options) =>
+      client.callTool({ name, arguments: args }, undefined, {
+        ...options,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: timeoutMs * MCP_PROGRESS_TIMEOUT_FACTOR,
+        onprogress: () => undefined,
+      }),
+    );
+    return resultToOutput(result as CallToolResult, structured);
+  }
+
+  /** `resources/read` of `uri`, for a run (or the studio). */
+  readResource(uri: string, options: McpRequestOptions): Promise<ReadResourceResult> {
+    return this.request(options, (client, request) => client.readResource({ uri }, request));
+  }
+
+  /** `prompts/get` of `name` with `args`, for a run (or the studio). */
+  getPrompt(name: string, args: Record<string, string>, options: McpRequestOptions): Promise<GetPromptResult> {
+    return this.request(options, (client, request) => client.getPrompt({ name, arguments: args }, request));
+  }
+
+  /** The server's resources and templates (listed once, then kept up to date by its notifications). */
+  async listResources(): Promise<Listed<McpResourceEntry>> {
+    const client = await this.ensureStarted();
+    if (!client.getServerCapabilities()?.resources) return { entries: [], dropped: 0 };
+    this.resources ??= await listResources(client, this.spec.timeoutMs);
+    return this.resources;
+  }
+
+  /** The server's prompts (listed once, then kept up to date by its notifications). */
+  async listPrompts(): Promise<Listed<McpPromptEntry>> {
+    const client = await this.ensureStarted();
+    if (!client.getServerCapabilities()?.prompts) return { entries: [], dropped: 0 };
+    this.prompts ??= await listPrompts(client, this.spec.timeoutMs);
+    return this.prompts;
+  }
+
+  /** Signs in to the server now, with the person on `port` (a Streamable HTTP server only). */
+  async login(port: OAuthLoginPort, options: { scopes?: string[]; signal?: AbortSignal } = {}): Promise<McpLoginState> {
+    if (!this.oauth) throw new McpStartError(this.noSignIn());
+    const state = await this.oauth.login(port, options);
+    // A server that failed for want of a sign-in is started again at once, not after its backoff.
+    if (this.state === 'error') {
+      this.failures = 0;
+      this.nextStartAt = 0;
+    }
+    return state;
+  }
+
+  async logout(): Promise<boolean> {
+    if (!this.oauth) throw new McpStartError(this.noSignIn());
+    const removed = await this.oauth.logout();
+    await this.stop();
+    return removed;
+  }
+
+  /** The server's sign-in, or undefined for a server that does not sign in (stdio, or an Authorization header). */
+  async loginState(): Promise<McpLoginState | undefined> {
+    return this.oauth?.state();
+  }
+
+  private noSignIn(): string {
+    return this.spec.transport.type === 'http'
+      ? `MCP server "${this.spec.name}" is given an Authorization header in tools.yaml, so the host does not sign in to it`
+      : `MCP server "${this.spec.name}" is a stdio server: it has no sign-in`;
+  }
+
+  /**
+   * One request to the server for a run: the server is started when needed, the request is
+   * registered as in flight for `session` (so the server's questions during it are charged to
+   * that run), cancelled when `signal` aborts, and its failure described.
+   */
+  private async request<T>(
+    options: McpRequestOptions,
+    send: (client: Client, request: { signal: AbortSignal; timeout: number }) => Promise<T>,
+  ): Promise<T> {
+    const { signal, timeoutMs } = options;
     let client: Client;
     try {
-      // The start is shared and ends by itself (startTimeoutMs); this call stops waiting on stop.
+      // The start is shared and ends by itself (startTimeoutMs); this request stops waiting on stop.
       client = await untilAborted(this.ensureStarted(signal), signal);
     } catch (error) {
       if (signal.aborted) throw new ToolFailure('cancelled before it started');
       throw startFailure(error);
     }
-    // The tree is snapshotted while the call runs and at its end (a server forks most while it works).
+    // The tree is snapshotted while the request runs and at its end (a server forks most while it works).
     const release = this.process?.busy();
-    // A signal per call: the SDK listens on it, and the run's signal must not collect a listener per call.
+    // A signal per request: the SDK listens on it, and the run's signal must not collect a listener per request.
     const call = new AbortController();
     const forward = () => call.abort();
     signal.addEventListener('abort', forward, { once: true });
     if (signal.aborted) call.abort();
-    let result: CallToolResult;
     try {
-      result = (await client.callTool({ name, arguments: args }, undefined, {
-        signal: call.signal,
-        timeout: timeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: timeoutMs * MCP_PROGRESS_TIMEOUT_FACTOR,
-        onprogress: () => undefined,
-      })) as CallToolResult;
+      const result = await this.inFlight.during(options.session, () =>
+        send(client, { signal: call.signal, timeout: timeoutMs }),
+      );
+      this.failures = 0;
+      return result;
     } catch (error) {
       throw this.callFailure(error, signal, timeoutMs);
     } finally {
       release?.();
       signal.removeEventListener('abort', forward);
     }
-    this.failures = 0;
-    return resultToOutput(result, structured);
   }
 
   /** Stops the server and its process tree; the next use starts it again. */
@@ -206,7 +334,13 @@ export class McpConnection {
     let own: ServerProcessTransport | undefined;
     let release: (() => void) | undefined;
     try {
-      const client = new Client({ name: 'promptforge', version: '1' }, { capabilities: {} });
+      const client = new Client({ name: 'promptforge', version: '1' }, { capabilities: CLIENT_CAPABILITIES });
+      installServerRequestHandlers(client, {
+        server: this.spec.name,
+        workspaceRoot: this.options.workspaceRoot,
+        inFlight: this.inFlight,
+        note: (text) => this.pushStderr(text),
+      });
       transport = await this.transport((reason) => this.broken(client, reason));
       own = transport instanceof ServerProcessTransport ? transport : undefined;
       if (generation !== this.generation)
@@ -215,6 +349,13 @@ export class McpConnection {
       release = own?.busy();
       client.onerror = (error) => this.protocolError(client, error);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolsChanged(client));
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.listChanged(client, 'resources'));
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.listChanged(client, 'prompts'));
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
+        this.options.onListChanged?.('resource-updated', notification.params.uri.slice(0, 4096)),
+      );
+      this.resources = undefined;
+      this.prompts = undefined;
       client.onclose = () => this.closed(client, generation);
       this.client = client;
       await client.connect(transport, { timeout: this.spec.startTimeoutMs });
@@ -275,6 +416,28 @@ export class McpConnection {
   }
 
   /**
+   * Refreshes a listing of resources or prompts the host holds after its `list_changed`: one
+   * listing at a time, a flood of notifications coalesced (as for tools). Tells who listens.
+   */
+  private async listChanged(client: Client, what: 'resources' | 'prompts'): Promise<void> {
+    if (this.client !== client || this.relisting.has(what)) return;
+    const held = what === 'resources' ? this.resources : this.prompts;
+    if (held === undefined) {
+      this.options.onListChanged?.(what);
+      return;
+    }
+    this.relisting.add(what);
+    try {
+      if (what === 'resources')
+        this.resources = await listResources(client, this.spec.timeoutMs).catch(() => held as Listed<McpResourceEntry>);
+      else this.prompts = await listPrompts(client, this.spec.timeoutMs).catch(() => held as Listed<McpPromptEntry>);
+    } finally {
+      this.relisting.delete(what);
+    }
+    if (this.client === client) this.options.onListChanged?.(what);
+  }
+
+  /**
    * Stops a server that broke a bound (`reason` says how, as "it ..."): its process tree is killed
    * at once, so the calls in flight fail now with the reason, and the next call starts it again.
    */
@@ -323,6 +486,7 @@ export class McpConnection {
       secretList: this.secretList,
       onBroken,
       onStderr: (text) => this.pushStderr(text),
+      ...(this.oauth && { oauth: this.oauth }),
     });
   }
 
@@ -348,6 +512,8 @@ export class McpConnection {
     const code = (error as NodeJS.ErrnoException).code;
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     let reason: string;
+    const auth = authErrorIn(error);
+    if (auth) return new McpStartError(this.redact(auth.message));
     if (this.stopReason !== undefined) reason = `the host stopped it while starting because ${this.stopReason}`;
     else if (code === 'ENOENT')
       reason = `the command "${spec.transport.type === 'stdio' ? spec.transport.command : ''}" was not found; check "command:" (a name on PATH, or a path relative to the workspace)`;
@@ -367,6 +533,9 @@ export class McpConnection {
 
   private callFailure(error: unknown, signal: AbortSignal, timeoutMs: number): ToolFailure {
     if (signal.aborted) return new ToolFailure('cancelled: the run was stopped');
+    if (error instanceof ToolFailure) return error;
+    const auth = authErrorIn(error);
+    if (auth) return new ToolFailure(this.redact(auth.message));
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout)
         return new ToolFailure(

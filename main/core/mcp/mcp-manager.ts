@@ -4,7 +4,12 @@ import { UserSchemaCompiler } from '../catalog/catalog-schemas.js';
 import type { SecretSource } from '../tools/http-runner.js';
 import type { McpToolCaller } from '../tools/tool-runner.js';
 import { ToolFailure, type ToolSpec } from '../tools/tool-spec.js';
-import { McpConnection, type McpServerState } from './mcp-connection.js';
+import { McpConnection, type McpRequestOptions, type McpServerState } from './mcp-connection.js';
+import type { McpPromptEntry, McpResourceEntry } from '../../../common/mcp-person.js';
+import type { SecretStore } from '../credentials/secret-store.js';
+import type { Listed } from './mcp-resources.js';
+import type { McpRunSession } from './mcp-session.js';
+import type { McpLoginState, OAuthLoginPort } from './oauth/mcp-oauth.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { mcpToolSpecs, serverProblem } from './mcp-tools.js';
 import { McpSecretList } from './mcp-secrets.js';
@@ -54,6 +59,20 @@ export interface McpServerManagerOptions {
   secrets: SecretSource;
   /** Aliases of the workspace's other tools: an MCP tool with one of these names is dropped. */
   reservedAliases?: Iterable<string>;
+  /** The OS keychain itself, where sign-ins to Streamable HTTP servers are kept (by resource and issuer). */
+  keychain?: SecretStore;
+  /** When set, a sign-in a server asks for mid-use happens at once with the person; else the use fails saying how to sign in. */
+  login?: OAuthLoginPort;
+  /** Bounds of sign-in requests and of the wait for the browser (tests shorten them). */
+  oauthTimeouts?: { requestMs?: number; loginMs?: number };
+}
+
+/** A change of a server's resources or prompts, for the studio's explorer. */
+export interface McpListChange {
+  server: string;
+  what: 'resources' | 'prompts' | 'resource-updated';
+  /** For `resource-updated`: the resource. */
+  uri?: string;
 }
 
 /**
@@ -73,6 +92,7 @@ export interface McpServerManagerOptions {
 export class McpServerManager implements McpToolCaller {
   private readonly connections = new Map<string, McpConnection>();
   private readonly listeners = new Set<() => void>();
+  private readonly listListeners = new Set<(change: McpListChange) => void>();
   private readonly reserved: ReadonlySet<string>;
   private readonly secretList = new McpSecretList();
   private specs = new Map<string, ToolSpec>();
@@ -94,6 +114,13 @@ export class McpServerManager implements McpToolCaller {
           secrets: options.secrets,
           secretList: this.secretList,
           onChange: (what) => this.changed(what),
+          onListChanged: (what, uri) => {
+            for (const listener of this.listListeners)
+              listener({ server: spec.name, what, ...(uri !== undefined && { uri }) });
+          },
+          ...(options.keychain && { keychain: options.keychain }),
+          ...(options.login && { login: options.login }),
+          ...(options.oauthTimeouts && { oauthTimeouts: options.oauthTimeouts }),
         }),
       );
     }
@@ -103,6 +130,62 @@ export class McpServerManager implements McpToolCaller {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener` when a server's resources or prompts change (its listing was refreshed after
+   * `list_changed`, or it sent `resources/updated`). Returns the unsubscribe.
+   */
+  onListChanged(listener: (change: McpListChange) => void): () => void {
+    this.listListeners.add(listener);
+    return () => this.listListeners.delete(listener);
+  }
+
+  /** The resources and resource templates of server `name` (started when needed). */
+  listResources(name: string): Promise<Listed<McpResourceEntry>> {
+    return this.connection(name).listResources();
+  }
+
+  /** The prompts of server `name` (started when needed). */
+  listPrompts(name: string): Promise<Listed<McpPromptEntry>> {
+    return this.connection(name).listPrompts();
+  }
+
+  /** Reads resource `uri` of `server`; failures are ToolFailures, as a call's. */
+  async readResource(server: string, uri: string, options: McpRequestOptions) {
+    return this.live(server).readResource(uri, options);
+  }
+
+  /** Gets prompt `name` of `server`; failures are ToolFailures, as a call's. */
+  async getPrompt(server: string, name: string, args: Record<string, string>, options: McpRequestOptions) {
+    return this.live(server).getPrompt(name, args, options);
+  }
+
+  /** Signs in to server `name` with the person on `port`. Rejects with the reason it could not. */
+  login(
+    name: string,
+    port: OAuthLoginPort,
+    options: { scopes?: string[]; signal?: AbortSignal } = {},
+  ): Promise<McpLoginState> {
+    return this.connection(name).login(port, options);
+  }
+
+  /** Forgets the sign-in of server `name` (and stops it); resolves true when one was held. */
+  logout(name: string): Promise<boolean> {
+    return this.connection(name).logout();
+  }
+
+  /** The sign-in of server `name`, never a token; undefined for a server that does not sign in. */
+  loginState(name: string): Promise<McpLoginState | undefined> {
+    return this.connection(name).loginState();
+  }
+
+  /** A connection calls may go to: refuses a name tools.yaml does not define and a closed manager, as ToolFailures. */
+  private live(server: string): McpConnection {
+    const connection = this.connections.get(server);
+    if (!connection) throw new ToolFailure(`MCP server "${server}" is not in tools.yaml`);
+    if (this.closed) throw new ToolFailure(`MCP server "${server}" was stopped: the workspace was closed`);
+    return connection;
   }
 
   /**
@@ -233,10 +316,9 @@ export class McpServerManager implements McpToolCaller {
     args: JsonObject,
     signal: AbortSignal,
     timeoutMs: number,
+    session?: McpRunSession,
   ): Promise<string> {
-    const connection = this.connections.get(server);
-    if (!connection) throw new ToolFailure(`MCP server "${server}" is not in tools.yaml`);
-    if (this.closed) throw new ToolFailure(`MCP server "${server}" was stopped: the workspace was closed`);
+    const connection = this.live(server);
     const structured = [...this.specs.values()].some(
       (spec) =>
         spec.settings.kind === 'mcp' &&
@@ -244,7 +326,7 @@ export class McpServerManager implements McpToolCaller {
         spec.settings.tool === tool &&
         spec.outputSchema,
     );
-    return connection.callTool(tool, args, signal, timeoutMs, structured);
+    return connection.callTool(tool, args, signal, timeoutMs, structured, session);
   }
 
   async restart(server: string): Promise<void> {
@@ -260,6 +342,7 @@ export class McpServerManager implements McpToolCaller {
     this.closed = true;
     await Promise.all([...this.connections.values()].map((connection) => connection.stop()));
     this.listeners.clear();
+    this.listListeners.clear();
   }
 
   private connection(server: string): McpConnection {

@@ -13,6 +13,7 @@ import { checkInsideWorkspace } from '../tools/workspace-path.js';
 import { serverFetch } from './mcp-http.js';
 import { type McpSecretList, serverPassThroughSecrets } from './mcp-secrets.js';
 import { ServerProcessTransport } from './mcp-stdio.js';
+import type { McpOAuth } from './oauth/mcp-oauth.js';
 
 /** The server could not be started or reached; the message says why and how to fix it. */
 export class McpStartError extends Error {
@@ -37,6 +38,8 @@ export interface TransportContext {
   onBroken: (reason: string) => void;
   /** Each chunk of a stdio server's stderr. */
   onStderr: (text: string) => void;
+  /** The server's sign-in (a Streamable HTTP server without an Authorization header). */
+  oauth?: McpOAuth;
 }
 
 /** A new transport to `context.spec`'s server (not started). */
@@ -51,9 +54,12 @@ export async function serverTransport(context: TransportContext): Promise<Transp
       headers[name] = typeof value === 'string' ? value : await readSecret(context, value, `header "${name}"`);
       if (typeof value !== 'string' || SECRET_LOOKING_NAME.test(name)) secretHeaders.push(name);
     }
+    // The access token is a secret header like the rest: it never leaves the server's origin.
+    if (context.oauth) secretHeaders.push('Authorization');
+    const bounded = serverFetch({ url: transport.url, secretHeaders, onBroken: context.onBroken });
     return new StreamableHTTPClientTransport(new URL(transport.url), {
       requestInit: { headers },
-      fetch: serverFetch({ url: transport.url, secretHeaders, onBroken: context.onBroken }),
+      fetch: context.oauth ? context.oauth.wrapFetch(bounded) : bounded,
       redirectPolicy: 'same-origin',
       reconnectionOptions: {
         maxRetries: 2,

@@ -63,6 +63,12 @@ export function scopeWorkspaceSecrets(workspace: Workspace): Workspace {
         transport: {
           ...transport,
           headers: scopeHeaders(transport.headers, destination),
+          ...(transport.oauth?.clientSecret && {
+            oauth: {
+              ...transport.oauth,
+              clientSecret: { secret: scopedSecretName(transport.oauth.clientSecret.secret, destination) },
+            },
+          }),
         },
       };
     }
@@ -106,10 +112,16 @@ export function scopedSecretUses(workspace: Workspace): Map<string, ScopedSecret
         note(value, httpDestination(tool.settings.url), `${tool.alias} (header ${header})`);
   for (const server of workspace.mcpServers ?? []) {
     const transport = server.transport;
-    if (transport.type === 'http')
+    if (transport.type === 'http') {
       for (const [header, value] of Object.entries(transport.headers))
         note(value, httpDestination(transport.url), `MCP server ${server.name} (header ${header})`);
-    else
+      if (transport.oauth?.clientSecret)
+        note(
+          transport.oauth.clientSecret,
+          httpDestination(transport.url),
+          `MCP server ${server.name} (oauth clientSecret)`,
+        );
+    } else
       for (const [variable, value] of Object.entries(transport.env))
         note(value, stdioDestination(server.name), `MCP server ${server.name} (env ${variable})`);
   }
