@@ -44,7 +44,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         if (wantsHelp(rest)) return help(print, ['keys', ...rest.filter((arg) => KEY_ACTIONS.has(arg)).slice(0, 1)]);
         return await untilInterrupted(keysCommand(rest, io, print), interrupt.signal);
       case 'mcp':
-        if (wantsHelp(rest)) return help(print, rest.includes('list') ? ['mcp', 'list'] : ['mcp']);
+        if (wantsHelp(rest))
+          return help(print, ['mcp', ...rest.filter((arg) => ['list', 'login', 'logout'].includes(arg)).slice(0, 1)]);
         return await mcpCommand(rest, io, print, interrupt.signal);
       case 'rules':
         if (wantsHelp(rest)) return help(print, ['rules']);
@@ -118,7 +119,7 @@ function help(print: Printer, topic: string[]): number {
   const text = helpFor(topic);
   if (text === undefined)
     throw new UsageError(
-      `no help for "${topic.join(' ')}"; commands: run, test, rules, trust, keys set, keys status, keys delete, mcp list`,
+      `no help for "${topic.join(' ')}"; commands: run, test, rules, trust, keys set, keys status, keys delete, mcp list, mcp login, mcp logout`,
     );
   print.out(text);
   return EXIT.ok;

@@ -24,7 +24,9 @@ Commands:
   keys set NAME              store a key in the OS keychain (read from stdin)
   keys status                which keys are set (never prints a key)
   keys delete NAME           remove a key from the OS keychain
-  mcp list                   the workspace's MCP servers, their status and their tools
+  mcp list                   the workspace's MCP servers, their status, sign-in and tools
+  mcp login NAME             sign in to a Streamable HTTP MCP server (OAuth; prints the URL)
+  mcp logout NAME            forget that sign-in (its tokens leave the keychain)
   help [COMMAND]             this text, or one command's help (e.g. promptforge help run)
 
 Options:
@@ -172,9 +174,10 @@ Run \`promptforge keys set --help\` (or status, delete) for each one's options.`
 const MCP_LIST = `Usage: promptforge mcp list [--workspace DIR]
 
 Starts each MCP server of the workspace's tools.yaml (kind: mcp), prints its status (ready, or
-the error with the end of its stderr) and its tools as aliases, then stops every server.
-Exits 1 when a server is not ready. Servers start only in a trusted workspace: a restricted one
-is shown and asked about on a terminal, as run does; without one it exits 4.
+the error with the end of its stderr), its sign-in (Streamable HTTP servers) and its tools as
+aliases, then stops every server. Exits 1 when a server is not ready. Servers start only in a
+trusted workspace: a restricted one is shown and asked about on a terminal, as run does;
+without one it exits 4.
 
 Options:
   --workspace DIR        the workspace folder (default: upward from the current directory)
@@ -211,10 +214,44 @@ tolerant arguments, makes an allow ask) > the tool's policy (tools.yaml, trusted
 
 ${EXIT_CODES}`;
 
+const MCP_LOGIN = `Usage: promptforge mcp login NAME [--scope SCOPES] [--workspace DIR]
+
+Signs in to the Streamable HTTP MCP server NAME of tools.yaml with OAuth 2.1: discovers its
+authorization server, registers (or uses the entry's oauth.clientId), prints the authorization
+URL on stderr for you to open (it is never opened for you), and waits on a loopback port for the
+browser to come back. The tokens go to the OS keychain, kept by the server's URL and the
+authorization server, and are sent to that server's origin only. Exits 0 when signed in, 1 when
+the sign-in failed (the message says why), 3 on Ctrl-C, 4 in a workspace that is not trusted.
+
+Options:
+  --scope SCOPES         the scopes to ask for (space or comma separated; default: the entry's
+                         oauth.scopes, else what the server names)
+  --workspace DIR        the workspace folder (default: upward from the current directory)
+  -h, --help             this text`;
+
+const MCP_LOGOUT = `Usage: promptforge mcp logout NAME [--workspace DIR]
+
+Forgets the sign-in to the MCP server NAME: its tokens and client registration leave the OS
+keychain. Nothing is sent to the server.
+
+Options:
+  --workspace DIR        the workspace folder (default: upward from the current directory)
+  -h, --help             this text`;
+
+const MCP = `Usage: promptforge mcp list|login|logout ...
+
+  mcp list               the workspace's MCP servers: status, sign-in and tools
+  mcp login NAME         sign in to a Streamable HTTP server (OAuth)
+  mcp logout NAME        forget that sign-in
+
+Run \`promptforge mcp login --help\` (or list, logout) for each one's options.`;
+
 const TOPICS: Record<string, string> = {
   rules: RULES,
-  mcp: MCP_LIST,
+  mcp: MCP,
   'mcp list': MCP_LIST,
+  'mcp login': MCP_LOGIN,
+  'mcp logout': MCP_LOGOUT,
   '': TOP,
   run: RUN,
   test: TEST,

@@ -19,6 +19,7 @@ import { loadCatalogModules, workspaceRoot, type CatalogModules } from './cli-wo
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { forkOptions } from './fork-flags.js';
 import { TerminalApprover } from './terminal-approver.js';
+import { TerminalMcpPerson } from './terminal-mcp-person.js';
 import { shellWord, terminalSafeJson } from './terminal-text.js';
 import { decideKeyOrigin, decideWorkspaceTrust, type TrustDecision } from './trust-command.js';
 
@@ -211,6 +212,10 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
   };
   const approver = approverFor(approve, values.approve !== undefined, io);
   const usage = rules.ruleUsage(io);
+  // An MCP server's elicitation and sampling go to a person at the terminal: on a TTY, when
+  // approvals are asked there; otherwise (no TTY, --approve deny or auto) they are declined.
+  const mcpPerson =
+    approver instanceof TerminalApprover && io.stdin.isTTY ? new TerminalMcpPerson(approver) : undefined;
   // On a terminal, a model the script picks mid-run may still ask where its key goes, on the
   // approvals' own lines (a trusted workspace only; a restricted one never asks).
   // The model asked about before the run is not asked about again (a no stays a no).
@@ -229,6 +234,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       workspace,
       pool,
       approver,
+      ...(mcpPerson && { elicitor: mcpPerson.elicitor, sampler: mcpPerson.sampler }),
       secrets: keys.store,
       allowEnvKeys: true,
       env: io.env,

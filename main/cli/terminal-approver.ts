@@ -108,6 +108,20 @@ export class TerminalApprover implements Approver {
     return answer !== undefined && ['y', 'yes'].includes(answer.trim().toLowerCase());
   }
 
+  /**
+   * Writes `question` and reads one line on the approvals' own terminal lines (an MCP server's
+   * question, see terminal-mcp-person.ts); undefined when the input closed or `signal` aborted.
+   */
+  async prompt(question: string, signal: AbortSignal): Promise<string | undefined> {
+    this.io.output.write(question);
+    return this.lines.next(signal);
+  }
+
+  /** Writes text on the approvals' output (the caller makes it terminal-safe). */
+  write(text: string): void {
+    this.io.output.write(text);
+  }
+
   private async readLine(signal: AbortSignal): Promise<string> {
     const line = await this.lines.next(signal);
     if (line === undefined) throw new Error(signal.aborted ? 'cancelled' : 'the terminal input closed');

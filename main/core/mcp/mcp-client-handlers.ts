@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { checkElicitation } from './mcp-elicitation.js';
 import { checkSampling } from './mcp-sampling.js';
-import type { InFlightCalls } from './mcp-session.js';
+import { DECLINED_CODE, type InFlightCalls } from './mcp-session.js';
 
 /** What the host tells every server it offers: forms and URLs through the person, sampling under approval, one root. */
 export const CLIENT_CAPABILITIES: ClientCapabilities = {
@@ -28,9 +28,6 @@ export const CLIENT_CAPABILITIES: ClientCapabilities = {
 
 /** Questions of one server that may wait for the person at once; more are declined at once. */
 export const MAX_QUESTIONS_PER_SERVER = 4;
-
-/** The JSON-RPC code of a sampling request the person (or the host for them) declined, as the specification's examples use. */
-export const DECLINED_CODE = -1;
 
 export interface ServerRequestContext {
   /** The catalog's name for the server. */

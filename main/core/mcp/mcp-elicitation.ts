@@ -1,10 +1,12 @@
 /** An MCP server's `elicitation/create`: checked, turned into a form or a URL for the person, and the answer checked. */
 import { ElicitRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainObject } from '../../../common/json.js';
-import type { ElicitationAnswer, ElicitationField, PendingElicitation } from '../../../common/mcp-person.js';
+import type { ElicitationField } from '../../../common/mcp-person.js';
 import { isLoopbackUrl } from '../net/loopback.js';
 import { jsonBoundsProblem } from './mcp-bounds.js';
 import { cleanServerText, hasUnsafeCharacter } from './mcp-text.js';
+import { MAX_FIELD_NAME_CHARS } from './mcp-form.js';
+
+export { answerProblem, formContent } from './mcp-form.js';
 
 /** Most fields one form may have. */
 export const MAX_ELICITATION_FIELDS = 32;
@@ -18,10 +20,8 @@ const MAX_MESSAGE_CHARS = 4000;
 const MAX_TITLE_CHARS = 200;
 const MAX_DESCRIPTION_CHARS = 1000;
 /** Longest field name and URL accepted. */
-const MAX_NAME_CHARS = 64;
+const MAX_NAME_CHARS = MAX_FIELD_NAME_CHARS;
 const MAX_URL_CHARS = 4096;
-/** Longest string the person may answer in one field. */
-export const MAX_ELICITATION_ANSWER_CHARS = 64 * 1024;
 
 /** A checked request: what the person is shown (without the ids the host adds). */
 export type ElicitationRequest =
@@ -158,102 +158,4 @@ export function checkElicitation(params: unknown): CheckedElicitation {
     if (!Object.hasOwn(schema.properties, name))
       return refuse(`the form requires "${name.slice(0, MAX_NAME_CHARS)}", which it does not define`);
   return { ok: true, request: { mode: 'form', message, fields } };
-}
-
-/** Whether `value` is a date (YYYY-MM-DD) or a date-time (RFC 3339) that exists. */
-function validDate(value: string, withTime: boolean): boolean {
-  const pattern = withTime ? /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/ : /^\d{4}-\d{2}-\d{2}$/;
-  return pattern.test(value) && !Number.isNaN(Date.parse(value));
-}
-
-/**
- * The content to send back for an accepted form: the person's values, checked field by field,
- * with each field they left out given its default. Undefined content is an empty answer. Returns
- * the problems (each naming the field) instead when a value does not fit.
- */
-export function formContent(
-  fields: readonly ElicitationField[],
-  content: Record<string, unknown> | undefined,
-): { ok: true; content: Record<string, string | number | boolean | string[]> } | { ok: false; problems: string[] } {
-  const given = isPlainObject(content) ? content : {};
-  const problems: string[] = [];
-  const out: Record<string, string | number | boolean | string[]> = {};
-  const known = new Set(fields.map((field) => field.name));
-  for (const name of Object.keys(given))
-    if (!known.has(name)) problems.push(`"${name.slice(0, MAX_NAME_CHARS)}" is not a field of this form`);
-  for (const field of fields) {
-    const value = Object.hasOwn(given, field.name) ? given[field.name] : undefined;
-    const at = `field "${field.name}"`;
-    if (value === undefined || value === '') {
-      if (field.default !== undefined) out[field.name] = field.default;
-      else if (field.required) problems.push(`${at} is required`);
-      continue;
-    }
-    switch (field.kind) {
-      case 'string': {
-        if (typeof value !== 'string') {
-          problems.push(`${at} must be text`);
-          break;
-        }
-        if (value.length > MAX_ELICITATION_ANSWER_CHARS)
-          problems.push(`${at} is longer than ${MAX_ELICITATION_ANSWER_CHARS} characters`);
-        else if (field.minLength !== undefined && value.length < field.minLength)
-          problems.push(`${at} needs at least ${field.minLength} characters`);
-        else if (field.maxLength !== undefined && value.length > field.maxLength)
-          problems.push(`${at} takes at most ${field.maxLength} characters`);
-        else if (field.format === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value))
-          problems.push(`${at} must be an email address`);
-        else if (field.format === 'uri' && !URL.canParse(value)) problems.push(`${at} must be a URI`);
-        else if (field.format === 'date' && !validDate(value, false))
-          problems.push(`${at} must be a date (YYYY-MM-DD)`);
-        else if (field.format === 'date-time' && !validDate(value, true))
-          problems.push(`${at} must be a date and time (e.g. 2025-01-31T12:00:00Z)`);
-        else out[field.name] = value;
-        break;
-      }
-      case 'number': {
-        if (typeof value !== 'number' || !Number.isFinite(value)) problems.push(`${at} must be a number`);
-        else if (field.integer && !Number.isInteger(value)) problems.push(`${at} must be a whole number`);
-        else if (field.minimum !== undefined && value < field.minimum)
-          problems.push(`${at} must be at least ${field.minimum}`);
-        else if (field.maximum !== undefined && value > field.maximum)
-          problems.push(`${at} must be at most ${field.maximum}`);
-        else out[field.name] = value;
-        break;
-      }
-      case 'boolean':
-        if (typeof value !== 'boolean') problems.push(`${at} must be true or false`);
-        else out[field.name] = value;
-        break;
-      case 'choice':
-        if (typeof value !== 'string' || !field.options.some((option) => option.value === value))
-          problems.push(`${at} must be one of the offered options`);
-        else out[field.name] = value;
-        break;
-      case 'choices': {
-        if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-          problems.push(`${at} must be a list of options`);
-          break;
-        }
-        const list = value as string[];
-        if (list.some((item) => !field.options.some((option) => option.value === item)))
-          problems.push(`${at} holds an option that is not offered`);
-        else if (new Set(list).size !== list.length) problems.push(`${at} holds an option twice`);
-        else if (field.minItems !== undefined && list.length < field.minItems)
-          problems.push(`${at} needs at least ${field.minItems} options`);
-        else if (field.maxItems !== undefined && list.length > field.maxItems)
-          problems.push(`${at} takes at most ${field.maxItems} options`);
-        else out[field.name] = list;
-        break;
-      }
-    }
-  }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, content: out };
-}
-
-/** The problems of the person's answer to `pending`, or undefined when it can be sent. */
-export function answerProblem(pending: PendingElicitation, answer: ElicitationAnswer): string | undefined {
-  if (answer.action !== 'accept' || pending.mode === 'url') return undefined;
-  const checked = formContent(pending.fields ?? [], answer.content);
-  return checked.ok ? undefined : checked.problems.join('; ');
 }

@@ -4,7 +4,6 @@
  * run's transcript, and a sampling round is counted in the run's usage and cost.
  */
 import type { CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { wrapUntrusted } from '../../../common/envelope.js';
 import { errorMessage } from '../../../common/error-message.js';
 import type { JsonValue } from '../../../common/json.js';
@@ -19,10 +18,17 @@ import type { RunEventBody } from '../../../common/run-events.js';
 import { costOf } from '../providers/cost.js';
 import type { TokenPrice } from '../providers/cost.js';
 import type { ChatMessage, ModelProvider, Usage } from '../providers/model-provider.js';
-import { DECLINED_CODE } from './mcp-client-handlers.js';
-import { formContent, type ElicitationRequest } from './mcp-elicitation.js';
-import { MAX_SAMPLING_TOKENS, type SamplingRequest } from './mcp-sampling.js';
-import type { McpAsk, McpCallRef, McpRunSession } from './mcp-session.js';
+import type { ElicitationRequest } from './mcp-elicitation.js';
+import { formContent } from './mcp-form.js';
+import type { SamplingRequest } from './mcp-sampling.js';
+import {
+  DECLINED_CODE,
+  MAX_SAMPLING_TOKENS,
+  McpRequestError,
+  type McpAsk,
+  type McpCallRef,
+  type McpRunSession,
+} from './mcp-session.js';
 import type { Elicitor, SamplingApprover } from './pending-questions.js';
 
 let sequence = 0;
@@ -59,8 +65,8 @@ export interface McpPersonSessionOptions {
   onUsage?(usage: Usage, cost: number | undefined): void;
 }
 
-function declined(message: string): McpError {
-  return new McpError(DECLINED_CODE, message);
+function declined(message: string): McpRequestError {
+  return new McpRequestError(DECLINED_CODE, message);
 }
 
 /** A run's session with its MCP servers (see {@link McpRunSession}). */
@@ -260,7 +266,7 @@ export class McpPersonSession implements McpRunSession {
         source,
         durationMs: performance.now() - started,
       });
-      throw new McpError(-32603, `the sampling round failed: ${reason.slice(0, 500)}`);
+      throw new McpRequestError(-32603, `the sampling round failed: ${reason.slice(0, 500)}`);
     }
     const cost = costOf(finish.usage, model.price);
     this.options.onUsage?.(finish.usage, cost);

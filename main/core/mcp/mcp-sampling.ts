@@ -4,8 +4,9 @@ import type { SamplingMessageView } from '../../../common/mcp-person.js';
 import { jsonBoundsProblem } from './mcp-bounds.js';
 import { cleanServerText } from './mcp-text.js';
 
-/** The largest token limit a server's sampling request gets; more is clamped (and the person is told). */
-export const MAX_SAMPLING_TOKENS = 4096;
+import { MAX_SAMPLING_TOKENS } from './mcp-session.js';
+
+export { MAX_SAMPLING_TOKENS } from './mcp-session.js';
 /** Most messages one request may carry, and the longest text of one, in characters. */
 const MAX_SAMPLING_MESSAGES = 64;
 const MAX_SAMPLING_MESSAGE_CHARS = 256 * 1024;

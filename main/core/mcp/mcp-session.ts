@@ -7,6 +7,26 @@ import type { CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sd
 import type { ElicitationRequest } from './mcp-elicitation.js';
 import type { SamplingRequest } from './mcp-sampling.js';
 
+/** The largest token limit a server's sampling request gets; more is clamped (and the person is told). */
+export const MAX_SAMPLING_TOKENS = 4096;
+
+/** The JSON-RPC code of a request the person (or the host for them) declined, as the specification's examples use. */
+export const DECLINED_CODE = -1;
+
+/**
+ * The error answer to a server's request: the SDK sends `code` and `message` back to the server.
+ * (Defined here, not the SDK's McpError, so a run loads no MCP client until it uses a server.)
+ */
+export class McpRequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'McpRequestError';
+  }
+}
+
 /** The run's call a server request came with. */
 export interface McpCallRef {
   callId: string;

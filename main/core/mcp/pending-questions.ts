@@ -10,7 +10,7 @@ import type {
   PersonSource,
   SamplingDecision,
 } from '../../../common/mcp-person.js';
-import { answerProblem } from './mcp-elicitation.js';
+import { answerProblem } from './mcp-form.js';
 
 /** Who answers a server's elicitation for a run: the studio's queue or the terminal. */
 export interface Elicitor {

@@ -385,8 +385,40 @@ local models = setmetatable({}, {
   __newindex = read_only('models'),
   __metatable = 'models is read-only',
 })
+-- The workspace's MCP servers' resources and prompts (docs/host-api.md#mcp-resources-and-prompts).
+local function read_resource(server, uri)
+  if type(server) ~= 'string' then
+    raise('mcp.read_resource: the server name must be a string, got ' .. type(server))
+  end
+  if type(uri) ~= 'string' then
+    raise('mcp.read_resource: the uri must be a string, got ' .. type(uri))
+  end
+  return call_host('mcp.read_resource', '{"server":' .. encode_string(server) .. ',"uri":' .. encode_string(uri) .. '}')
+end
+
+local function get_prompt(server, name, args)
+  if type(server) ~= 'string' then
+    raise('mcp.get_prompt: the server name must be a string, got ' .. type(server))
+  end
+  if type(name) ~= 'string' then
+    raise('mcp.get_prompt: the prompt name must be a string, got ' .. type(name))
+  end
+  if args ~= nil and type(args) ~= 'table' then
+    raise('mcp.get_prompt: args must be a table of strings or nil, got ' .. type(args))
+  end
+  local ok, json = pcall(encode, args == nil and {} or args, 'args')
+  if not ok then raise('mcp.get_prompt: ' .. tostring(json)) end
+  return call_host('mcp.get_prompt',
+    '{"server":' .. encode_string(server) .. ',"name":' .. encode_string(name) .. ',"args":' .. json .. '}')
+end
+
+local mcp = setmetatable({}, {
+  __index = { read_resource = read_resource, get_prompt = get_prompt },
+  __newindex = read_only('mcp'),
+  __metatable = 'mcp is read-only',
+})
 -- rawset would bypass __newindex, so it refuses the host tables.
-local protected = { [calls] = 'tools.calls', [tools] = 'tools', [models] = 'models' }
+local protected = { [calls] = 'tools.calls', [tools] = 'tools', [models] = 'models', [mcp] = 'mcp' }
 local raw_rawset = rawset
 _G.rawset = function(t, k, v)
   local name = protected[t]
@@ -394,7 +426,7 @@ _G.rawset = function(t, k, v)
   return raw_rawset(t, k, v)
 end
 
-_G.models, _G.tools, _G.untrusted, _G.log, _G.print = models, tools, untrusted, log, log
+_G.models, _G.tools, _G.mcp, _G.untrusted, _G.log, _G.print = models, tools, mcp, untrusted, log, log
 
 ---------------------------------------------------------------------------------------------
 -- Run the script: text only (mode 't' refuses bytecode), errors as "file:line: message".

@@ -116,6 +116,13 @@ export class ModelDriver {
     private readonly emit: (event: RunEventBody) => void,
   ) {}
 
+  /** Adds a round made outside `models.chat` (an MCP server's sampling request) to the run's usage and cost. */
+  addUsage(usage: Usage, cost: number | undefined): void {
+    this.usage.inputTokens += usage.inputTokens;
+    this.usage.outputTokens += usage.outputTokens;
+    if (cost !== undefined) this.cost = (this.cost ?? 0) + cost;
+  }
+
   async chat(payload: { messages?: unknown; opts?: unknown }, signal: AbortSignal): Promise<LuaChatResult> {
     const opts = isPlainObject(payload.opts) ? payload.opts : {};
     const messages = this.toChatMessages(payload.messages);

@@ -40,6 +40,10 @@ import type { RuleDefinitions } from '../rules/rule-definitions.js';
 import type { DefinedTool } from '../tools/tool-definition.js';
 import { serverIdentity } from '../rules/rule-match.js';
 import type { TrustStore, TrustVia, WorkspaceTrust } from '../trust/trust-store.js';
+import type { Elicitor, SamplingApprover } from '../mcp/pending-questions.js';
+import type { OAuthLoginPort } from '../mcp/oauth/mcp-oauth.js';
+import { ToolFailure } from '../tools/tool-spec.js';
+import type { McpReadServer, McpReadSource } from './mcp-reads.js';
 
 /** Largest script a run loads. */
 const MAX_SCRIPT_BYTES = 16 << 20;
@@ -66,6 +70,15 @@ export interface PrepareRunOptions {
   pool: WorkerPool;
   /** Who decides `ask` calls: the studio's queue, the terminal, or a policy. */
   approver: Approver;
+  /** Who answers an MCP server's elicitation during the run's calls (none: declined). */
+  elicitor?: Elicitor;
+  /** Who approves an MCP server's sampling request during the run's calls (none: declined). */
+  sampler?: SamplingApprover;
+  /**
+   * When set, an MCP server that asks for a sign-in during the run gets one at once, with the
+   * person (the browser opened through this port); else the call fails, saying how to sign in.
+   */
+  mcpLogin?: OAuthLoginPort;
   /** The OS keychain. */
   secrets?: SecretStore;
   /** Allow provider keys from environment variables (the CLI's headless mode). */
@@ -265,6 +278,9 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
         servers: mcpServers,
         secrets: toolSecretSource,
         reservedAliases: workspace.tools.list().map((tool) => tool.alias),
+        // Sign-ins are the person's, kept in the keychain itself (by resource and issuer).
+        ...(options.secrets && { keychain: options.secrets }),
+        ...(options.mcpLogin && { login: options.mcpLogin }),
       });
     // Nothing starts yet: a server starts when the script first advertises or calls an alias it may own.
     const live = new McpAwareCatalog(workspace.tools.list(), manager);
@@ -299,11 +315,34 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const gate = trusted ? personGate : refusingGate(personGate, catalog);
   // A card whose MCP tool is redefined while it waits is withdrawn and asked again.
   liveMcp?.onDefinitionsChanged(() => personGate.definitionsChanged());
+  // MCP calls carry the run's session: a server's questions during them are charged to this run.
+  const manager = mcpManager;
   const workspaceRunner = createToolRunner({
     workspaceRoot: workspace.root,
     secrets: toolSecretSource,
-    ...(mcpManager && { mcp: mcpManager }),
+    ...(manager && {
+      mcp: {
+        callTool: (server, tool, args, signal, timeoutMs) =>
+          manager.callTool(server, tool, args, signal, timeoutMs, target.run?.mcpSession),
+      },
+    }),
   });
+  const readServers = new Map<string, McpReadServer>(
+    mcpServers.map((server) => [
+      server.name,
+      { trust: trusted ? server.trust : 'untrusted', timeoutMs: server.timeoutMs },
+    ]),
+  );
+  const readSource: McpReadSource | undefined = manager && {
+    readResource: (server, uri, request) => {
+      refuseChangedServer(pinned, server);
+      return manager.readResource(server, uri, request);
+    },
+    getPrompt: (server, name, args, request) => {
+      refuseChangedServer(pinned, server);
+      return manager.getPrompt(server, name, args, request);
+    },
+  };
   const toolRunner = options.inProcessTools
     ? withInProcessRunner(workspaceRunner, options.inProcessTools)
     : workspaceRunner;
@@ -327,6 +366,21 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     ...(defaultModel && { defaultModel }),
     ...(options.toolTrial && { toolTrial: options.toolTrial }),
     ...(options.onEvent && { onEvent: options.onEvent }),
+    mcpPerson: {
+      ...(options.elicitor && { elicitor: options.elicitor }),
+      ...(options.sampler && { sampler: options.sampler }),
+    },
+    mcpReads: {
+      servers: readServers,
+      ...(readSource && { source: readSource }),
+      ...(!offline &&
+        !readSource && {
+          offReason:
+            mcpServers.length > 0 && !trusted
+              ? 'MCP servers stay off in a restricted workspace; trust the workspace to use them'
+              : 'no MCP server runs in this run',
+        }),
+    },
   });
   target.run = run;
   // Which rules decided calls goes to the usage file once the run ends (never during it).
@@ -432,6 +486,12 @@ function preparingCatalog(
       for (const problem of await live.prepare(ready)) onProblem?.(problem);
     },
   };
+}
+
+/** Refuses a read from a server whose files changed since the run started (as its tool calls are). */
+function refuseChangedServer(pinned: PinnedFiles | undefined, server: string): void {
+  const changed = pinned?.changedServer(server) ?? [];
+  if (changed.length > 0) throw new ToolFailure(`MCP server "${server}": ${changedFilesRefusal(changed, 'it')}`);
 }
 
 /** A live fork's models: the recording up to the fork's step, the chosen model after it. */

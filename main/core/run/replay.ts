@@ -38,6 +38,17 @@ interface RecordedDispatch {
   outcomeSeq?: number;
 }
 
+/** A recorded `mcp.read_resource` or `mcp.get_prompt`. */
+interface RecordedRead {
+  line: number;
+  kind: 'resource' | 'prompt';
+  server: string;
+  target: string;
+  arguments: Record<string, string>;
+  outcome: { kind: 'output'; output: JsonValue; trust: 'trusted' | 'untrusted' } | { kind: 'error'; message: string };
+  outcomeSeq?: number;
+}
+
 /**
  * A point a fork may start from: a model round (its `round-response` event) or the outcome of a
  * tool call (its `tool-output` or `tool-error` event), named by that event's `seq`.
@@ -56,6 +67,8 @@ interface ForkPoint {
   rounds: number;
   /** Tool calls answered from the recording, the step's own included for a tool step. */
   dispatches: number;
+  /** MCP reads answered from the recording: those that ended before the step. */
+  reads: number;
   /** The edited outcome of the step's tool call, for a tool step with an output edit. */
   output?: RecordedOutcome;
 }
@@ -115,8 +128,10 @@ function describeCall(alias: string, args: JsonValue): string {
 export class ReplayRecording {
   private readonly rounds: RecordedRound[] = [];
   private readonly dispatches: RecordedDispatch[] = [];
+  private readonly reads: RecordedRead[] = [];
   private nextRound = 0;
   private nextCall = 0;
+  private nextReadIndex = 0;
   private readonly stepList: ReplayStep[] = [];
   /** The type of each event by seq, for a fork point that names an event that is not a step. */
   private readonly typeBySeq = new Map<number, RunEvent['type']>();
@@ -134,6 +149,7 @@ export class ReplayRecording {
     const requests = new Map<number, RoundRequest>();
     const answered = new Set<number>();
     const byCall = new Map<string, RecordedDispatch>();
+    const byRead = new Map<string, RecordedRead>();
     const requestedCalls = new Set<string>();
     const fail = (event: LocatedEvent, message: string): never => {
       throw new TranscriptError(`${path}:${event.line}: ${message}`);
@@ -210,6 +226,32 @@ export class ReplayRecording {
           this.noteOutcome(dispatch, event.seq, `error (${event.stage})`);
           break;
         }
+        case 'mcp-read': {
+          if (byRead.has(event.readId)) fail(event, `read "${event.readId}" is started twice`);
+          const read: RecordedRead = {
+            line: event.line,
+            kind: event.kind,
+            server: event.server,
+            target: event.target,
+            arguments: event.arguments ?? {},
+            outcome: { kind: 'error', message: `the recording ends before ${event.kind} "${event.target}" was read` },
+          };
+          byRead.set(event.readId, read);
+          this.reads.push(read);
+          break;
+        }
+        case 'mcp-read-output':
+        case 'mcp-read-error': {
+          const read = byRead.get(event.readId);
+          if (!read)
+            return fail(event, `${event.type} for read "${event.readId}", but no mcp-read before it started that read`);
+          read.outcome =
+            event.type === 'mcp-read-output'
+              ? { kind: 'output', output: event.output, trust: event.trust }
+              : { kind: 'error', message: event.message };
+          read.outcomeSeq = event.seq;
+          break;
+        }
         default:
           break;
       }
@@ -272,11 +314,13 @@ export class ReplayRecording {
     }
     const rounds = this.rounds.filter((round) => round.response.seq <= step).length;
     const dispatches = this.dispatches.filter((d) => d.outcomeSeq !== undefined && d.outcomeSeq <= step).length;
+    const reads = this.reads.filter((read) => read.outcomeSeq !== undefined && read.outcomeSeq <= step).length;
     const edit =
       options.edit && Object.values(options.edit).some((value) => value !== undefined) ? options.edit : undefined;
     const point: ForkPoint = {
       rounds,
       dispatches,
+      reads,
       origin: {
         runId: this.start.runId,
         transcript: name,
@@ -353,6 +397,47 @@ export class ReplayRecording {
   /** Whether the next tool call is answered from the recording (false past a live fork's step). */
   answersNextDispatch(): boolean {
     return this.fork?.origin.then !== 'live' || this.nextCall < this.fork.dispatches;
+  }
+
+  /** Whether the next MCP read is answered from the recording (false past a live fork's step). */
+  answersNextRead(): boolean {
+    return this.fork?.origin.then !== 'live' || this.nextReadIndex < this.fork.reads;
+  }
+
+  /**
+   * The recorded outcome of the next `mcp.read_resource` / `mcp.get_prompt`; another kind, server,
+   * target or arguments end the run, as a diverging tool call does.
+   */
+  nextRead(
+    kind: 'resource' | 'prompt',
+    server: string,
+    target: string,
+    args: Record<string, string>,
+  ): RecordedRead['outcome'] {
+    const index = this.nextReadIndex++;
+    const recorded = this.reads[index];
+    const fork = this.pastFork(index, this.fork?.reads ?? 0);
+    const method = kind === 'resource' ? 'mcp.read_resource' : 'mcp.get_prompt';
+    const described = `${method}('${server}', ${JSON.stringify(target)}${kind === 'prompt' ? `, ${canonicalJson(args)}` : ''})`;
+    if (!recorded)
+      throw new FatalRunError(
+        `replay diverged at MCP read ${index + 1}: the script called ${described}, but ${this.path} holds only ${count(this.reads.length, 'MCP read')}${fork}`,
+      );
+    const recordedMethod = recorded.kind === 'resource' ? 'mcp.read_resource' : 'mcp.get_prompt';
+    if (
+      recorded.kind !== kind ||
+      recorded.server !== server ||
+      recorded.target !== target ||
+      canonical(recorded.arguments) !== canonical(args)
+    )
+      throw new FatalRunError(
+        `replay diverged at MCP read ${index + 1} (${this.path}:${recorded.line})${fork}: the script called ${described}, the recording has ${recordedMethod}('${recorded.server}', ${JSON.stringify(recorded.target)}${recorded.kind === 'prompt' ? `, ${canonicalJson(recorded.arguments)}` : ''})`,
+      );
+    if (this.fork && recorded.outcomeSeq === undefined)
+      throw new FatalRunError(
+        `replay reached MCP read ${index + 1} (${this.path}:${recorded.line}), ${described}, but the recording holds no outcome for it${fork}`,
+      );
+    return recorded.outcome;
   }
 
   /** A note for a divergence past a replaying fork's step: past it, a model makes the run go on. */

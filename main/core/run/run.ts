@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { JsonValue } from '../../../common/json.js';
+import type { JsonObject, JsonValue } from '../../../common/json.js';
 import type { RunEvent, RunEventBody, RunLimits, RunStatus } from '../../../common/run-events.js';
 import type { ApprovalGate, ApprovalRequest } from '../approval/approval-types.js';
 import type { ToolCatalog, ToolRunner } from '../tools/tool-spec.js';
@@ -20,6 +20,10 @@ import {
   type WorkerCaps,
 } from './worker-protocol.js';
 import { errorMessage } from '../../../common/error-message.js';
+import { McpPersonSession } from '../mcp/mcp-person-session.js';
+import type { McpCallRef, McpRunSession } from '../mcp/mcp-session.js';
+import type { Elicitor, SamplingApprover } from '../mcp/pending-questions.js';
+import { McpReads, type McpReadsOptions } from './mcp-reads.js';
 
 /** Default limits (docs/host-api.md#limits-and-stopping): 30 s of Lua compute, a 256 MiB Lua heap, no wall-clock limit. */
 export const DEFAULT_LIMITS: RunLimits = { cpuMs: 30_000, memoryBytes: 256 * 1024 * 1024 };
@@ -110,6 +114,13 @@ export interface RunOptions {
   caps?: Partial<RunCaps>;
   /** Where a failing event listener is reported. Default: console. */
   logger?: { error(message: string): void };
+  /**
+   * The person an MCP server's elicitation and sampling requests go to while this run has a call
+   * in flight to it (the studio's queues, the terminal). Without one, both are declined.
+   */
+  mcpPerson?: { elicitor?: Elicitor; sampler?: SamplingApprover };
+  /** The workspace's MCP servers for `mcp.read_resource` and `mcp.get_prompt` (none: every read fails, naming why). */
+  mcpReads?: Pick<McpReadsOptions, 'servers' | 'source' | 'offReason'>;
 }
 
 /** How a run ended. */
@@ -149,6 +160,11 @@ export class Run {
   private readonly abort = new AbortController();
   private readonly driver: ModelDriver;
   private readonly dispatcher: ToolDispatcher;
+  private readonly reads: McpReads;
+  /** The run's session with its MCP servers: their questions during its calls come here. */
+  readonly mcpSession: McpRunSession;
+  /** The call (or read) whose tool runs now, for the questions a server asks during it. */
+  private runningCall: McpCallRef | undefined;
   private readonly transcript: TranscriptWriter | undefined;
   private readonly listeners = new Set<(event: RunEvent) => void>();
   private readonly startedAt = performance.now();
@@ -187,6 +203,30 @@ export class Run {
       gate: options.gate,
       emit,
       claimRequested: (alias, args) => this.driver.claimRequested(alias, args),
+      onRunning: (call) => (this.runningCall = call),
+      ...(options.taint && { taint: options.taint }),
+      ...(options.replay && { replay: options.replay }),
+    });
+    this.mcpSession = new McpPersonSession({
+      runId: this.id,
+      nonce: this.nonce,
+      emit,
+      currentCall: () => this.runningCall,
+      ...(options.mcpPerson?.elicitor && { elicitor: options.mcpPerson.elicitor }),
+      ...(options.mcpPerson?.sampler && { sampler: options.mcpPerson.sampler }),
+      // A sampling request is answered by the run's default model.
+      model: () => options.models.resolve(undefined),
+      onUsage: (usage, cost) => this.driver.addUsage(usage, cost),
+    });
+    this.reads = new McpReads({
+      nonce: this.nonce,
+      workspaceRoot: options.workspace,
+      emit,
+      servers: options.mcpReads?.servers ?? new Map(),
+      ...(options.mcpReads?.source && { source: options.mcpReads.source }),
+      ...(options.mcpReads?.offReason !== undefined && { offReason: options.mcpReads.offReason }),
+      session: this.mcpSession,
+      onRunning: (call) => (this.runningCall = call),
       ...(options.taint && { taint: options.taint }),
       ...(options.replay && { replay: options.replay }),
     });
@@ -389,9 +429,15 @@ export class Run {
       const value =
         method === 'models.chat'
           ? await this.driver.chat(request, this.abort.signal)
-          : await this.dispatcher.call(request, this.abort.signal);
+          : method === 'mcp.read_resource' || method === 'mcp.get_prompt'
+            ? await this.reads.call(method, request as JsonObject, this.abort.signal)
+            : await this.dispatcher.call(request, this.abort.signal);
       const what =
-        method === 'models.chat' ? 'models.chat: the reply' : `tools.call('${String(request['alias'])}'): the output`;
+        method === 'models.chat'
+          ? 'models.chat: the reply'
+          : method === 'tools.call'
+            ? `tools.call('${String(request['alias'])}'): the output`
+            : `${method}: the value`;
       // The one gate for values entering Lua (bounded depth and size, JSON text), before the
       // redaction walks the value.
       const encoded = encodeForLua(value, what);

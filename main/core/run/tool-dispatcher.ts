@@ -37,6 +37,8 @@ export interface ToolDispatcherOptions {
   gate: ApprovalGate;
   taint?: TaintChecker;
   replay?: ReplayRecording;
+  /** Told which call is running (its tool runs), and `undefined` when it ends: an MCP server's questions name it. */
+  onRunning?(call: { callId: string; alias: string } | undefined): void;
   /** Finds the model's requested call a dispatch answers (see ModelDriver.claimRequested). */
   claimRequested?(alias: string, args: JsonObject): string | undefined;
   emit(event: RunEventBody): void;
@@ -176,11 +178,14 @@ export class ToolDispatcher {
 
     const started = performance.now();
     let raw: string;
+    this.options.onRunning?.({ callId, alias });
     try {
       raw = await this.options.runner.run(approved, finalArgs, signal);
     } catch (error) {
       const { message, quotesTool } = this.failureMessage(callId, alias, error, provenance.trust);
       return fail('run', message, quotesTool ? provenance : undefined);
+    } finally {
+      this.options.onRunning?.(undefined);
     }
     return this.deliver(callId, approved, provenance, raw, performance.now() - started, fail);
   }

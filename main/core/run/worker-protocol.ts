@@ -86,7 +86,7 @@ export type FromWorker =
  * The blocking host calls a script can make. `untrusted` records text the script marked with
  * `untrusted()` for the taint rule (the reply carries nothing).
  */
-export type HostMethod = 'models.chat' | 'tools.call' | 'untrusted';
+export type HostMethod = 'models.chat' | 'tools.call' | 'untrusted' | 'mcp.read_resource' | 'mcp.get_prompt';
 
 /**
  * Main → worker reply to a host call (over the reply port): `json` is the value (ok) or the error

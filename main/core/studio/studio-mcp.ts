@@ -95,6 +95,8 @@ export class StudioMcp {
       servers: scopeWorkspaceSecrets(ws).mcpServers ?? [],
       secrets: new WorkspaceSecretStore(this.host.secrets, ws.root, scopedSecretUses(ws)),
       reservedAliases: ws.tools.list().map((tool) => tool.alias),
+      // Sign-ins are the person's, in the keychain itself (by resource and issuer, not per workspace).
+      keychain: this.host.secrets,
     });
     this.mcp = { manager, key, problems: [] };
     // Coalesced: a server flooding stderr cannot flood the renderer.

@@ -415,10 +415,14 @@ describe('Tool calls: trust and the envelope', () => {
 
 describe('Tool calls: no MCP tools yet', () => {
   it('"There are no MCP server tools yet. The mcp request shape is reserved."', async () => {
-    const h = await runScript(`log(mcp, tools.mcp, models.mcp) log(pcall(tools.call, 'mcp'))`);
+    // The reserved name is now taken (docs/user-guide/README.md): `mcp` holds the read-only
+    // resource and prompt functions; `tools.mcp` and `models.mcp` stay unset, and no tool is "mcp".
+    const h = await runScript(
+      `log(type(mcp), type(mcp.read_resource), type(mcp.get_prompt), tools.mcp, models.mcp) log(pcall(tools.call, 'mcp'))`,
+    );
     expectOk(h);
     expect(h.logs).toEqual([
-      'nil\tnil\tnil',
+      'table\tfunction\tfunction\tnil\tnil',
       'false\tagent.lua:1: tools.call: unknown tool "mcp" (not in this agent\'s catalog)',
     ]);
   });
