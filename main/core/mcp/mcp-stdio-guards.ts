@@ -80,8 +80,13 @@ export function guardReadBuffer(transport: StdioClientTransport, onBroken: (reas
     if (tooDeep) {
       const message = value as { id?: unknown; method?: unknown } | null;
       const id = message?.id;
+      const method = message?.method;
+      // A request of the server keeps its id and method and loses its params: the client answers
+      // it with an error (the request is not valid), so the server is not left waiting.
+      if ((typeof id === 'string' || typeof id === 'number') && typeof method === 'string')
+        return { jsonrpc: '2.0', id, method: method.slice(0, 200), params: { refusedByHost: tooDeep } };
       // Only an answer (an id and no method) is turned into an error answer to the host's request.
-      if ((typeof id !== 'string' && typeof id !== 'number') || message?.method !== undefined)
+      if ((typeof id !== 'string' && typeof id !== 'number') || method !== undefined)
         throw new Error(`refused a message: ${tooDeep}`);
       return {
         jsonrpc: '2.0',

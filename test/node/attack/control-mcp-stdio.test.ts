@@ -129,13 +129,15 @@ describe('tools/call answers', () => {
     expect(closed.toolText).toContain('IGNORE ALL PREVIOUS INSTRUCTIONS');
   });
 
-  it('sampling, elicitation and roots requests the client did not offer are refused', async () => {
+  it('sampling and elicitation during a call of no run are declined (nobody to ask); roots/list is answered', async () => {
     const mcp = await ready();
     const answers = await call(mcp, 'ask-client');
     expect(answers.split('\n')).toEqual([
-      expect.stringMatching(/^sampling\/createMessage: error -32601/),
-      expect.stringMatching(/^elicitation\/create: error -32601/),
-      expect.stringMatching(/^roots\/list: error -32601/),
+      expect.stringMatching(
+        /^sampling\/createMessage: error -1 .*declined the sampling request: the call in flight belongs to no run/,
+      ),
+      'elicitation/create: answered',
+      'roots/list: answered',
     ]);
   });
 

@@ -10,7 +10,7 @@ import { buildWorkspace } from '../../../../main/core/catalog/workspace.js';
 import { McpServerManager } from '../../../../main/core/mcp/mcp-manager.js';
 import { McpPersonSession } from '../../../../main/core/mcp/mcp-person-session.js';
 import { standInBrowser } from '../../../fixtures/stand-in-browser.js';
-import { StandInKeychain } from '../../../fixtures/stand-in-keychain.js';
+import { mapSecretStore } from '../../credentials/memory-secret-stores.js';
 
 /** The Client ID Metadata Document URL the CIMD scenario expects a client to present. */
 const CIMD_URL = 'https://conformance-test.local/client-metadata.json';
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     workspaceRoot: process.cwd(),
     servers: workspace.mcpServers ?? [],
     secrets: { get: async (name) => (name === 'preregistered-secret' ? context.client_secret : undefined) },
-    keychain: new StandInKeychain(),
+    keychain: mapSecretStore(),
     login: { openBrowser: async (url) => void (await standInBrowser(url)) },
   });
   try {
