@@ -9,6 +9,10 @@ import { McpAwareCatalog } from '../main/core/mcp/mcp-catalog.js';
 import { McpServerManager } from '../main/core/mcp/mcp-manager.js';
 import type { McpServerSpec } from '../main/core/catalog/mcp-spec.js';
 import { ToolDispatcher } from '../main/core/run/tool-dispatcher.js';
+import { McpPersonSession } from '../main/core/mcp/mcp-person-session.js';
+import { createProvider } from '../main/core/providers/create-provider.js';
+import { ModelDriver, type ResolvedModel } from '../main/core/run/model-driver.js';
+import { startScriptedServer } from '../test/fixtures/scripted-openai-server.js';
 import { createToolRunner } from '../main/core/tools/tool-runner.js';
 import { type BenchRow, median, now } from './bench-kit.js';
 
@@ -22,9 +26,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const server = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const CALLS = 300;
 const STARTS = 7;
+const SAMPLING_ROUNDS = 120;
 
 function spec(): McpServerSpec {
-  const yaml = `everything:\n  kind: mcp\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(server)}, stdio]\n  tools:\n    echo: { approval: auto, trust: trusted }\n`;
+  const yaml = `everything:\n  kind: mcp\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(server)}, stdio]\n  tools:\n    echo: { approval: auto, trust: trusted }\n    trigger-sampling-request: { approval: auto, trust: trusted }\n`;
   const found = buildWorkspace(root, { 'tools.yaml': yaml }).mcpServers?.[0];
   if (!found) throw new Error('benchmark server entry did not load');
   return found;
@@ -123,6 +128,91 @@ async function startToListed(): Promise<BenchRow> {
   };
 }
 
+/**
+ * A sampling round (the server asks, the person approves at once, the run's model answers)
+ * against what a script pays for the same model round itself plus one tool call.
+ */
+async function samplingRound(): Promise<BenchRow> {
+  const modelServer = await startScriptedServer(() => ({ content: 'The sky is blue.' }));
+  const model: ResolvedModel = {
+    alias: 'm',
+    providerId: 'openai-compatible',
+    modelId: 'scripted',
+    provider: createProvider({ providerId: 'openai-compatible', baseUrl: modelServer.url }),
+  };
+  const manager = new McpServerManager({
+    workspaceRoot: root,
+    servers: [spec()],
+    secrets: { get: async () => undefined },
+  });
+  try {
+    await manager.listTools();
+    // server-everything registers its sampling tool once it has seen the client's capabilities.
+    const listed = () => manager.currentTools().some((tool) => tool.alias === 'everything.trigger-sampling-request');
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!listed()) return;
+        off();
+        resolve();
+      };
+      const off = manager.onChange(check);
+      check();
+    });
+    const catalog = new McpAwareCatalog([], manager);
+    const session = new McpPersonSession({
+      runId: 'bench',
+      nonce: '0'.repeat(32),
+      emit: () => undefined,
+      currentCall: () => ({ callId: 'call-1', alias: 'everything.trigger-sampling-request' }),
+      sampler: { ask: async () => ({ kind: 'approve' }) },
+      model: async () => model,
+    });
+    const driver = new ModelDriver({ resolve: async () => model }, catalog, () => undefined);
+    const signal = new AbortController().signal;
+    const ours: number[] = [];
+    const own: number[] = [];
+    for (let i = 0; i < SAMPLING_ROUNDS; i += 1) {
+      let start = now();
+      const answer = await manager.callTool(
+        'everything',
+        'trigger-sampling-request',
+        { prompt: `p${i}`, maxTokens: 100 },
+        signal,
+        30_000,
+        session,
+      );
+      ours.push(now() - start);
+      if (!answer.includes('The sky is blue.')) throw new Error(`unexpected sampling answer: ${answer.slice(0, 200)}`);
+      start = now();
+      await driver.chat(
+        {
+          messages: [{ role: 'user', content: `Resource trigger-sampling-request context: p${i}` }],
+          opts: { max_tokens: 100 },
+        },
+        signal,
+      );
+      await manager.callTool('everything', 'echo', { message: `p${i}` }, signal, 30_000);
+      own.push(now() - start);
+    }
+    catalog.dispose();
+    const ourMedian = median(ours.slice(20));
+    const ownMedian = median(own.slice(20));
+    return {
+      name: "sampling round: a server's request, approved, answered by the run's model",
+      unit: 'ms',
+      median: ourMedian,
+      baseline: { name: "the script's own models.chat round to the same model + one tools.call", median: ownMedian },
+      ratio: ourMedian / ownMedian,
+      target: '≤ 1.5×',
+      samples: SAMPLING_ROUNDS - 20,
+      how: `server-everything over stdio, a scripted OpenAI-compatible model on loopback (streamed, one short reply). Ours: McpServerManager.callTool of its trigger-sampling-request tool with a run session (McpPersonSession): the server's sampling/createMessage is routed to the run, checked, approved at once by a stand-in person, answered by the model with the server's words inside the envelope, and the answer returned to the server, which then answers the call. Baseline: what the same model round costs a script itself (ModelDriver.chat) plus one tools.call (the echo tool) on the same server. ${SAMPLING_ROUNDS} alternating pairs, the first 20 dropped as warm-up.`,
+    };
+  } finally {
+    await manager.close();
+    await modelServer.close();
+  }
+}
+
 export default async function run(): Promise<BenchRow[]> {
-  return [await roundTrip(), await startToListed()];
+  return [await roundTrip(), await startToListed(), await samplingRound()];
 }
