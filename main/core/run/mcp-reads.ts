@@ -8,9 +8,15 @@ import { errorMessage } from '../../../common/error-message.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
 import type { RunEventBody } from '../../../common/run-events.js';
 import type { McpRequestOptions } from '../mcp/mcp-connection.js';
-import { promptArguments, promptValue, resourceText, resourceUriProblem } from '../mcp/mcp-read-values.js';
+import {
+  MAX_TARGET_CHARS,
+  promptArguments,
+  promptValue,
+  resourceText,
+  resourceUriProblem,
+} from '../mcp/mcp-read-values.js';
 import type { McpCallRef, McpRunSession } from '../mcp/mcp-session.js';
-import { cleanServerText } from '../mcp/mcp-text.js';
+import { cleanServerText, hasUnsafeCharacter } from '../mcp/mcp-text.js';
 import { ToolFailure, type Trust } from '../tools/tool-spec.js';
 import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ReplayRecording } from './replay.js';
@@ -102,6 +108,10 @@ export class McpReads {
         `${method}: "${server.slice(0, 100)}" is not an MCP server of this workspace (${[...this.options.servers.keys()].join(', ') || 'it has none'})`,
       );
     let args: Record<string, string> = {};
+    if (kind === 'prompt' && (target.length === 0 || target.length > MAX_TARGET_CHARS || hasUnsafeCharacter(target)))
+      throw new ScriptError(
+        `${method}('${server}'): a prompt name is 1 to ${MAX_TARGET_CHARS} characters, without control characters`,
+      );
     if (kind === 'prompt') {
       const checked = promptArguments(payload['args']);
       if (!checked.ok) throw new ScriptError(`${method}('${server}', '${target.slice(0, 100)}'): ${checked.problem}`);
