@@ -10,7 +10,13 @@ export const MAX_FIELD_NAME_CHARS = 64;
 /** Whether `value` is a date (YYYY-MM-DD) or a date-time (RFC 3339) that exists. */
 function validDate(value: string, withTime: boolean): boolean {
   const pattern = withTime ? /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/ : /^\d{4}-\d{2}-\d{2}$/;
-  return pattern.test(value) && !Number.isNaN(Date.parse(value));
+  if (!pattern.test(value)) return false;
+  // The calendar day must exist: Date would roll 2025-02-30 over into March.
+  const day = value.slice(0, 10);
+  const parsed = new Date(`${day}T00:00:00Z`);
+  return (
+    !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === day && !Number.isNaN(Date.parse(value))
+  );
 }
 
 /**
