@@ -5,8 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { JsonObject } from '../../../common/json.js';
-import { bankingEnvironment, type BankingState } from '../../../main/core/agentdojo/banking.js';
-import { slackEnvironment, type SlackState } from '../../../main/core/agentdojo/slack.js';
+import { bankingEnvironment } from '../../../main/core/agentdojo/banking.js';
+import type { BankingState } from '../../../main/core/agentdojo/banking-tools.js';
+import { slackEnvironment } from '../../../main/core/agentdojo/slack.js';
+import type { SlackState } from '../../../main/core/agentdojo/slack-tools.js';
 import type { TestEnvironment } from '../../../main/core/testing/test-environment.js';
 
 function runner(environment: TestEnvironment) {
