@@ -16,7 +16,8 @@ import type * as KeyOriginsModule from '../core/trust/key-origins.js';
 import type * as TrustStoreModule from '../core/trust/trust-store.js';
 import type { TrustStore, WorkspaceTrust } from '../core/trust/trust-store.js';
 import type * as ManifestModule from '../core/trust/workspace-manifest.js';
-import type { ManifestChange } from '../core/trust/workspace-manifest.js';
+import type * as ManifestWordsModule from '../core/trust/manifest-words.js';
+import type { ManifestChange } from '../core/trust/manifest-words.js';
 import { PROVIDER_PRESETS } from '../core/providers/presets.js';
 import { parse } from './cli-args.js';
 import { UsageError, CommandError } from './cli-errors.js';
@@ -28,24 +29,25 @@ import { shellWord, terminalSafe } from './terminal-text.js';
 interface TrustModules {
   TrustStore: typeof TrustStoreModule.TrustStore;
   TrustChangedError: typeof TrustStoreModule.TrustChangedError;
-  manifestText: typeof ManifestModule.manifestText;
-  manifestDiff: typeof ManifestModule.manifestDiff;
+  manifestText: typeof ManifestWordsModule.manifestText;
+  manifestDiff: typeof ManifestWordsModule.manifestDiff;
   originOf: typeof ManifestModule.originOf;
   providerHomeOrigin: typeof KeyOriginsModule.providerHomeOrigin;
 }
 let trustModules: TrustModules | undefined;
 async function loadTrustModules(): Promise<TrustModules> {
   if (trustModules === undefined) {
-    const [store, manifest, origins] = await Promise.all([
+    const [store, manifest, words, origins] = await Promise.all([
       import('../core/trust/trust-store.js'),
       import('../core/trust/workspace-manifest.js'),
+      import('../core/trust/manifest-words.js'),
       import('../core/trust/key-origins.js'),
     ]);
     trustModules = {
       TrustStore: store.TrustStore,
       TrustChangedError: store.TrustChangedError,
-      manifestText: manifest.manifestText,
-      manifestDiff: manifest.manifestDiff,
+      manifestText: words.manifestText,
+      manifestDiff: words.manifestDiff,
       originOf: manifest.originOf,
       providerHomeOrigin: origins.providerHomeOrigin,
     };

@@ -9,7 +9,7 @@ import type { Workspace } from '../catalog/workspace.js';
 import { PROVIDER_PRESETS } from '../providers/presets.js';
 import type { ConfirmKeyOrigin } from '../trust/key-origins.js';
 import { TrustChangedError, TrustStore, type WorkspaceTrust } from '../trust/trust-store.js';
-import { manifestText } from '../trust/workspace-manifest.js';
+import { manifestText } from '../trust/manifest-words.js';
 import { ContractError } from './contract-error.js';
 
 /** A question put to the person in main's own dialog: `confirm` labels the button that says yes. */

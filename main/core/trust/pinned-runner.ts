@@ -1,6 +1,6 @@
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { ToolFailure, type ToolRunner, type ToolSpec } from '../tools/tool-spec.js';
-import { commandToolFiles, mcpServerFiles, type ManifestFile } from './workspace-manifest.js';
+import { commandToolFiles, mcpServerFiles, type ManifestFile } from './runner-files.js';
 
 /**
  * The workspace files a trusted run started with: each command tool's (its script, a `--require`d

@@ -4,14 +4,8 @@ import { z } from 'zod';
 import { ManifestItemSchema } from '../../../common/trust-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
 import { appendJsonLine, ConfigFile, ConfigFileError } from './config-file.js';
-import {
-  manifestDigest,
-  manifestDiff,
-  manifestIsEmpty,
-  workspaceManifest,
-  type ManifestChange,
-  type WorkspaceManifest,
-} from './workspace-manifest.js';
+import { manifestDiff, type ManifestChange } from './manifest-words.js';
+import { manifestDigest, manifestIsEmpty, workspaceManifest, type WorkspaceManifest } from './workspace-manifest.js';
 
 /** The file of trusted workspaces and approved key origins, in the config folder. */
 export const TRUST_FILE = 'workspace-trust.json';

@@ -18,7 +18,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import { TrustStore } from '../../../main/core/trust/trust-store.js';
-import { manifestText, workspaceManifest } from '../../../main/core/trust/workspace-manifest.js';
+import { manifestText } from '../../../main/core/trust/manifest-words.js';
+import { workspaceManifest } from '../../../main/core/trust/workspace-manifest.js';
 import { PinnedFiles } from '../../../main/core/trust/pinned-runner.js';
 import { restrictWorkspace } from '../../../main/core/trust/restricted-mode.js';
 import {
