@@ -436,16 +436,18 @@ describe('host memory is bounded by the run', () => {
       `for i = 1, 5 do untrusted('text ' .. i) end
        local ok, err = pcall(untrusted, 'one more')
        log(ok, err)
-       for i = 1, 100000 do pcall(untrusted, 'again') end
+       for i = 1, 20000 do pcall(untrusted, 'again') end
        log('still running')`,
-      { overrides: { caps: { untrustedTexts: 5 } } },
+      // The refusals are the worker's own work (no host call), timed by wall clock while it
+      // computes: room for a machine whose cores are busy with other work.
+      { overrides: { caps: { untrustedTexts: 5 }, limits: { cpuMs: 120_000 } } },
     );
     expect(h.result.status).toBe('ok');
     expect(h.logs).toEqual([
       'false\tagent.lua:2: untrusted: this run has already wrapped 5 texts, the most one run may (each is remembered for the taint rule); wrap fewer, larger pieces',
       'still running',
     ]);
-  });
+  }, 150_000);
 
   it('a flood of tool-call events ends the run at the event volume limit', async () => {
     const h = await hostile(`local s = ('y'):rep(50000) while true do tools.call('echo', { text = s }) end`, {
