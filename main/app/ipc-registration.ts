@@ -11,6 +11,7 @@ import { formatFieldPath } from '../core/studio/contract-dispatcher.js';
 import {
   needsPersonInput,
   personInputClock,
+  type PersonInputEvent,
   type PersonInputJudge,
   type PersonInputLog,
 } from '../core/studio/person-input.js';
@@ -51,8 +52,8 @@ export interface StudioWindowLike {
 /** What {@link watchPersonInput} uses of the studio window's `webContents`. */
 export interface PersonInputSource {
   readonly id: number;
-  on(event: 'input-event', listener: (event: unknown, input: { type: string }) => void): unknown;
-  on(event: 'before-input-event', listener: (event: unknown, input: { type: string }) => void): unknown;
+  on(event: 'input-event', listener: (event: unknown, input: PersonInputEvent) => void): unknown;
+  on(event: 'before-input-event', listener: (event: unknown, input: PersonInputEvent) => void): unknown;
   once(event: 'destroyed', listener: () => void): unknown;
 }
 
@@ -186,12 +187,13 @@ export function registerContractHandlers(options: ContractRegistrationOptions): 
  * Records the person's input in the studio window (`input-event`: mouse, keyboard, touch;
  * `before-input-event`: keyboard) into `log`, under the window's `webContents` id, until the
  * window goes away. Only input the operating system delivers reaches these events: a page script
- * cannot produce them.
+ * cannot produce them. A key held down counts once: its repeats carry `isAutoRepeat`.
  */
 export function watchPersonInput(contents: PersonInputSource, log: PersonInputLog, now = personInputClock): void {
   const { id } = contents;
-  const record = (_event: unknown, input: { type: string }): void => {
-    log.record(id, input.type, now());
+  const record = (_event: unknown, input: PersonInputEvent): void => {
+    // The event as it came: a held key's repeats are told apart by its flags, not its type.
+    log.record(id, input, now());
   };
   contents.on('input-event', record);
   contents.on('before-input-event', record);

@@ -36,7 +36,8 @@ export const PERSON_INPUT_MAX_AGE_MS = 3_000;
  * count as a person's act: the press of a key, a button or a finger. One act is one press: its
  * release, the character it types and the tap gesture that follows are the same act, and would
  * otherwise hand a waiting script a second one. Moving the pointer over the window, the wheel,
- * hovering and scrolling gestures do not count: they happen without intent.
+ * hovering and scrolling gestures do not count: they happen without intent. Nor does a key held
+ * down: its repeats ({@link isAutoRepeat}) are the same press.
  */
 export const PERSON_INPUT_TYPES: ReadonlySet<string> = new Set([
   'mouseDown',
@@ -45,6 +46,28 @@ export const PERSON_INPUT_TYPES: ReadonlySet<string> = new Set([
   'pointerDown',
   'touchStart',
 ]);
+
+/** What main reads of one input event: Electron's `Input` (`before-input-event`) or `InputEvent` (`input-event`). */
+export interface PersonInputEvent {
+  readonly type: string;
+  /** `before-input-event`: true for the repeats of a key held down. */
+  readonly isAutoRepeat?: boolean;
+  /** `input-event`: its modifiers, `isautorepeat` among them for a repeat (`isAutoRepeat` in older Electron). */
+  readonly modifiers?: readonly string[];
+}
+
+/**
+ * Whether `input` is a key held down repeating (the operating system sends the repeats, not the
+ * person): a held key is one press, so its repeats never count as more.
+ */
+export function isAutoRepeat(input: PersonInputEvent): boolean {
+  return input.isAutoRepeat === true || (input.modifiers ?? []).some((name) => name.toLowerCase() === 'isautorepeat');
+}
+
+/** Whether `input` counts as a press of its own (see {@link PERSON_INPUT_TYPES}; a key's repeats do not). */
+export function isPersonPress(input: PersonInputEvent): boolean {
+  return PERSON_INPUT_TYPES.has(input.type) && !isAutoRepeat(input);
+}
 
 /**
  * The contract methods that are served only right after a person's input in the studio window,
@@ -102,9 +125,13 @@ export class PersonInputLog implements PersonInputJudge {
   private readonly lastSequence = new Map<number, number>();
   private sequence = 0;
 
-  /** Records input of `type` in window `windowId` at `atMs`; false (and nothing recorded) when the type does not count. */
-  record(windowId: number, type: string, atMs: number): boolean {
-    if (!PERSON_INPUT_TYPES.has(type)) return false;
+  /**
+   * Records input in window `windowId` at `atMs`: `input` is the event, or its type alone. False
+   * (and nothing recorded) when it is no press of its own: a type that does not count, or a held
+   * key repeating.
+   */
+  record(windowId: number, input: string | PersonInputEvent, atMs: number): boolean {
+    if (!isPersonPress(typeof input === 'string' ? { type: input } : input)) return false;
     // The latest arrival wins, even when its time is earlier (a clock that went back).
     this.lastInput.set(windowId, atMs);
     this.lastSequence.set(windowId, ++this.sequence);

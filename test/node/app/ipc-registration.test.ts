@@ -214,6 +214,27 @@ describe('registerContractHandlers: the person-input gate', () => {
     });
   });
 
+  it('does not count a held key: its repeats (isAutoRepeat, or the isautorepeat modifier) are no new press', async () => {
+    const studio = glue();
+    // The person presses a key once and keeps it down; the first decision uses the press.
+    studio.webContents.emit('before-input-event', {}, { type: 'keyDown', key: 'a', isAutoRepeat: false });
+    expect(await studio.invoke('approval:decide', decide)).not.toMatchObject({ error: { code: 'no-person-input' } });
+    // The repeats of that key, as both of Electron's events report them, pay for nothing more.
+    for (let repeat = 0; repeat < 5; repeat += 1) {
+      studio.clock.now += 30;
+      studio.webContents.emit('before-input-event', {}, { type: 'keyDown', key: 'a', isAutoRepeat: true });
+      studio.webContents.emit('input-event', {}, { type: 'rawKeyDown', modifiers: ['isautorepeat'] });
+      studio.webContents.emit('input-event', {}, { type: 'keyDown', modifiers: ['shift', 'isAutoRepeat'] });
+      expect(await studio.invoke('approval:decide', decide)).toMatchObject({
+        error: { code: 'no-person-input', message: expect.stringContaining('already used') },
+      });
+    }
+    // Released and pressed again: a new press.
+    studio.webContents.emit('before-input-event', {}, { type: 'keyUp', key: 'a', isAutoRepeat: false });
+    studio.webContents.emit('before-input-event', {}, { type: 'keyDown', key: 'a', isAutoRepeat: false });
+    expect(await studio.invoke('approval:decide', decide)).not.toMatchObject({ error: { code: 'no-person-input' } });
+  });
+
   it('forgets the input of a window that was destroyed', async () => {
     const studio = glue();
     studio.click();

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { contractMethodNames } from '../../../common/contract.js';
 import {
+  isAutoRepeat,
+  isPersonPress,
   needsPersonInput,
   PERSON_INPUT_MAX_AGE_MS,
   PERSON_INPUT_METHODS,
@@ -73,6 +75,22 @@ describe('PersonInputLog (the person-input gate)', () => {
       expect(PERSON_INPUT_TYPES.has(type)).toBe(false);
     }
     expect(log.judge(STUDIO, 2_000)).toMatchObject({ ok: false, reason: 'no-input' });
+  });
+
+  it('does not count the repeats of a key held down, as either of Electron’s events reports them', () => {
+    expect(isAutoRepeat({ type: 'keyDown', isAutoRepeat: true })).toBe(true);
+    expect(isAutoRepeat({ type: 'rawKeyDown', modifiers: ['isautorepeat'] })).toBe(true);
+    expect(isAutoRepeat({ type: 'rawKeyDown', modifiers: ['shift', 'isAutoRepeat'] })).toBe(true);
+    expect(isAutoRepeat({ type: 'keyDown', isAutoRepeat: false, modifiers: ['shift', 'iskeypad'] })).toBe(false);
+    expect(isPersonPress({ type: 'keyDown' })).toBe(true);
+    expect(isPersonPress({ type: 'keyDown', isAutoRepeat: true })).toBe(false);
+    expect(isPersonPress({ type: 'mouseUp' })).toBe(false);
+    const log = new PersonInputLog();
+    expect(log.record(STUDIO, { type: 'keyDown', isAutoRepeat: true }, 1_000)).toBe(false);
+    expect(log.record(STUDIO, { type: 'rawKeyDown', modifiers: ['isautorepeat'] }, 1_000)).toBe(false);
+    expect(log.judge(STUDIO, 1_000)).toMatchObject({ ok: false, reason: 'no-input' });
+    expect(log.record(STUDIO, { type: 'keyDown', isAutoRepeat: false }, 1_000)).toBe(true);
+    expect(log.judge(STUDIO, 1_000)).toEqual({ ok: true });
   });
 
   it('refuses when the clock went back past the input, and judges by the latest arrival', () => {
