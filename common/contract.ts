@@ -311,6 +311,16 @@ export const contractMethods = {
   'trust:list': { request: z.strictObject({}), response: TrustListSchema },
   /** Stops trusting a workspace: its MCP servers stop and its pending calls are refused. */
   'trust:revoke': { request: z.strictObject({ path: z.string().min(1) }), response: TrustListSchema },
+  /**
+   * Asks the person, in main's own dialog, whether the open workspace's model `model` may send
+   * its requests (with its provider's key) to the origin its `baseUrl` names; kept as an approved
+   * key origin for that provider. `allowed` is false when the person said no. `unknown-model`
+   * when models.yaml has no such model.
+   */
+  'trust:allow-key-origin': {
+    request: z.strictObject({ model: z.string().min(1) }),
+    response: z.object({ allowed: z.boolean(), list: TrustListSchema }),
+  },
   /** Withdraws an approved key origin. */
   'trust:revoke-key-origin': {
     request: z.strictObject({ provider: z.string().min(1), origin: z.string().min(1) }),

@@ -48,6 +48,20 @@ export const TrustListSchema = z.object({
   keyOrigins: z.array(
     z.object({ provider: z.string(), label: z.string(), origin: z.string(), approvedAt: z.string() }),
   ),
+  /**
+   * The open workspace's models that send requests to an origin that is neither their provider's
+   * own nor approved for it (none without a workspace). `declined`: the person said no to it in
+   * this session, so runs do not ask again until the person allows it here.
+   */
+  wantedKeyOrigins: z.array(
+    z.object({
+      model: z.string(),
+      provider: z.string(),
+      label: z.string(),
+      origin: z.string(),
+      declined: z.boolean(),
+    }),
+  ),
 });
 
 export type WorkspaceTrustInfo = z.infer<typeof WorkspaceTrustSchema>;

@@ -9,8 +9,10 @@ import { errorMessage } from '../../common/error-message.js';
 import { isTrustedSender, type AppLocation, type IpcSenderFrame } from '../core/studio/app-location.js';
 import { formatFieldPath } from '../core/studio/contract-dispatcher.js';
 import {
+  CallPress,
   needsPersonInput,
   personInputClock,
+  pressPaysFor,
   type PersonInputEvent,
   type PersonInputJudge,
   type PersonInputLog,
@@ -138,8 +140,9 @@ function cloneable(method: string, result: IpcResult<unknown>, logger: StudioLog
 /**
  * Registers one `ipcMain.handle` per contract method. Each checks the sender frame, then (for the
  * methods of the person-input gate) that the person just clicked or typed in the studio window,
- * then hands the untrusted payload to the core's dispatcher (validation, handler, response check),
- * and checks that the response crosses IPC unchanged. A listener never throws: every failure is
+ * then hands the untrusted payload to the core's dispatcher (validation, handler, response check)
+ * with the press that came with it, if any (the only thing that can pay for one of main's
+ * dialogs), and checks that the response crosses IPC unchanged. A listener never throws: every failure is
  * an `{ ok: false, error: { code, message } }` result. Returns the function that removes the handlers.
  */
 export function registerContractHandlers(options: ContractRegistrationOptions): () => void {
@@ -156,16 +159,21 @@ export function registerContractHandlers(options: ContractRegistrationOptions): 
         },
       };
     }
-    if (needsPersonInput(method)) {
+    let press = CallPress.unpaid();
+    if (pressPaysFor(method)) {
       const verdict = personInput.judge(event.sender.id, now());
-      if (!verdict.ok) {
+      if (!verdict.ok && needsPersonInput(method)) {
         logger.warn('refused IPC call: no person input', { method, reason: verdict.reason });
         return { ok: false, error: { code: 'no-person-input', message: verdict.message } };
       }
-      // One press pays for one call: a script cannot ride on it for a second decision or dialog.
-      personInput.consume(event.sender.id);
+      if (verdict.ok) {
+        // One press pays for one call: a script cannot ride on it for a second decision or dialog.
+        personInput.consume(event.sender.id);
+        press = CallPress.paid();
+      }
     }
-    return cloneable(method, await dispatchContractCall(handlers, method, payload, logger), logger);
+    // The press pays for at most one of main's dialogs, and only until this call is answered.
+    return cloneable(method, await dispatchContractCall(handlers, method, payload, logger, press), logger);
   };
   for (const method of contractMethodNames) {
     ipcMain.handle(method, async (event, payload: unknown): Promise<IpcResult<unknown>> => {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
+import { pressStandIn } from '../node/studio/press-stand-in.js';
 import { StudioHarness, repositoryRoot } from './bridge.js';
 
 /**
@@ -35,10 +36,10 @@ describe('studio: authoring agents as a new user (files, tabs, first run)', () =
     studio = new StudioHarness({ chooseFolder: async () => folder });
     await studio.open();
     studio.page.setDefaultTimeout(15_000);
-    await studio.service.deleteKey(provider);
+    await studio.service.deleteKey(provider, pressStandIn());
   });
   afterAll(async () => {
-    await studio.service.deleteKey(provider);
+    await studio.service.deleteKey(provider, pressStandIn());
     await studio.close();
     await new Promise((resolve) => server.close(resolve));
     await rm(folder, { recursive: true, force: true });
@@ -303,36 +304,49 @@ describe('studio: authoring agents as a new user (files, tabs, first run)', () =
     await expect(readFile(agentFile('renamed-agent'), 'utf8')).rejects.toThrow();
   });
 
-  it('deleting the agent that is running says so and offers to stop the run first', async () => {
+  it('deleting the agent that is running says so and offers to stop the run first; main then asks', async () => {
     await studio.replaceEditorText('.agent-editor .cm-content', 'while true do end\n');
     await page().getByRole('button', { name: '▶ Run' }).click();
     await page().locator('.run-status .status-pill', { hasText: 'running' }).waitFor();
+    const asked = studio.person.asked.length;
     await page().getByRole('button', { name: 'File', exact: true }).click();
     await page().getByRole('button', { name: 'Delete…' }).click();
-    const dialog = page().getByRole('dialog', { name: 'Delete the agent?' });
+    const dialog = page().getByRole('dialog', { name: 'Delete the agent' });
     await dialog.waitFor();
-    expect(await dialog.textContent()).toContain('It is running now');
-    // The text says what the button beside it does.
-    expect(await dialog.textContent()).toContain('Stop the run and delete stops the run, then deletes the agent.');
-    expect(await dialog.textContent()).toContain('Its unsaved edits are deleted with it.');
+    expect(await dialog.textContent()).toContain('is running now, and a running agent is not deleted');
     await studio.screenshot('delete-running');
     await auditDialogBothThemes('the Delete dialog of a running agent');
-    await dialog.getByRole('button', { name: 'Stop the run and delete' }).click();
-    await dialog.waitFor({ state: 'detached' });
+    await dialog.getByRole('button', { name: 'Stop the run' }).click();
     expect(await studio.waitForRunEnd()).toBe('stopped');
+    // Stopped: nothing was deleted yet, and the page asked nothing itself.
+    await dialog.getByRole('button', { name: 'Delete…' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(studio.person.asked.slice(asked).map((question) => question.title)).toEqual([
+      'Delete the agent gated-agent?',
+    ]);
     await expect(readFile(agentFile('gated-agent'), 'utf8')).rejects.toThrow();
     await tab('gated-agent').waitFor({ state: 'detached' });
     expect(await tab('second-agent').getAttribute('aria-selected')).toBe('true');
   });
 
-  it('deletes an agent after a confirmation; its runs stay in History', async () => {
+  it('Delete asks once, in main’s own dialog that names the file: a no keeps it, a yes deletes it; its runs stay', async () => {
+    const asked = studio.person.asked.length;
+    studio.person.answers.push(false);
     await page().getByRole('button', { name: 'File', exact: true }).click();
     await page().getByRole('button', { name: 'Delete…' }).click();
-    const dialog = page().getByRole('dialog', { name: 'Delete the agent?' });
-    expect(await dialog.textContent()).toContain('agents/second-agent.lua');
-    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
-    await dialog.waitFor({ state: 'detached' });
-    await expect(readFile(agentFile('second-agent'), 'utf8')).rejects.toThrow();
+    await expect.poll(() => studio.person.asked.length).toBe(asked + 1);
+    const question = studio.person.asked[asked]!;
+    expect(question).toMatchObject({ title: 'Delete the agent second-agent?', confirm: 'Delete' });
+    expect(question.message).toContain('agents/second-agent.lua');
+    expect(question.detail).toContain('Its past runs stay in History (runs/).');
+    // The page drew no question of its own, and a no kept the file.
+    expect(await page().getByRole('dialog').count()).toBe(0);
+    expect(await readFile(agentFile('second-agent'), 'utf8')).toBeTruthy();
+
+    await page().getByRole('button', { name: 'File', exact: true }).click();
+    await page().getByRole('button', { name: 'Delete…' }).click();
+    await expect.poll(() => studio.person.asked.length).toBe(asked + 2);
+    await expect.poll(() => readFile(agentFile('second-agent'), 'utf8').catch(() => 'gone')).toBe('gone');
     // No agent is left: the empty state teaches again.
     await page()
       .getByRole('region', { name: /^No agents in/ })

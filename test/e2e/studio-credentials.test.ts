@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
 import { workspaceSecretAccount } from '../../main/core/trust/secret-scope.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
+import { pressStandIn } from '../node/studio/press-stand-in.js';
 import { StudioHarness } from './bridge.js';
 
 describe('studio: Credentials set and delete a key in the real keychain, write-only', () => {
@@ -16,10 +17,10 @@ describe('studio: Credentials set and delete a key in the real keychain, write-o
     studio.page.setDefaultTimeout(10_000);
     await studio.openExampleWorkspace();
     // Start from a known state: no openai key under the e2e service.
-    await studio.service.deleteKey('openai');
+    await studio.service.deleteKey('openai', pressStandIn());
   });
   afterAll(async () => {
-    await studio.service.deleteKey('openai');
+    await studio.service.deleteKey('openai', pressStandIn());
     await studio.close();
   });
 
@@ -83,7 +84,7 @@ describe('studio: Credentials sets a secret tools.yaml names, write-only, in the
     await studio.openExampleWorkspace();
   });
   afterAll(async () => {
-    await studio.service.deleteKey({ secret: scoped }).catch(() => undefined);
+    await studio.service.deleteKey({ secret: scoped }, pressStandIn()).catch(() => undefined);
     await studio.close();
   });
 

@@ -156,6 +156,8 @@ export interface RunTrust {
   store?: TrustStore;
   /** Asks the person whether a provider key may go to a base URL that is not its provider's. */
   confirmKeyOrigin?: ConfirmKeyOrigin;
+  /** Why the person was not asked about `provider`'s key going to `origin`, for the refusal (the studio says). */
+  keyOriginNote?: (provider: string, origin: string) => string;
   /** Who approves, for the trust log. */
   via?: TrustVia;
 }
@@ -585,7 +587,13 @@ function workspaceResolver(
     // Without a key the requests still carry the conversation: they may go without one only to this
     // machine (a local server); anywhere else is a destination the person approves, as for a key.
     if (!keyAllowed && (preset?.needsKey !== false || !isLoopbackUrl(spec.baseUrl ?? '')))
-      throw keyOriginRefusal(spec.provider, spec.baseUrl ?? '', spec.alias, trusted);
+      throw keyOriginRefusal(
+        spec.provider,
+        spec.baseUrl ?? '',
+        spec.alias,
+        trusted,
+        options.trust?.keyOriginNote?.(spec.provider, originOf(spec.baseUrl ?? '') ?? spec.baseUrl ?? ''),
+      );
     // A provider that works without a key goes on without one to a local server: said, like any key source.
     if (!keyAllowed)
       options.onKeySource?.(spec.provider, 'none', {

@@ -290,22 +290,36 @@ async function renameNow(context: AgentFilesContext, from: string, typedName: st
   return { path: target, recording: hasRecording ? recordingTo : null };
 }
 
+/** What deleting an agent would delete, as the person is shown it before anything is. */
+export interface AgentDeletion {
+  /** The agent, `agents/NAME.lua`. */
+  agent: string;
+  /** Its recording, `recordings/NAME.jsonl`, when it has one. */
+  recording: string | null;
+  /** Whether promptforge.yaml holds settings of it (which go too). */
+  settings: boolean;
+}
+
 /**
  * Deletes an agent, its recording and its settings in promptforge.yaml (its runs stay in
- * `runs/`). Refused while it runs; everything is checked before anything is deleted.
+ * `runs/`). Refused while it runs; everything is checked before anything is deleted. `confirm`
+ * is shown exactly what will go, with no other agent-file change in between, and nothing is
+ * deleted unless it says yes.
  */
 export function deleteAgent(
   context: AgentFilesContext,
   agent: string,
+  confirm: (deletion: AgentDeletion) => Promise<boolean>,
 ): Promise<{ deleted: true; recording: string | null }> {
   return inAgentFilesQueue(context.root, () =>
-    withCatalogFileQueue(context.root, 'promptforge.yaml', () => deleteNow(context, agent)),
+    withCatalogFileQueue(context.root, 'promptforge.yaml', () => deleteNow(context, agent, confirm)),
   );
 }
 
 async function deleteNow(
   context: AgentFilesContext,
   agent: string,
+  confirm: (deletion: AgentDeletion) => Promise<boolean>,
 ): Promise<{ deleted: true; recording: string | null }> {
   const source = await existingAgent(context, agent, 'delete');
   const recordings = await recordingsFolder(context);
@@ -313,6 +327,12 @@ async function deleteNow(
   const recordingFile = recordings && path.join(recordings, path.posix.basename(recording));
   const hasRecording = recordingFile !== null && (await exists(recordingFile));
   const settings = await settingsEdit(context.root, source.relative, undefined);
+  const deletion = { agent: source.relative, recording: hasRecording ? recording : null, settings: !!settings };
+  if (!(await confirm(deletion)))
+    throw new ContractError(
+      'cancelled',
+      `Nothing was deleted: deleting ${source.relative} was cancelled in the confirmation dialog.`,
+    );
   // The settings go first: they are the one change that can be undone.
   if (settings) await writeFileAtomic(settings.file, settings.after);
   try {

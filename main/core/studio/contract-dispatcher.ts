@@ -14,12 +14,14 @@ export type ContractMethodTable = Readonly<
 >;
 
 /**
- * One handler per method of table `T`. A handler receives the parsed request and returns (or
- * resolves to) the response. It reports an expected failure by throwing a {@link ContractError}.
+ * One handler per method of table `T`. A handler receives the parsed request and what its caller
+ * says about the call (`C`: for the studio, the person's press that came with it), and returns
+ * (or resolves to) the response. It reports an expected failure by throwing a {@link ContractError}.
  */
-export type ContractHandlerTable<T extends ContractMethodTable> = {
+export type ContractHandlerTable<T extends ContractMethodTable, C = undefined> = {
   readonly [M in keyof T]: (
     request: z.output<T[M]['request']>,
+    call: C,
   ) => Promise<z.input<T[M]['response']>> | z.input<T[M]['response']>;
 };
 
@@ -71,19 +73,20 @@ function failure(error: IpcError): IpcResult<never> {
  * 1. refuses a method that is not in `table` (`unknown-method`);
  * 2. parses `payload` with the method's request schema, refusing a bad one with
  *    `invalid-payload` and a message naming each bad field path;
- * 3. calls the handler; a {@link ContractError} becomes its `{ code, message }`, any other
+ * 3. calls the handler with the request and `call`; a {@link ContractError} becomes its `{ code, message }`, any other
  *    throw becomes `internal-error`;
  * 4. parses the handler's value with the response schema (`invalid-response` on mismatch, a
  *    defect in main, so the renderer never sees data outside the contract).
  *
  * Every refusal and failure is logged with the method name, never with the payload.
  */
-export async function dispatchCall<T extends ContractMethodTable>(
+export async function dispatchCall<T extends ContractMethodTable, C>(
   table: T,
-  handlers: ContractHandlerTable<T>,
+  handlers: ContractHandlerTable<T, C>,
   method: unknown,
   payload: unknown,
   logger: StudioLogger,
+  call: C,
 ): Promise<IpcResult<unknown>> {
   if (typeof method !== 'string' || !Object.hasOwn(table, method)) {
     const message = `unknown method ${quoteMethodName(method)}`;
@@ -117,7 +120,7 @@ export async function dispatchCall<T extends ContractMethodTable>(
 
   let value: unknown;
   try {
-    value = await (handler as (request: unknown) => unknown)(request.data);
+    value = await (handler as (request: unknown, call: C) => unknown)(request.data, call);
   } catch (error) {
     if (error instanceof ContractError) {
       logger.warn('IPC call failed', { method, code: error.code, reason: error.message });

@@ -79,14 +79,93 @@ export const PERSON_INPUT_METHODS: ReadonlySet<ContractMethodName> = new Set<Con
   'keys:set',
   'keys:delete',
   'trust:grant',
+  'trust:allow-key-origin',
   'workspace:choose',
   'history:export',
+  'file:delete',
 ]);
+
+/**
+ * The contract methods served without a person's input that may still ask the person when a press
+ * came with the call: starting or forking a run, which asks about a model's new destination
+ * before the run starts (see {@link PersonPress}). A press that came with one of them is used up
+ * by it, whether or not it asks.
+ */
+export const MAY_ASK_METHODS: ReadonlySet<ContractMethodName> = new Set<ContractMethodName>(['run:start', 'run:fork']);
 
 /** Whether contract method `method` needs a person's input first (see {@link PERSON_INPUT_METHODS}). */
 export function needsPersonInput(method: string): boolean {
   return (PERSON_INPUT_METHODS as ReadonlySet<string>).has(method);
 }
+
+/** Whether a press that came with a call of `method` pays for it (it needs one, or may ask). */
+export function pressPaysFor(method: string): boolean {
+  return needsPersonInput(method) || (MAY_ASK_METHODS as ReadonlySet<string>).has(method);
+}
+
+/**
+ * The person's press that came with one contract call, as far as main's own dialogs are
+ * concerned: every dialog main shows (a question, the folder picker, the save dialog) must be
+ * paid for by one. A press pays for at most one dialog, and only while the call it came with is
+ * being served: a question that comes up later (a run picking a model in its middle) or a second
+ * question in the same call is not asked. The IPC registration makes one per call; nothing the
+ * page sends can make one.
+ */
+export interface PersonPress {
+  /** Uses the press for one dialog: true the first time, while its call is served; false otherwise. */
+  spend(): boolean;
+  /** Why no dialog can be paid for now: a sentence that says how to act. */
+  readonly refusal: string;
+}
+
+/** The press of one call (see {@link PersonPress}); the registration {@link CallPress.end}s it when the call is answered. */
+export class CallPress implements PersonPress {
+  private state: 'paid' | 'spent' | 'unpaid' | 'ended';
+
+  /** `paid`: a fresh press of the studio window came with the call (and was used up for it). */
+  private constructor(paid: boolean) {
+    this.state = paid ? 'paid' : 'unpaid';
+  }
+
+  /** A call a fresh press came with (the registration judged and used it up). */
+  static paid(): CallPress {
+    return new CallPress(true);
+  }
+
+  /** A call no press came with: it may not open any dialog. */
+  static unpaid(): CallPress {
+    return new CallPress(false);
+  }
+
+  spend(): boolean {
+    if (this.state !== 'paid') return false;
+    this.state = 'spent';
+    return true;
+  }
+
+  /** The call was answered: nothing it started may ask any more. */
+  end(): void {
+    if (this.state !== 'unpaid') this.state = 'ended';
+  }
+
+  get refusal(): string {
+    switch (this.state) {
+      case 'spent':
+        return 'the click or key press that came with this request already paid for another question; each question needs a press of its own';
+      case 'ended':
+        return 'main asks only while it answers the click or key press that asked for it, never later (as in the middle of a run)';
+      default:
+        return 'main opens its dialogs only right after your own click or key press in the studio window, and none came with this request';
+    }
+  }
+}
+
+/** A press that pays for nothing: for calls made without the IPC registration (the CLI's own code paths, tests). */
+export const NO_PRESS: PersonPress = {
+  spend: () => false,
+  refusal:
+    'main opens its dialogs only right after your own click or key press in the studio window, and none came with this request',
+};
 
 /** Why a call was or was not preceded by a person's input. */
 export type PersonInputVerdict =

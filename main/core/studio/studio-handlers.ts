@@ -6,6 +6,7 @@ import {
 } from '../../../common/contract.js';
 import { dispatchCall, type ContractHandlerTable } from './contract-dispatcher.js';
 import { collectRuntimeVersions, readInstalledPackageVersion, type RuntimeVersions } from './runtime-versions.js';
+import { NO_PRESS, type PersonPress } from './person-input.js';
 import { createConsoleLogger, type StudioLogger } from './studio-logger.js';
 import type { StudioService } from './studio-service.js';
 
@@ -30,8 +31,14 @@ export interface StudioHandlerDeps {
   platform?: string;
 }
 
+/** What a handler knows about the call besides its request. */
+export interface StudioCall {
+  /** The person's press that came with the call: it pays for at most one of main's dialogs (see person-input.ts). */
+  press: PersonPress;
+}
+
 /** One handler per contract method. */
-export type StudioHandlers = ContractHandlerTable<typeof contractMethods>;
+export type StudioHandlers = ContractHandlerTable<typeof contractMethods, StudioCall>;
 
 /**
  * Builds the implementation of every contract method. Each method is one function here; the
@@ -52,7 +59,7 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
       versions: { ...runtimeVersions, wasmoon: wasmoonVersion },
       paths: { userData: deps.userDataDirectory, workspace: service.workspaceRoot },
     }),
-    'workspace:choose': async () => ({ path: await service.chooseFolder() }),
+    'workspace:choose': async (_request, { press }) => ({ path: await service.chooseFolder(press) }),
     'workspace:open': ({ path }) => service.openChosenWorkspace(path),
     'workspace:open-example': () => service.openExample(),
     'workspace:state': () => service.state(),
@@ -61,20 +68,20 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'file:create': ({ name, template }) => service.createAgent(name, template),
     'file:save-as': ({ name, text }) => service.saveAgentAs(name, text),
     'file:rename': ({ path, name }) => service.renameAgent(path, name),
-    'file:delete': ({ path }) => service.deleteAgent(path),
+    'file:delete': ({ path }, { press }) => service.deleteAgent(path, press),
     'tool:trial': ({ alias, arguments: args }) => service.tryTool(alias, args),
     'args:check': ({ alias, arguments: args, runId }) => service.checkToolArguments(alias, args, runId),
     'catalog:check': ({ file, text }) => service.checkCatalog(file, text),
     'catalog:write': ({ file, text }) => service.writeCatalog(file, text),
-    'run:start': (request) => service.startRun(request),
-    'run:fork': (request) => service.forkRun(request),
+    'run:start': (request, { press }) => service.startRun(request, press),
+    'run:fork': (request, { press }) => service.forkRun(request, press),
     'run:stop': ({ runId }) => service.stopRun(runId),
     'approval:list': () => service.listApprovals(),
     'approval:decide': ({ runId, callId, decision }) => service.decide(runId, callId, decision),
     'keys:status': () => service.keyStatus(),
-    'keys:set': ({ key, ...target }) => service.setKey(target, key),
-    'keys:delete': (target) => service.deleteKey(target),
-    'history:export': ({ runId }) => service.exportRun(runId),
+    'keys:set': ({ key, ...target }, { press }) => service.setKey(target, key, press),
+    'keys:delete': (target, { press }) => service.deleteKey(target, press),
+    'history:export': ({ runId }, { press }) => service.exportRun(runId, press),
     'history:page': ({ runId, from, count }) => service.readPage(runId, from, count),
     'history:compare': ({ left, right, from, count }) =>
       service.compare(left, right, { ...(from !== undefined && { from }), ...(count !== undefined && { count }) }),
@@ -86,9 +93,10 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'tests:run': (request) => service.tests.run(request),
     'tests:stop': () => service.tests.stop(),
     'trust:status': () => service.trustStatus(),
-    'trust:grant': ({ digest }) => service.grantTrust(digest),
+    'trust:grant': ({ digest }, { press }) => service.grantTrust(digest, press),
     'trust:list': () => service.listTrust(),
     'trust:revoke': ({ path }) => service.revokeTrust(path),
+    'trust:allow-key-origin': ({ model }, { press }) => service.allowKeyOrigin(model, press),
     'trust:revoke-key-origin': ({ provider, origin }) => service.revokeKeyOrigin(provider, origin),
   };
 }
@@ -97,25 +105,34 @@ const defaultLogger = createConsoleLogger();
 
 /**
  * Runs one call of the app's contract from an untrusted caller (IPC or the test bridge) and
- * never throws. See {@link dispatchCall} for the steps and error codes.
+ * never throws. See {@link dispatchCall} for the steps and error codes. `press` is the person's
+ * press that came with the call (none by default); once the call is answered it pays for nothing
+ * more, so nothing the call started (a run) can open a dialog later.
  */
 export function dispatchContractCall<M extends ContractMethodName>(
   handlers: StudioHandlers,
   method: M,
   payload: unknown,
   logger?: StudioLogger,
+  press?: PersonPress & { end?(): void },
 ): Promise<IpcResult<ContractResponse<M>>>;
 export function dispatchContractCall(
   handlers: StudioHandlers,
   method: unknown,
   payload: unknown,
   logger?: StudioLogger,
+  press?: PersonPress & { end?(): void },
 ): Promise<IpcResult<unknown>>;
-export function dispatchContractCall(
+export async function dispatchContractCall(
   handlers: StudioHandlers,
   method: unknown,
   payload: unknown,
   logger: StudioLogger = defaultLogger,
+  press: PersonPress & { end?(): void } = NO_PRESS,
 ): Promise<IpcResult<unknown>> {
-  return dispatchCall(contractMethods, handlers, method, payload, logger);
+  try {
+    return await dispatchCall(contractMethods, handlers, method, payload, logger, { press });
+  } finally {
+    press.end?.();
+  }
 }

@@ -9,6 +9,8 @@ import { TranscriptError } from '../transcript/transcript-reader.js';
 import { readTranscriptPage, TranscriptGoneError } from '../transcript/transcript-pages.js';
 import { compareTranscripts, comparisonHeader } from '../transcript/run-history.js';
 import { ContractError } from './contract-error.js';
+import type { PersonDialogs } from './person-dialogs.js';
+import type { PersonPress } from './person-input.js';
 
 /** Most test runs whose transcripts the studio keeps track of (the oldest are forgotten first). */
 const MAX_TEST_RUNS = 100_000;
@@ -22,12 +24,13 @@ export class StudioHistory {
 
   /**
    * `resolve` turns a workspace-relative path into one inside the open workspace (refusing one
-   * that is not); `host.chooseSaveFile` shows the OS save dialog, when the host can.
+   * that is not); `host.dialogs` shows main's save dialog.
    */
   constructor(
     private readonly resolve: (relative: string) => string,
     private readonly host: {
-      chooseSaveFile?: ((suggestedName: string) => Promise<string | null>) | undefined;
+      /** Main's own dialogs (the save dialog), each paid for by the person's press. */
+      dialogs: PersonDialogs;
       /** The open workspace's folder, or null. */
       workspaceRoot: () => string | null;
     },
@@ -79,10 +82,9 @@ export class StudioHistory {
    * `<runId>.jsonl`), copied as a stream so a run of any size exports. `path` is where it went;
    * `null` when the person cancelled.
    */
-  async exportRun(runId: string): Promise<{ path: string | null }> {
+  async exportRun(runId: string, press: PersonPress): Promise<{ path: string | null }> {
     const { file, shown } = this.transcript(runId);
-    if (!this.host.chooseSaveFile) throw new ContractError('not-supported', 'this host cannot show a save dialog');
-    const target = await this.host.chooseSaveFile(`${runId}.jsonl`);
+    const target = await this.host.dialogs.chooseSaveFile(press, `${runId}.jsonl`);
     if (target === null) return { path: null };
     if (!path.isAbsolute(target)) throw new ContractError('export-failed', `${target}: not an absolute path`);
     try {

@@ -10,7 +10,9 @@ import { scopedSecretUses, WorkspaceSecretStore } from '../trust/secret-scope.js
 import { SecretStoreUnavailableError, type SecretStore } from '../credentials/secret-store.js';
 import { PROVIDER_PRESETS } from '../providers/presets.js';
 import { ContractError } from './contract-error.js';
-import type { ConfirmWithPerson, PersonQuestion } from './studio-trust.js';
+import type { PersonDialogs } from './person-dialogs.js';
+import type { PersonPress } from './person-input.js';
+import type { PersonQuestion } from './studio-trust.js';
 
 /**
  * A keychain entry the studio may write: a provider id (bare, or `{ provider }`), or
@@ -20,13 +22,13 @@ export type KeyTarget = string | { provider: string } | { secret: string };
 
 export class StudioKeys {
   /**
-   * `workspace` is the open workspace, whose tools.yaml names the secrets; `confirm` asks the person
-   * in main's dialog (without it nothing can be stored or deleted).
+   * `workspace` is the open workspace, whose tools.yaml names the secrets; `dialogs` asks the
+   * person in main's dialog (without a yes there nothing is stored or deleted).
    */
   constructor(
     private readonly secrets: SecretStore,
     private readonly workspace: () => Workspace | undefined,
-    private readonly confirm: ConfirmWithPerson | undefined,
+    private readonly dialogs: PersonDialogs,
   ) {}
 
   async status(): Promise<{
@@ -65,27 +67,27 @@ export class StudioKeys {
    * Stores a provider key, or a secret the open workspace's tools.yaml names (by its scoped name,
    * `NAME@DESTINATION`, as `status` lists it) for this workspace and that destination only.
    */
-  async set(target: KeyTarget, key: string): Promise<{ replaced: boolean }> {
+  async set(target: KeyTarget, key: string, press: PersonPress): Promise<{ replaced: boolean }> {
     const entry = this.entry(target);
     const value = key.trim();
     const replaced = await entry.store.has(entry.name);
-    await this.askPerson(storeQuestion(target, entry.name, value, replaced, this.workspace()), 'stored');
+    await this.askPerson(press, storeQuestion(target, entry.name, value, replaced, this.workspace()), 'stored');
     await entry.store.set(entry.name, value);
     return { replaced };
   }
 
-  async delete(target: KeyTarget): Promise<{ deleted: boolean }> {
+  async delete(target: KeyTarget, press: PersonPress): Promise<{ deleted: boolean }> {
     const entry = this.entry(target);
     if (!(await entry.store.has(entry.name))) return { deleted: false };
-    await this.askPerson(deleteQuestion(target, entry.name, this.workspace()), 'deleted');
+    await this.askPerson(press, deleteQuestion(target, entry.name, this.workspace()), 'deleted');
     return { deleted: await entry.store.delete(entry.name) };
   }
 
   /** Resolves when the person said yes; refuses (`cancelled`) when they did not, or cannot be asked. */
-  private async askPerson(question: PersonQuestion, done: 'stored' | 'deleted'): Promise<void> {
-    if (!this.confirm)
+  private async askPerson(press: PersonPress, question: PersonQuestion, done: 'stored' | 'deleted'): Promise<void> {
+    if (!this.dialogs.canConfirm)
       throw new ContractError('not-supported', 'this host cannot ask the person to confirm a keychain change');
-    if (!(await this.confirm(question)))
+    if (!(await this.dialogs.confirm(press, question)))
       throw new ContractError(
         'cancelled',
         `Nothing was ${done}: the keychain change was cancelled in the confirmation dialog.`,

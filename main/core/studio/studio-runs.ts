@@ -19,6 +19,8 @@ import { readTranscriptPage } from '../transcript/transcript-pages.js';
 import { ContractError } from './contract-error.js';
 import { transcriptContractError, type StudioHistory } from './studio-history.js';
 import type { StudioMcp } from './studio-mcp.js';
+import { keyMayGo } from '../trust/key-origins.js';
+import { NO_PRESS, type PersonPress } from './person-input.js';
 import type { StudioTrust } from './studio-trust.js';
 import { checkArguments, requireValidTrialArguments, TOOL_TRIAL_SCRIPT, trialScriptName } from './tool-trial.js';
 
@@ -59,12 +61,14 @@ export class StudioRuns {
 
   constructor(private readonly host: StudioRunsHost) {}
 
-  async start(request: StartRunRequest): Promise<{ runId: string }> {
+  async start(request: StartRunRequest, press: PersonPress = NO_PRESS): Promise<{ runId: string }> {
     const ws = this.host.requireWorkspace();
     await this.host.judgeAgain(ws);
+    const scriptFile = this.host.resolve(request.script);
+    if (!request.replay) await this.askBeforeStart(ws, request.model ?? ws.models.defaultFor(request.script), press);
     const run = await prepareRun({
-      ...this.runBasics(ws),
-      scriptFile: this.host.resolve(request.script),
+      ...this.runBasics(ws, press),
+      scriptFile,
       ...(request.text !== undefined && { scriptText: request.text }),
       ...(request.model && { model: request.model }),
       ...(request.replay && { replayPath: this.host.resolve(request.replay) }),
@@ -77,8 +81,31 @@ export class StudioRuns {
     return this.launch(run);
   }
 
-  /** What every run the studio starts shares: workers, the approval queue, keys, MCP servers, events. */
-  private runBasics(ws: Workspace) {
+  /**
+   * Asks now, while the call that starts a run is served and the press that came with it pays,
+   * whether the model the run starts with (`alias`) may send its requests to an origin that is not
+   * its provider's: once the call is answered, the run itself may no longer ask. Nothing happens
+   * when the origin is the provider's own or approved; a no is remembered, and the run then stops
+   * at its first request with the refusal.
+   */
+  private async askBeforeStart(ws: Workspace, alias: string | undefined, press: PersonPress): Promise<void> {
+    const spec = alias === undefined ? undefined : ws.models.get(alias);
+    if (spec?.baseUrl === undefined || spec.provider === 'replay') return;
+    const { trust } = this.host;
+    await keyMayGo(spec.provider, spec.baseUrl, spec.alias, {
+      trusted: trust.trusted,
+      store: trust.store,
+      confirm: trust.keyOriginAsker(ws, press),
+      via: 'studio',
+    });
+  }
+
+  /**
+   * What every run the studio starts shares: workers, the approval queue, keys, MCP servers,
+   * events, and how it asks the person about a key's new origin (only with `press`, while the call
+   * that started it is served).
+   */
+  private runBasics(ws: Workspace, press: PersonPress) {
     const { trust, mcp } = this.host;
     return {
       workspace: ws,
@@ -89,7 +116,8 @@ export class StudioRuns {
       trust: {
         state: trust.state,
         store: trust.store,
-        confirmKeyOrigin: trust.confirmKeyOrigin,
+        confirmKeyOrigin: trust.keyOriginAsker(ws, press),
+        keyOriginNote: trust.keyOriginNote(ws),
         via: 'studio' as const,
       },
       rules: this.host.rules,
@@ -119,7 +147,7 @@ export class StudioRuns {
    * Forks a run at a step (docs/host-api.md#forks): a new run of the parent's script, answered
    * from the parent's transcript up to the step, then live with `model` or on replay.
    */
-  async fork(request: ForkRequest): Promise<{ runId: string }> {
+  async fork(request: ForkRequest, press: PersonPress = NO_PRESS): Promise<{ runId: string }> {
     const ws = this.host.requireWorkspace();
     await this.host.judgeAgain(ws);
     const { file: transcript, shown } = this.host.history.transcript(request.runId);
@@ -143,10 +171,12 @@ export class StudioRuns {
         'outside-workspace',
         `run ${request.runId} ran ${script}, which is outside this workspace; fork it with the CLI (promptforge run FILE --replay ${shown} --fork-at ${request.step})`,
       );
+    // A fork goes on live only with the model the person picked for it.
+    if (request.model) await this.askBeforeStart(ws, request.model, press);
     let run: Run;
     try {
       run = await prepareRun({
-        ...this.runBasics(ws),
+        ...this.runBasics(ws, press),
         scriptFile: this.host.resolve(script),
         replayPath: transcript,
         fork: {
@@ -182,8 +212,9 @@ export class StudioRuns {
     const ws = this.host.requireWorkspace();
     await this.host.judgeAgain(ws);
     requireValidTrialArguments(await this.liveCatalog(alias), alias, args);
+    // A trial calls no model: it never asks the person anything.
     const run = await prepareRun({
-      ...this.runBasics(ws),
+      ...this.runBasics(ws, NO_PRESS),
       scriptFile: path.join(ws.root, trialScriptName(alias)),
       scriptText: TOOL_TRIAL_SCRIPT,
       input: { alias, arguments: args },

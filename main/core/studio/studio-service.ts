@@ -33,7 +33,8 @@ import { WorkerPool } from '../run/worker-pool.js';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { ChosenFolders } from './chosen-folders.js';
-import { oneQuestionAtATime } from './one-question.js';
+import { PersonDialogs } from './person-dialogs.js';
+import type { PersonPress } from './person-input.js';
 import { ContractError } from './contract-error.js';
 import { StudioHistory } from './studio-history.js';
 import { StudioRuns, type StartRunRequest } from './studio-runs.js';
@@ -41,7 +42,7 @@ import { StudioTests } from './studio-tests.js';
 import { resolveInWorkspace } from './workspace-paths.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
-import { StudioTrust, type ConfirmWithPerson } from './studio-trust.js';
+import { StudioTrust, type ConfirmWithPerson, type PersonQuestion } from './studio-trust.js';
 import { currentConfigDir } from '../trust/config-dir.js';
 import { RuleStore } from '../rules/rule-store.js';
 import { RuleUsage } from '../rules/rule-usage.js';
@@ -51,6 +52,7 @@ import { RuleDefinitions } from '../rules/rule-definitions.js';
 import {
   createAgent,
   deleteAgent,
+  type AgentDeletion,
   inAgentFilesQueue,
   renameAgent,
   saveAgentAs,
@@ -116,11 +118,13 @@ export class StudioService {
   /** The approval rules store and its usage log, in the config folder. */
   private readonly rules: { store: RuleStore; usage: RuleUsage; definitions: RuleDefinitions };
   private readonly chosen = new ChosenFolders();
+  private readonly dialogs: PersonDialogs;
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
     this.pool.prewarm();
-    const confirmPerson = oneQuestionAtATime(options.confirmPerson);
+    // Every dialog main shows goes through these: one at a time, each paid for by the person's press.
+    this.dialogs = new PersonDialogs(options);
     const configDirectory = options.configDirectory ?? currentConfigDir();
     // The person's approval rules apply to the studio's runs as to the CLI's.
     this.rules = {
@@ -130,7 +134,7 @@ export class StudioService {
     };
     this.trust = new StudioTrust({
       configDirectory,
-      confirm: confirmPerson,
+      dialogs: this.dialogs,
       emit: options.emit,
       changed: (now) => {
         // Less trust than before stops what it allowed: the servers stop, and nothing new starts.
@@ -145,9 +149,9 @@ export class StudioService {
       requireWorkspace: () => this.requireWorkspace(),
       workspaceChanged: (ws) => options.emit('workspace-changed', this.describe(ws)),
     });
-    this.keys = new StudioKeys(options.secrets, () => this.workspace, confirmPerson);
+    this.keys = new StudioKeys(options.secrets, () => this.workspace, this.dialogs);
     this.history = new StudioHistory((relative) => this.resolve(relative), {
-      chooseSaveFile: options.chooseSaveFile,
+      dialogs: this.dialogs,
       workspaceRoot: () => this.workspace?.root ?? null,
     });
     this.pending = new PendingApprovals({
@@ -192,9 +196,8 @@ export class StudioService {
   }
 
   /** Shows main's folder dialog; the folder chosen is one the page may then open. */
-  async chooseFolder(): Promise<string | null> {
-    if (!this.options.chooseFolder) throw new ContractError('not-supported', 'this host cannot show a folder picker');
-    const folder = await this.options.chooseFolder();
+  async chooseFolder(press: PersonPress): Promise<string | null> {
+    const folder = await this.dialogs.chooseFolder(press);
     return folder === null ? null : this.chosen.add(folder);
   }
 
@@ -293,8 +296,8 @@ export class StudioService {
     return { saved: result.ok, problems: result.problems };
   }
 
-  startRun(request: StartRunRequest): Promise<{ runId: string }> {
-    return this.runs.start(request);
+  startRun(request: StartRunRequest, press?: PersonPress): Promise<{ runId: string }> {
+    return this.runs.start(request, press);
   }
 
   /**
@@ -308,8 +311,8 @@ export class StudioService {
   }
 
   /** Forks a run at a step (docs/host-api.md#forks); see {@link StudioRuns.fork}. */
-  forkRun(request: ForkRequest): Promise<{ runId: string }> {
-    return this.runs.fork(request);
+  forkRun(request: ForkRequest, press?: PersonPress): Promise<{ runId: string }> {
+    return this.runs.fork(request, press);
   }
 
   /** Creates `agents/<name>.lua` from a template. */
@@ -327,9 +330,15 @@ export class StudioService {
     return this.afterFileChange(renameAgent(this.agentFiles(), agent, name));
   }
 
-  /** Deletes an agent and its recording; refused while it runs. */
-  async deleteAgent(agent: string): Promise<{ deleted: true; recording: string | null }> {
-    return this.afterFileChange(deleteAgent(this.agentFiles(), agent));
+  /**
+   * Deletes an agent and its recording; refused while it runs, and done only when the person says
+   * yes in main's dialog, which names exactly what goes.
+   */
+  async deleteAgent(agent: string, press: PersonPress): Promise<{ deleted: true; recording: string | null }> {
+    const root = this.requireWorkspace().root;
+    return this.afterFileChange(
+      deleteAgent(this.agentFiles(), agent, (deletion) => this.dialogs.confirm(press, deleteQuestion(root, deletion))),
+    );
   }
 
   /** The core's verdict on arguments for a tool (an approval card's run, or the open workspace's catalog). */
@@ -384,12 +393,12 @@ export class StudioService {
    * Stores a provider key, or a secret the open workspace's tools.yaml names, in the keychain
    * entry `promptforge keys set NAME` uses. Never returns or logs the value.
    */
-  async setKey(target: KeyTarget, key: string): Promise<{ replaced: boolean }> {
-    return this.keys.set(target, key);
+  async setKey(target: KeyTarget, key: string, press: PersonPress): Promise<{ replaced: boolean }> {
+    return this.keys.set(target, key, press);
   }
 
-  async deleteKey(target: KeyTarget): Promise<{ deleted: boolean }> {
-    return this.keys.delete(target);
+  async deleteKey(target: KeyTarget, press: PersonPress): Promise<{ deleted: boolean }> {
+    return this.keys.delete(target, press);
   }
 
   /**
@@ -397,8 +406,8 @@ export class StudioService {
    * `<runId>.jsonl`), copied as a stream so a run of any size exports. `path` is where it went;
    * `null` when the person cancelled.
    */
-  async exportRun(runId: string): Promise<{ path: string | null }> {
-    return this.history.exportRun(runId);
+  async exportRun(runId: string, press: PersonPress): Promise<{ path: string | null }> {
+    return this.history.exportRun(runId, press);
   }
 
   /** A window of a run's transcript, read by byte range (see {@link readTranscriptPage}). */
@@ -439,9 +448,9 @@ export class StudioService {
   }
 
   /** Trusts the open workspace as shown (`digest`) if the person says yes in the host's dialog. */
-  async grantTrust(digest: string): Promise<{ granted: boolean; trust: WorkspaceTrustInfo }> {
+  async grantTrust(digest: string, press: PersonPress): Promise<{ granted: boolean; trust: WorkspaceTrustInfo }> {
     const ws = this.requireWorkspace();
-    const result = await this.trust.grant(ws, digest);
+    const result = await this.trust.grant(ws, digest, press);
     if (this.workspace === ws) {
       this.mcp.sync(ws, this.trust.trusted);
       this.options.emit('workspace-changed', this.describe(ws));
@@ -450,7 +459,7 @@ export class StudioService {
   }
 
   listTrust(): Promise<TrustList> {
-    return this.trust.list();
+    return this.trust.list(this.workspace);
   }
 
   /**
@@ -470,12 +479,18 @@ export class StudioService {
         );
       this.options.emit('workspace-changed', this.describe(open));
     }
-    return this.trust.list();
+    return this.trust.list(this.workspace);
+  }
+
+  /** Lets the open workspace's model `model` send its requests to its base URL's origin, if the person says yes. */
+  async allowKeyOrigin(model: string, press: PersonPress): Promise<{ allowed: boolean; list: TrustList }> {
+    const allowed = await this.trust.allowKeyOrigin(this.requireWorkspace(), model, press);
+    return { allowed, list: await this.trust.list(this.workspace) };
   }
 
   async revokeKeyOrigin(provider: string, origin: string): Promise<TrustList> {
     await this.trust.revokeKeyOrigin(provider, origin);
-    return this.trust.list();
+    return this.trust.list(this.workspace);
   }
 
   /** Stops every run and the watcher; for app shutdown. */
@@ -510,4 +525,20 @@ export class StudioService {
   private describe(ws: Workspace): WorkspaceState {
     return describeWorkspace(ws, this.mcp.manager);
   }
+}
+
+/** What the person reads before an agent is deleted: exactly the files that go, and what stays. */
+function deleteQuestion(root: string, deletion: AgentDeletion): PersonQuestion {
+  const name = path.posix.basename(deletion.agent, '.lua');
+  return {
+    title: `Delete the agent ${name}?`,
+    message: `Delete ${deletion.agent}${deletion.recording ? ` and its recording ${deletion.recording}` : ''} from the workspace ${root}?`,
+    detail: [
+      `Deleted for good (not moved to the trash): ${deletion.agent}${deletion.recording ? `, ${deletion.recording}` : ''}.`,
+      ...(deletion.settings ? ['Its settings in promptforge.yaml are removed.'] : []),
+      'Its past runs stay in History (runs/).',
+      'If you did not just ask the studio to delete it, choose Cancel.',
+    ].join('\n'),
+    confirm: 'Delete',
+  };
 }

@@ -23,6 +23,7 @@ import { jsonReport, stepPhrase } from '../testing/reporters.js';
 import { caseModelLabel, type CaseResult } from '../testing/run-case.js';
 import { newSuiteRunId, runSuite, TEST_RUNS_DIR, type SuiteOptions } from '../testing/suite.js';
 import { ContractError } from './contract-error.js';
+import { NO_PRESS } from './person-input.js';
 import type { StudioHistory } from './studio-history.js';
 import type { StudioTrust } from './studio-trust.js';
 
@@ -148,7 +149,15 @@ export class StudioTests {
         const finished = await runSuite({
           workspace: ws,
           pool: this.host.pool,
-          trust: { state: trust.state, store: trust.store, confirmKeyOrigin: trust.confirmKeyOrigin, via: 'studio' },
+          // A suite runs long after the call that started it was answered: a case's model at a new
+          // origin is refused, never asked about (main's dialogs need the person's press).
+          trust: {
+            state: trust.state,
+            store: trust.store,
+            confirmKeyOrigin: trust.keyOriginAsker(ws, NO_PRESS),
+            keyOriginNote: trust.keyOriginNote(ws),
+            via: 'studio',
+          },
           secrets: this.host.secrets,
           rules: this.host.rules,
           cases,

@@ -6,11 +6,14 @@
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
-import { PROVIDER_PRESETS } from '../providers/presets.js';
-import type { ConfirmKeyOrigin } from '../trust/key-origins.js';
+import { PROVIDER_PRESETS, providerPreset } from '../providers/presets.js';
+import { providerHomeOrigin, type ConfirmKeyOrigin } from '../trust/key-origins.js';
 import { TrustChangedError, TrustStore, type WorkspaceTrust } from '../trust/trust-store.js';
 import { manifestText } from '../trust/manifest-words.js';
+import { originOf } from '../trust/workspace-manifest.js';
 import { ContractError } from './contract-error.js';
+import type { PersonDialogs } from './person-dialogs.js';
+import type { PersonPress } from './person-input.js';
 
 /** A question put to the person in main's own dialog: `confirm` labels the button that says yes. */
 export interface PersonQuestion {
@@ -29,7 +32,8 @@ export type ConfirmWithPerson = (question: PersonQuestion) => Promise<boolean>;
 /** What the trust part needs from the studio service. */
 export interface StudioTrustHost {
   configDirectory: string;
-  confirm: ConfirmWithPerson | undefined;
+  /** Main's own dialogs: every question here is asked through them, paid for by the person's press. */
+  dialogs: PersonDialogs;
   emit: <E extends ContractEventName>(event: E, payload: ContractEventPayload<E>) => void;
   /** Called when the open workspace's trust changed (to start or stop what it allows). */
   changed(trust: WorkspaceTrust, before: WorkspaceTrust | undefined): void | Promise<void>;
@@ -39,6 +43,12 @@ export class StudioTrust {
   readonly store: TrustStore;
   private current: WorkspaceTrust | undefined;
   private readonly host: StudioTrustHost;
+  /**
+   * Where the person said no to a model's requests in this session, by workspace, provider and
+   * origin ({@link declinedKey}): a run does not ask again, until the person allows it from the
+   * Trust view ({@link allowKeyOrigin}). Kept in memory only: a restart asks again.
+   */
+  private readonly declined = new Set<string>();
 
   constructor(host: StudioTrustHost) {
     this.host = host;
@@ -77,7 +87,11 @@ export class StudioTrust {
    * Trusts `workspace` if the person says so in main's dialog, for the manifest the page showed
    * (`digest`). A manifest that changed since is refused (`trust-changed`) before anyone is asked.
    */
-  async grant(workspace: Workspace, digest: string): Promise<{ granted: boolean; trust: WorkspaceTrustInfo }> {
+  async grant(
+    workspace: Workspace,
+    digest: string,
+    press: PersonPress,
+  ): Promise<{ granted: boolean; trust: WorkspaceTrustInfo }> {
     const now = await this.judge(workspace);
     if (now.digest !== digest)
       throw new ContractError(
@@ -85,9 +99,8 @@ export class StudioTrust {
         'the workspace changed since its manifest was shown: nothing was trusted. Read the new manifest and decide again',
       );
     if (now.state !== 'restricted') return { granted: true, trust: describeTrust(now) };
-    if (!this.host.confirm) throw new ContractError('not-supported', 'this host cannot ask the person');
     const shown = manifestText(now.manifest);
-    const granted = await this.host.confirm({
+    const granted = await this.host.dialogs.confirm(press, {
       title: 'Trust this workspace?',
       message: `Trust ${now.path}? It will run the following with your own rights, and PromptForge does not sandbox it.`,
       detail: [
@@ -108,19 +121,87 @@ export class StudioTrust {
     return { granted: true, trust: describeTrust(await this.judge(workspace)) };
   }
 
-  /** Asks the person whether a provider key may go to an origin that is not its provider's. */
-  readonly confirmKeyOrigin: ConfirmKeyOrigin = async ({ label, origin, model }) => {
-    if (!this.host.confirm) return false;
-    return this.host.confirm({
-      title: `Send ${model}'s requests to ${origin}?`,
-      message: `Model "${model}" sends its requests to ${origin}, which is not ${label}'s own API. Send them there, with your prompts, the tool outputs and your ${label} key (if one is stored)?`,
-      detail: `Only if you run that server or trust whoever does. The answer is kept for ${label} and this origin (see Trust), for every workspace.`,
-      confirm: 'Send them there',
-    });
-  };
+  /**
+   * How runs of `workspace` started by a call with `press` ask whether a provider key may go to an
+   * origin that is not its provider's: only with that press, while the call is served (so a run
+   * that picks a model in its middle is refused, not asked), and never again in this session about
+   * what the person said no to.
+   */
+  keyOriginAsker(workspace: Workspace, press: PersonPress): ConfirmKeyOrigin {
+    return async ({ provider, label, origin, model }) => {
+      const key = declinedKey(workspace.root, provider, origin);
+      if (this.declined.has(key) || !this.host.dialogs.canConfirm) return false;
+      let yes: boolean;
+      try {
+        yes = await this.host.dialogs.confirm(press, keyOriginQuestion(label, origin, model));
+      } catch (error) {
+        // Not asked (no press paid for it): refused, and the refusal says how to allow it.
+        if (error instanceof ContractError && error.code === 'no-person-input') return false;
+        throw error;
+      }
+      if (!yes) this.declined.add(key);
+      return yes;
+    };
+  }
 
-  async list(): Promise<TrustList> {
+  /** Why a run of `workspace` was not asked about `provider`'s key going to `origin` (for the run's refusal). */
+  keyOriginNote(workspace: Workspace): (provider: string, origin: string) => string {
+    return (provider, origin) =>
+      this.declined.has(declinedKey(workspace.root, provider, origin))
+        ? "You said no to this in the studio's dialog, so it is not asked again in this session."
+        : 'The studio asks about a new destination only when you start a run yourself (Run, or Fork), never in the middle of one.';
+  }
+
+  /**
+   * `trust:allow-key-origin`: the person, from the Trust view, allows the open workspace's model
+   * `alias` to send its requests (and its provider's key) to the origin its base URL names, in main's
+   * dialog. A yes is kept as an approved key origin (for every workspace), and forgets a no said
+   * before; a no is remembered as one said to a run.
+   */
+  async allowKeyOrigin(workspace: Workspace, alias: string, press: PersonPress): Promise<boolean> {
+    const spec = workspace.models.get(alias);
+    if (!spec)
+      throw new ContractError(
+        'unknown-model',
+        `"${alias}" is not a model of this workspace's models.yaml; it names: ${
+          workspace.models
+            .list()
+            .map((model) => model.alias)
+            .join(', ') || 'none'
+        }`,
+      );
+    const origin = spec.baseUrl === undefined ? undefined : originOf(spec.baseUrl);
+    if (origin === undefined || origin === providerHomeOrigin(spec.provider)) return true;
+    if (await this.store.keyOriginApproved(spec.provider, origin)) return true;
+    const label = providerPreset(spec.provider)?.label ?? spec.provider;
+    const key = declinedKey(workspace.root, spec.provider, origin);
+    const yes = await this.host.dialogs.confirm(press, keyOriginQuestion(label, origin, spec.alias));
+    if (!yes) {
+      this.declined.add(key);
+      return false;
+    }
+    this.declined.delete(key);
+    await this.store.approveKeyOrigin(spec.provider, origin, 'studio');
+    return true;
+  }
+
+  /** Every trusted workspace and approved key origin, and what `workspace`'s models want approved. */
+  async list(workspace: Workspace | undefined): Promise<TrustList> {
     const contents = await this.store.read();
+    const approved = new Set(contents.keyOrigins.map((entry) => `${entry.provider}\n${entry.origin}`));
+    const wantedKeyOrigins: TrustList['wantedKeyOrigins'] = [];
+    for (const spec of workspace?.models.list() ?? []) {
+      const origin = spec.baseUrl === undefined ? undefined : originOf(spec.baseUrl);
+      if (spec.provider === 'replay' || origin === undefined || origin === providerHomeOrigin(spec.provider)) continue;
+      if (approved.has(`${spec.provider}\n${origin}`)) continue;
+      wantedKeyOrigins.push({
+        model: spec.alias,
+        provider: spec.provider,
+        label: providerPreset(spec.provider)?.label ?? spec.provider,
+        origin,
+        declined: this.declined.has(declinedKey(workspace!.root, spec.provider, origin)),
+      });
+    }
     return {
       configDirectory: this.store.configDir,
       logFile: this.store.logFile,
@@ -135,6 +216,7 @@ export class StudioTrust {
           ? PROVIDER_PRESETS[entry.provider as keyof typeof PROVIDER_PRESETS].label
           : entry.provider,
       })),
+      wantedKeyOrigins,
     };
   }
 
@@ -151,6 +233,21 @@ export class StudioTrust {
   forget(): void {
     this.current = undefined;
   }
+}
+
+/** The key of a no the person said: which workspace's runs, which provider's key, which origin. */
+function declinedKey(workspaceRoot: string, provider: string, origin: string): string {
+  return JSON.stringify([workspaceRoot, provider, origin]);
+}
+
+/** What the person reads before a model's requests, and its provider's key, may go to `origin`. */
+function keyOriginQuestion(label: string, origin: string, model: string): PersonQuestion {
+  return {
+    title: `Send ${model}'s requests to ${origin}?`,
+    message: `Model "${model}" sends its requests to ${origin}, which is not ${label}'s own API. Send them there, with your prompts, the tool outputs and your ${label} key (if one is stored)?`,
+    detail: `Only if you run that server or trust whoever does. The answer is kept for ${label} and this origin (see Trust), for every workspace.`,
+    confirm: 'Send them there',
+  };
 }
 
 function describeTrust(trust: WorkspaceTrust): WorkspaceTrustInfo {

@@ -62,8 +62,18 @@ export async function keyMayGo(
   return true;
 }
 
-/** The refusal when a key may not go to `baseUrl`, naming the origin and the fix. */
-export function keyOriginRefusal(provider: string, baseUrl: string, model: string, trusted: boolean): KeyOriginError {
+/**
+ * The refusal when a key may not go to `baseUrl`, naming the origin and the fix. `note` says why
+ * the person was not asked, when the caller knows (the studio: a no said before, or a question
+ * that only a run the person started may ask).
+ */
+export function keyOriginRefusal(
+  provider: string,
+  baseUrl: string,
+  model: string,
+  trusted: boolean,
+  note?: string,
+): KeyOriginError {
   const origin = originOf(baseUrl) ?? baseUrl;
   const preset = providerPreset(provider);
   const label = preset?.label ?? provider;
@@ -73,7 +83,7 @@ export function keyOriginRefusal(provider: string, baseUrl: string, model: strin
       ? `model "${model}" would send your prompts and tool outputs to ${origin}, which is not on this machine and was not approved for ${label}`
       : `model "${model}" sends requests to ${origin}, and your ${label} key goes only to ${home ?? 'origins you approve for it'}`;
   const fix = trusted
-    ? `If you mean it, approve that origin for the key: promptforge trust --allow-key ${provider} ${origin} (or in the studio's Trust view); else fix the baseUrl in models.yaml`
-    : `The workspace is restricted (not trusted), so it cannot ask for that: approve the origin yourself (promptforge trust --allow-key ${provider} ${origin}, or in the studio's Trust view), or trust the workspace first`;
+    ? `${note ? `${note} ` : ''}If you mean it, approve that origin for the key: choose Allow for model "${model}" in the studio's Trust view, or run promptforge trust --allow-key ${provider} ${origin}; else fix the baseUrl in models.yaml`
+    : `The workspace is restricted (not trusted), so it cannot ask for that: approve the origin yourself (Allow for model "${model}" in the studio's Trust view, or promptforge trust --allow-key ${provider} ${origin}), or trust the workspace first`;
   return new KeyOriginError(provider, origin, `${why}. ${fix}`);
 }

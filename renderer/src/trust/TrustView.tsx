@@ -129,15 +129,19 @@ export function TrustView() {
   // Trusting (from the banner) or a change on disk changes the list.
   useStudioEvent('trust-changed', () => void refresh());
 
-  const revoke = async (request: () => Promise<TrustList>, done: string): Promise<void> => {
+  /** Runs one of the person's actions; the list main answers with replaces the shown one. */
+  const act = async (request: () => Promise<{ list: TrustList; done: string }>): Promise<void> => {
     try {
-      setList(await request());
+      const { list: next, done } = await request();
+      setList(next);
       setError(null);
       setMessage(done);
     } catch (failure) {
       setError(describeError(failure));
     }
   };
+  const revoke = (request: () => Promise<TrustList>, done: string): Promise<void> =>
+    act(async () => ({ list: await request(), done }));
 
   return (
     <section className="settings-view trust-view" aria-labelledby="trust-title">
@@ -202,6 +206,61 @@ export function TrustView() {
               </RevocableTable>
             )}
           </section>
+          {list.wantedKeyOrigins.length > 0 ? (
+            <section className="trust-section" aria-labelledby="trust-wanted-title">
+              <h3 id="trust-wanted-title">Origins this workspace&apos;s models want</h3>
+              <p className="muted">
+                These models send their requests to a server that is not their provider&apos;s own. A run asks about one
+                only when you start it yourself, and not again once you said no; allow it here when you mean it.
+              </p>
+              <table className="data-table trust-table" aria-label="Origins this workspace's models want">
+                <thead>
+                  <tr>
+                    <th scope="col">Model</th>
+                    <th scope="col">Goes to</th>
+                    <th scope="col">Now</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Allow</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.wantedKeyOrigins.map((entry) => (
+                    <tr key={entry.model} data-model={entry.model}>
+                      <th scope="row">
+                        {entry.model}
+                        <div className="muted small">{entry.label}</div>
+                      </th>
+                      <td>
+                        <code className="trust-path">{entry.origin}</code>
+                      </td>
+                      <td>{entry.declined ? 'You said no (not asked again)' : 'Not allowed'}</td>
+                      <td>
+                        <button
+                          type="button"
+                          className="button button-small"
+                          aria-label={`Allow ${entry.model}'s requests to ${entry.origin}…`}
+                          onClick={() =>
+                            void act(async () => {
+                              const result = await call('trust:allow-key-origin', { model: entry.model });
+                              return {
+                                list: result.list,
+                                done: result.allowed
+                                  ? `${entry.model} may send its requests, with your ${entry.label} key, to ${entry.origin}.`
+                                  : `Nothing was allowed: ${entry.model}'s requests still do not go to ${entry.origin}.`,
+                              };
+                            })
+                          }
+                        >
+                          Allow…
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          ) : null}
           <section className="trust-section" aria-labelledby="trust-origins-title">
             <h3 id="trust-origins-title">Approved key origins</h3>
             {list.keyOrigins.length === 0 ? (

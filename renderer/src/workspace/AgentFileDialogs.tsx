@@ -98,34 +98,32 @@ export function AgentNameDialog({
 }
 
 /**
- * Confirms deleting an agent. While a run of it is in progress the core refuses; the dialog says
- * so and offers to stop the run first.
+ * Deleting an agent when the studio cannot just ask: a run of it is in progress (the core refuses
+ * to delete a running agent; this offers to stop the run), or the delete failed. The question
+ * itself, which names exactly what goes, is main's own dialog, asked when Delete is pressed: this
+ * page never asks it a second time.
  */
 export function DeleteAgentDialog({
   path,
-  recording,
-  dirty,
   running,
   busy,
   error,
+  onStop,
   onDelete,
-  onStopAndDelete,
   onClose,
 }: {
   path: string;
-  recording: string | null;
-  dirty: boolean;
   /** A run of this agent is in progress. */
   running: boolean;
   busy: boolean;
   error: string | null;
+  onStop: () => void;
   onDelete: () => void;
-  onStopAndDelete: () => void;
   onClose: () => void;
 }) {
   return (
     <Modal
-      title="Delete the agent?"
+      title="Delete the agent"
       onClose={onClose}
       actions={
         <>
@@ -133,34 +131,28 @@ export function DeleteAgentDialog({
             Cancel
           </button>
           {running ? (
-            <button type="button" className="button button-danger" onClick={onStopAndDelete} disabled={busy}>
+            <button type="button" className="button" onClick={onStop} disabled={busy}>
               {busy ? <span className="spinner" aria-hidden="true" /> : null}
-              Stop the run and delete
+              Stop the run
             </button>
           ) : (
             <button type="button" className="button button-danger" onClick={onDelete} disabled={busy}>
-              Delete
+              Delete…
             </button>
           )}
         </>
       }
     >
-      <p>
-        This deletes <code>{path}</code>
-        {recording ? (
-          <>
-            {' '}
-            and its recording <code>{recording}</code>
-          </>
-        ) : null}
-        . Its past runs stay in History.
-      </p>
-      {dirty ? <p>Its unsaved edits are deleted with it.</p> : null}
       {running ? (
         <p className="warning-text" role="status">
-          It is running now. Stop the run and delete stops the run, then deletes the agent.
+          <code>{path}</code> is running now, and a running agent is not deleted. Stop the run first.
         </p>
-      ) : null}
+      ) : (
+        <p role="status">
+          <code>{path}</code> is not running. Delete… asks you to confirm in the studio&apos;s own dialog, which names
+          what is deleted.
+        </p>
+      )}
       {error !== null ? (
         <p className="error-text" role="alert">
           {error}

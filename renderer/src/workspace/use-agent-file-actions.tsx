@@ -13,7 +13,7 @@ type FileDialog =
   | { kind: 'rename'; path: string }
   | { kind: 'delete'; path: string };
 
-/** New agent, Save as, Rename and Delete, each behind its dialog. */
+/** New agent, Save as and Rename, each behind its dialog, and Delete, which main asks about. */
 export interface AgentFileActions {
   newAgent: () => void;
   saveAs: (path: string) => void;
@@ -151,22 +151,44 @@ export function useAgentFileActions({
       });
     }));
 
-  const remove = async (path: string, stopFirst: boolean): Promise<void> => {
+  /**
+   * Deletes `path` through main, which asks the person in its own dialog (paid for by the press
+   * that chose Delete). A running agent, or a failure, opens this page's dialog instead; a no in
+   * main's dialog deletes nothing and says nothing more.
+   */
+  const remove = async (path: string): Promise<void> => {
+    if (liveRunsOf(path).length > 0) {
+      show({ kind: 'delete', path });
+      return;
+    }
     setDeleteState({ busy: true, error: null });
     try {
-      if (stopFirst) {
-        const runIds = liveRunsOf(path);
-        const settled = nextWorkspaceChange();
-        await Promise.all(runIds.map((runId) => call('run:stop', { runId })));
-        await whenStopped(runIds);
-        // The core forgets a run once it has fully ended, and then says the workspace changed.
-        if (runIds.length > 0) await settled;
-      }
       await openFilesStore.during([path], async () => {
         await call('file:delete', { path });
         openFilesStore.close(path);
       });
       done();
+    } catch (error) {
+      if (error instanceof StudioCallError && error.code === 'cancelled') {
+        setDeleteState({ busy: false, error: null });
+        return;
+      }
+      if (dialog?.kind !== 'delete') show({ kind: 'delete', path });
+      setDeleteState({ busy: false, error: messageOf(error) });
+    }
+  };
+
+  /** Stops the runs of `path`; the dialog then offers Delete…. */
+  const stopRuns = async (path: string): Promise<void> => {
+    setDeleteState({ busy: true, error: null });
+    try {
+      const runIds = liveRunsOf(path);
+      const settled = nextWorkspaceChange();
+      await Promise.all(runIds.map((runId) => call('run:stop', { runId })));
+      await whenStopped(runIds);
+      // The core forgets a run once it has fully ended, and then says the workspace changed.
+      if (runIds.length > 0) await settled;
+      setDeleteState({ busy: false, error: null });
     } catch (error) {
       setDeleteState({ busy: false, error: messageOf(error) });
     }
@@ -245,17 +267,14 @@ export function useAgentFileActions({
     );
   } else if (dialog?.kind === 'delete') {
     const path = dialog.path;
-    const file = openFilesStore.file(path);
     element = (
       <DeleteAgentDialog
         path={path}
-        recording={workspace?.recordings[path] ?? null}
-        dirty={file !== undefined && isDirty(file)}
         running={liveRunsOf(path).length > 0}
         busy={deleteState.busy}
         error={deleteState.error}
-        onDelete={() => void remove(path, false)}
-        onStopAndDelete={() => void remove(path, true)}
+        onStop={() => void stopRuns(path)}
+        onDelete={() => void remove(path)}
         onClose={close}
       />
     );
@@ -265,7 +284,7 @@ export function useAgentFileActions({
     newAgent: () => show({ kind: 'new' }),
     saveAs: (path) => show({ kind: 'save-as', path }),
     rename: (path) => show({ kind: 'rename', path }),
-    remove: (path) => show({ kind: 'delete', path }),
+    remove: (path) => void remove(path),
     dialog: element,
   };
 }

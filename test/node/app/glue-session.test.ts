@@ -95,6 +95,7 @@ describe('a studio session through the stand-in glue', () => {
     await ok('history:export', { runId });
     await ok('run:stop', { runId });
     const renamed = await ok('file:rename', { path: created.path, name: 'glue-renamed' });
+    studio.glue.click();
     await ok('file:delete', { path: renamed.path });
 
     // What the core produced, before the stand-in IPC cloned it: all of it plain data.

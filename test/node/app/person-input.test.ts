@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { contractMethodNames } from '../../../common/contract.js';
+import { PersonDialogs } from '../../../main/core/studio/person-dialogs.js';
 import {
+  CallPress,
   isAutoRepeat,
   isPersonPress,
+  MAY_ASK_METHODS,
   needsPersonInput,
+  NO_PRESS,
+  pressPaysFor,
   PERSON_INPUT_MAX_AGE_MS,
   PERSON_INPUT_METHODS,
   PERSON_INPUT_TYPES,
@@ -140,9 +145,107 @@ describe('PersonInputLog (the person-input gate)', () => {
     expect(log.judge(STUDIO, 1_060)).toEqual({ ok: true });
   });
 
-  it('gates deciding a call and every method that opens one of main’s dialogs, and no other', () => {
-    const gated = ['approval:decide', 'keys:set', 'keys:delete', 'trust:grant', 'workspace:choose', 'history:export'];
+  it('gates deciding a call and every method that always opens one of main’s dialogs, and no other', () => {
+    const gated = [
+      'approval:decide',
+      'keys:set',
+      'keys:delete',
+      'trust:grant',
+      'trust:allow-key-origin',
+      'workspace:choose',
+      'history:export',
+      'file:delete',
+    ];
     expect([...PERSON_INPUT_METHODS].sort()).toEqual([...gated].sort());
     expect(contractMethodNames.filter(needsPersonInput).sort()).toEqual([...gated].sort());
+    // Starting or forking a run may ask (a model's new destination), paid for by a press that came with it.
+    expect([...MAY_ASK_METHODS].sort()).toEqual(['run:fork', 'run:start']);
+    expect(contractMethodNames.filter(pressPaysFor).sort()).toEqual([...gated, 'run:fork', 'run:start'].sort());
+  });
+});
+
+describe('CallPress (the press that pays for one of main’s dialogs)', () => {
+  it('a paid press pays for one dialog, while its call is served', () => {
+    const press = CallPress.paid();
+    expect(press.spend()).toBe(true);
+    expect(press.spend()).toBe(false);
+    expect(press.refusal).toContain('already paid for another question');
+    press.end();
+    expect(press.spend()).toBe(false);
+    expect(press.refusal).toContain('never later');
+    // Unspent, but its call was answered: nothing it started may ask any more.
+    const answered = CallPress.paid();
+    answered.end();
+    expect(answered.spend()).toBe(false);
+    expect(answered.refusal).toContain('never later (as in the middle of a run)');
+  });
+
+  it('a call no press came with pays for nothing, and says so', () => {
+    for (const press of [CallPress.unpaid(), NO_PRESS]) {
+      expect(press.spend()).toBe(false);
+      expect(press.refusal).toBe(
+        'main opens its dialogs only right after your own click or key press in the studio window, and none came with this request',
+      );
+    }
+    const unpaid = CallPress.unpaid();
+    unpaid.end();
+    expect(unpaid.refusal).toContain('none came with this request');
+  });
+});
+
+describe('PersonDialogs (every dialog main shows)', () => {
+  const question = { title: 'Delete the agent x?', message: 'm', detail: 'd', confirm: 'Delete' };
+
+  it('shows no dialog of any kind without a press, and names the dialog that was not shown', async () => {
+    const shown: string[] = [];
+    const dialogs = new PersonDialogs({
+      confirmPerson: async (q) => (shown.push(q.title), true),
+      chooseFolder: async () => (shown.push('folder'), '/x'),
+      chooseSaveFile: async () => (shown.push('save'), '/y'),
+    });
+    for (const press of [CallPress.unpaid(), NO_PRESS]) {
+      await expect(dialogs.confirm(press, question)).rejects.toMatchObject({
+        code: 'no-person-input',
+        message: expect.stringMatching(
+          /^"Delete the agent x\?" was not asked: main opens its dialogs only right after/,
+        ),
+      });
+      await expect(dialogs.chooseFolder(press)).rejects.toMatchObject({ code: 'no-person-input' });
+      await expect(dialogs.chooseSaveFile(press, 'r.jsonl')).rejects.toMatchObject({ code: 'no-person-input' });
+    }
+    expect(shown).toEqual([]);
+    // One press, one dialog: the second in the same call is not shown.
+    const press = CallPress.paid();
+    expect(await dialogs.confirm(press, question)).toBe(true);
+    await expect(dialogs.chooseFolder(press)).rejects.toMatchObject({
+      code: 'no-person-input',
+      message: expect.stringContaining('already paid for another question'),
+    });
+    expect(shown).toEqual(['Delete the agent x?']);
+  });
+
+  it('asks one question at a time, of any kind: a second is refused while one is open, and its press is kept', async () => {
+    let answer!: (yes: boolean) => void;
+    const dialogs = new PersonDialogs({
+      confirmPerson: () => new Promise<boolean>((resolve) => (answer = resolve)),
+      chooseFolder: async () => '/x',
+    });
+    const open = dialogs.confirm(CallPress.paid(), question);
+    const second = CallPress.paid();
+    await expect(dialogs.chooseFolder(second)).rejects.toMatchObject({
+      code: 'person-busy',
+      message: expect.stringContaining('already asking you "Delete the agent x?"'),
+    });
+    answer(false);
+    expect(await open).toBe(false);
+    expect(await dialogs.chooseFolder(second)).toBe('/x');
+  });
+
+  it('says when the host has no such dialog', async () => {
+    const dialogs = new PersonDialogs({});
+    expect(dialogs.canConfirm).toBe(false);
+    expect(() => dialogs.confirm(CallPress.paid(), question)).toThrow('this host cannot ask the person');
+    expect(() => dialogs.chooseFolder(CallPress.paid())).toThrow('this host cannot show a folder picker');
+    expect(() => dialogs.chooseSaveFile(CallPress.paid(), 'r')).toThrow('this host cannot show a save dialog');
   });
 });

@@ -8,6 +8,7 @@ import { testPool } from '../run/run-harness.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
 import { noSecrets } from '../credentials/memory-secret-stores.js';
+import { pressStandIn } from '../studio/press-stand-in.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HOSTILE = path.resolve(here, '../../fixtures/hostile-mcp-server.mjs');
@@ -48,7 +49,7 @@ function studio() {
   cleanups.push(() => service.close());
   const handlers = createStudioHandlers({ appName: 'x', appVersion: '0', userDataDirectory: root, service });
   const callMethod = async (method: Parameters<typeof dispatchContractCall>[1], payload: unknown) => {
-    const result = await dispatchContractCall(handlers, method as never, payload);
+    const result = await dispatchContractCall(handlers, method as never, payload, undefined, pressStandIn());
     if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
     return result.value as never;
   };

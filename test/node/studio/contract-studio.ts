@@ -7,14 +7,24 @@ import type {
   IpcError,
 } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
+import type { PersonPress } from '../../../main/core/studio/person-input.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
+import { pressStandIn } from './press-stand-in.js';
 import { runEvents, studio, type StudioHarness } from './studio-harness.js';
 
 /** The studio of {@link studio} (no keys, closed after each test) driven through its contract, zod checks included. */
 export interface ContractStudio {
-  /** Calls a method; resolves to its value, rejects with `code: message` on `{ ok: false }`. */
-  call<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>>;
+  /**
+   * Calls a method; resolves to its value, rejects with `code: message` on `{ ok: false }`. `press`
+   * is the person's press that came with the call: a fresh stand-in by default (as the e2e
+   * harness's person), `NO_PRESS` for a call none came with.
+   */
+  call<M extends ContractMethodName>(
+    method: M,
+    request: ContractRequest<M>,
+    press?: PersonPress,
+  ): Promise<ContractResponse<M>>;
   /**
    * Opens `folder` the way the page does: main's folder dialog (a stand-in here) answers it to
    * `workspace:choose`, then `workspace:open` opens that path.
@@ -22,8 +32,8 @@ export interface ContractStudio {
   openFolder(folder: string): Promise<ContractResponse<'workspace:open'>>;
   /** The person at main's dialog (a stand-in that says yes unless a test queues a no). */
   person: StudioHarness['person'];
-  /** Calls a method and returns its error (fails when the call succeeds). */
-  fail(method: ContractMethodName, request: unknown): Promise<IpcError>;
+  /** Calls a method and returns its error (fails when the call succeeds); `press` as for {@link call}. */
+  fail(method: ContractMethodName, request: unknown, press?: PersonPress): Promise<IpcError>;
   /** The first pushed event `name` matching `match`, already pushed or still to come. */
   next<E extends ContractEventName>(
     name: E,
@@ -48,10 +58,10 @@ const logger: StudioLogger = {
 export function contractStudio(): ContractStudio {
   const { service, person, folders, pushed, waitFor } = studio();
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
-  const invoke = (method: ContractMethodName, request: unknown) =>
-    dispatchContractCall(handlers, method, request, logger);
-  const call: ContractStudio['call'] = async (method, request) => {
-    const result = await invoke(method, request);
+  const invoke = (method: ContractMethodName, request: unknown, press: PersonPress = pressStandIn()) =>
+    dispatchContractCall(handlers, method, request, logger, press);
+  const call: ContractStudio['call'] = async (method, request, press) => {
+    const result = await invoke(method, request, press);
     if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
     return result.value as never;
   };
@@ -64,8 +74,8 @@ export function contractStudio(): ContractStudio {
       return call('workspace:open', { path });
     },
     person,
-    async fail(method, request) {
-      const result = await invoke(method, request);
+    async fail(method, request, press) {
+      const result = await invoke(method, request, press);
       if (result.ok) throw new Error(`${method} succeeded: ${JSON.stringify(result.value)}`);
       return result.error;
     },

@@ -19,6 +19,7 @@ import {
 import { readInstalledPackageVersion } from '../../../main/core/studio/runtime-versions.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioLogFields, StudioLogger } from '../../../main/core/studio/studio-logger.js';
+import { pressStandIn } from './press-stand-in.js';
 import { studio } from './studio-harness.js';
 
 function recordingLogger(): StudioLogger & {
@@ -117,7 +118,7 @@ describe('createStudioHandlers', () => {
     // path app:info reports is the one the service holds.
     const folder = workspaceFolder();
     folders.push(folder);
-    expect(await dispatchContractCall(handlers, 'workspace:choose', {}, recordingLogger())).toEqual({
+    expect(await dispatchContractCall(handlers, 'workspace:choose', {}, recordingLogger(), pressStandIn())).toEqual({
       ok: true,
       value: { path: folder },
     });
@@ -216,7 +217,14 @@ describe('dispatchContractCall refusals', () => {
   });
 
   it('names the nested field path of a wrong type', async () => {
-    const result = await dispatchCall(testTable, testHandlers, 'test:echo', { foo: { bar: 1 } }, recordingLogger());
+    const result = await dispatchCall(
+      testTable,
+      testHandlers,
+      'test:echo',
+      { foo: { bar: 1 } },
+      recordingLogger(),
+      undefined,
+    );
     expect(result).toEqual({
       ok: false,
       error: { code: 'invalid-payload', message: 'test:echo: field "foo.bar": expected string, received number' },
@@ -230,6 +238,7 @@ describe('dispatchContractCall refusals', () => {
       'test:echo',
       { foo: {}, items: [{ name: 'a' }, { name: false }] },
       recordingLogger(),
+      undefined,
     );
     expect(result).toEqual({
       ok: false,
@@ -242,7 +251,14 @@ describe('dispatchContractCall refusals', () => {
   });
 
   it('passes a valid payload to the handler and returns its checked response', async () => {
-    const result = await dispatchCall(testTable, testHandlers, 'test:echo', { foo: { bar: 'hi' } }, recordingLogger());
+    const result = await dispatchCall(
+      testTable,
+      testHandlers,
+      'test:echo',
+      { foo: { bar: 'hi' } },
+      recordingLogger(),
+      undefined,
+    );
     expect(result).toEqual({ ok: true, value: { text: 'hi' } });
   });
 
@@ -272,7 +288,7 @@ describe('dispatchContractCall maps handler failures to { code, message }', () =
 
   it.each(cases)('%s', async (how, error, level) => {
     const logger = recordingLogger();
-    const result = await dispatchCall(testTable, testHandlers, 'test:fail', { how }, logger);
+    const result = await dispatchCall(testTable, testHandlers, 'test:fail', { how }, logger, undefined);
     expect(result).toEqual({ ok: false, error });
     expect(logger.lines).toHaveLength(1);
     expect(logger.lines[0]?.level).toBe(level);
@@ -282,7 +298,7 @@ describe('dispatchContractCall maps handler failures to { code, message }', () =
   it('reports a method without a handler as internal-error instead of crashing', async () => {
     const logger = recordingLogger();
     const incomplete = { 'test:echo': testHandlers['test:echo'] } as unknown as ContractHandlerTable<typeof testTable>;
-    const result = await dispatchCall(testTable, incomplete, 'test:fail', { how: 'error' }, logger);
+    const result = await dispatchCall(testTable, incomplete, 'test:fail', { how: 'error' }, logger, undefined);
     expect(result).toEqual({ ok: false, error: { code: 'internal-error', message: 'test:fail: not implemented' } });
     expect(logger.lines[0]).toMatchObject({ level: 'error', message: 'contract method has no handler' });
   });

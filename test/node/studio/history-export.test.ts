@@ -10,6 +10,7 @@ import { StudioService } from '../../../main/core/studio/studio-service.js';
 import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 import { syntheticEvent, syntheticRun } from '../transcript/synthetic-run.js';
+import { pressStandIn } from './press-stand-in.js';
 
 // `history:export` through the contract: main asks where to save (a stand-in chooser here; the
 // save dialog in the app), then copies the transcript as a stream. Only the path crosses back.
@@ -24,7 +25,7 @@ let exports: string;
 let answer: (suggested: string) => string | null;
 const suggested: string[] = [];
 let handlers: ReturnType<typeof createStudioHandlers>;
-const exportRun = (runId: string) => dispatchContractCall(handlers, 'history:export', { runId }, quiet);
+const exportRun = (runId: string) => dispatchContractCall(handlers, 'history:export', { runId }, quiet, pressStandIn());
 
 beforeAll(async () => {
   const root = mkdtempSync(path.join(tmpdir(), 'pf-export-'));

@@ -15,6 +15,7 @@ import { examples } from './studio-harness.js';
 import { testPool } from '../run/run-harness.js';
 import { startServer } from '../tools/helpers.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
+import { pressStandIn } from './press-stand-in.js';
 
 // Unique per run, so a match can only come from this test.
 const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -101,7 +102,7 @@ function contract() {
   });
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
   const invoke = async (method: ContractMethodName, request: unknown) => {
-    const result = await dispatchContractCall(handlers, method, request, logger);
+    const result = await dispatchContractCall(handlers, method, request, logger, pressStandIn());
     responses.push(result);
     return result;
   };

@@ -10,6 +10,8 @@ import type { PersonQuestion } from '../../../main/core/studio/studio-trust.js';
 import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 
+export { pressStandIn } from './press-stand-in.js';
+
 export const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples');
 
 /** One event the service pushed to the renderer. */

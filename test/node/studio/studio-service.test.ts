@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
-import { runEvents, studio } from './studio-harness.js';
+import { pressStandIn, runEvents, studio } from './studio-harness.js';
 
 describe('StudioService', () => {
   it('opens the example workspace with its agents, tools, models and recordings', async () => {
@@ -190,8 +190,10 @@ describe('StudioService', () => {
 
   it('keeps keys write-only: status says set or not, never the key', async () => {
     const { service } = studio();
-    expect(await service.setKey('openai', '  sk-canary-studio-0123456789  ')).toEqual({ replaced: false });
-    expect(await service.setKey('openai', 'sk-canary-studio-9876543210')).toEqual({ replaced: true });
+    expect(await service.setKey('openai', '  sk-canary-studio-0123456789  ', pressStandIn())).toEqual({
+      replaced: false,
+    });
+    expect(await service.setKey('openai', 'sk-canary-studio-9876543210', pressStandIn())).toEqual({ replaced: true });
     const status = await service.keyStatus();
     expect(status.available).toBe(true);
     expect(status.keys.find((k) => k.provider === 'openai')).toEqual({
@@ -202,8 +204,8 @@ describe('StudioService', () => {
       envVar: 'OPENAI_API_KEY',
     });
     expect(JSON.stringify(status)).not.toContain('sk-canary');
-    expect(await service.deleteKey('openai')).toEqual({ deleted: true });
-    await expect(service.setKey('nope', 'x')).rejects.toThrow('unknown provider "nope"');
+    expect(await service.deleteKey('openai', pressStandIn())).toEqual({ deleted: true });
+    await expect(service.setKey('nope', 'x', pressStandIn())).rejects.toThrow('unknown provider "nope"');
   });
 
   it('compares two runs: identical replays match, a changed run shows where it differs', async () => {

@@ -25,6 +25,8 @@ import { startScriptedServer, type ScriptedServer } from '../../fixtures/scripte
 import { testPool } from '../run/run-harness.js';
 import { approveKeyOriginForTests, trustForTests } from '../trust/trust-for-tests.js';
 import { examples, standInPerson, type StandInPerson } from './studio-harness.js';
+import { pressStandIn } from './press-stand-in.js';
+import { NO_PRESS, type PersonPress } from '../../../main/core/studio/person-input.js';
 
 /**
  * Workspace trust as the studio applies it, through the contract the renderer uses: a restricted
@@ -134,8 +136,9 @@ function trustStudio(person: StandInPerson = standInPerson()) {
   });
   services.push(service);
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
-  const invoke = (method: ContractMethodName, request: unknown) =>
-    dispatchContractCall(handlers, method, request, logger);
+  /** One call as the page makes it; `press`: the person's press that came with it (a stand-in by default). */
+  const invoke = (method: ContractMethodName, request: unknown, press: PersonPress = pressStandIn()) =>
+    dispatchContractCall(handlers, method, request, logger, press);
 
   /** The first event `name` at or after position `from` of the pushed list for which `match` holds. */
   const next = async <E extends ContractEventName>(
@@ -170,8 +173,12 @@ function trustStudio(person: StandInPerson = standInPerson()) {
     runEvents,
     /** Where the pushed list is now, to wait for what comes after. */
     mark: () => pushed.length,
-    async call<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>> {
-      const result = await invoke(method, request);
+    async call<M extends ContractMethodName>(
+      method: M,
+      request: ContractRequest<M>,
+      press?: PersonPress,
+    ): Promise<ContractResponse<M>> {
+      const result = await invoke(method, request, press);
       if (!result.ok) throw new Error(`${method}: ${result.error.code}: ${result.error.message}`);
       return result.value as ContractResponse<M>;
     },
@@ -519,7 +526,7 @@ describe('a provider key and a base URL of another origin', () => {
     expect(s.person.questions).toEqual([]);
   });
 
-  it('a workspace with nothing to trust asks the person: no sends nothing, yes sends the key and is remembered', async () => {
+  it('a workspace with nothing to trust asks when the person starts a run: a no sends nothing and is not asked again; Allow in Trust asks, and a yes sends the key', async () => {
     const s = trustStudio();
     const root = modelWorkspace();
     await s.openFolder(root);
@@ -530,24 +537,87 @@ describe('a provider key and a base URL of another origin', () => {
     const refused = await chat(s);
     expect(refused.end.status).toBe('error');
     expect(refused.end.error?.message).toContain(`your OpenAI key goes only to https://api.openai.com`);
+    expect(refused.end.error?.message).toContain("You said no to this in the studio's dialog");
+    expect(refused.end.error?.message).toContain('choose Allow for model "elsewhere" in the studio\'s Trust view');
     expect(model.requests.length).toBe(requestsBefore);
     expect(s.person.questions).toMatchObject([
       { title: `Send elsewhere's requests to ${origin()}?`, confirm: 'Send them there' },
     ]);
 
+    // The no is remembered for this workspace, provider and origin: the next run (a press of its
+    // own, as a page riding on the person's keys would have) is refused without a question.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const again = await chat(s);
+      expect(again.end.error?.message).toContain("You said no to this in the studio's dialog");
+    }
+    expect(s.person.questions).toHaveLength(1);
+    expect(model.requests.length).toBe(requestsBefore);
+    expect((await s.call('trust:list', {})).wantedKeyOrigins).toEqual([
+      { model: 'elsewhere', provider: 'openai', label: 'OpenAI', origin: origin(), declined: true },
+    ]);
+
+    // The person acts: Allow in the Trust view asks in main's dialog again.
     s.person.answers.push(true);
+    const allowed = await s.call('trust:allow-key-origin', { model: 'elsewhere' });
+    expect(allowed.allowed).toBe(true);
+    expect(allowed.list.wantedKeyOrigins).toEqual([]);
+    expect(allowed.list.keyOrigins).toContainEqual(
+      expect.objectContaining({ provider: 'openai', label: 'OpenAI', origin: origin() }),
+    );
+    expect(s.person.questions).toHaveLength(2);
     const sent = await chat(s);
     expect(sent.end.status, JSON.stringify(sent.end.error)).toBe('ok');
     expect(model.authHeaders.slice(requestsBefore)).toEqual([`Bearer ${providerKey}`]);
-    expect((await s.call('trust:list', {})).keyOrigins).toContainEqual(
-      expect.objectContaining({ provider: 'openai', label: 'OpenAI', origin: origin() }),
-    );
-    // Remembered: the next run does not ask again.
+    // Kept: the next run does not ask again.
     expect((await chat(s)).end.status).toBe('ok');
     expect(s.person.questions).toHaveLength(2);
 
     await s.call('trust:revoke-key-origin', { provider: 'openai', origin: origin() });
     // Nothing of the key reached a pushed event.
     expect(JSON.stringify(s.pushed)).not.toContain(providerKey);
+  });
+
+  it('asks only while the call the person’s press came with is served: no press, or a model picked mid-run, is refused, not asked', async () => {
+    const s = trustStudio();
+    const root = modelWorkspace();
+    // A second model at the provider's own origin, and an agent that picks "elsewhere" in its middle.
+    appendFileSync(path.join(root, 'models.yaml'), 'home:\n  provider: openai\n  model: gpt-test\n');
+    writeFileSync(
+      path.join(root, 'agents', 'pick.lua'),
+      "log('started')\nlocal reply = models.chat({ { role = 'user', content = 'hi' } }, { model = 'elsewhere' })\nlog(reply.content)\n",
+    );
+    await s.openFolder(root);
+    const requestsBefore = model.requests.length;
+
+    // A run started with no press of the person (a page script): refused at its first request.
+    const unasked = await s.ended((await s.call('run:start', { script: 'agents/chat.lua' }, NO_PRESS)).runId);
+    expect(unasked.status).toBe('error');
+    expect(unasked.error?.message).toContain(
+      'The studio asks about a new destination only when you start a run yourself (Run, or Fork), never in the middle of one.',
+    );
+
+    // Started by the person with a model at home; the script picks "elsewhere" after the start was answered.
+    const { runId } = await s.call('run:start', { script: 'agents/pick.lua', model: 'home' });
+    const midRun = await s.ended(runId);
+    expect(s.runEvents(runId).flatMap((event) => (event.type === 'log' ? [event.text] : []))).toEqual(['started']);
+    expect(midRun.status).toBe('error');
+    expect(midRun.error?.message).toContain(`model "elsewhere" sends requests to ${origin()}`);
+    expect(midRun.error?.message).toContain('never in the middle of one');
+    expect(s.person.questions).toEqual([]);
+    expect(model.requests.length).toBe(requestsBefore);
+    // Nothing is listed as declined: nobody said no.
+    expect((await s.call('trust:list', {})).wantedKeyOrigins).toEqual([
+      { model: 'elsewhere', provider: 'openai', label: 'OpenAI', origin: origin(), declined: false },
+    ]);
+  });
+
+  it('Allow in Trust needs a press and names a model of the open workspace', async () => {
+    const s = trustStudio();
+    await s.openFolder(modelWorkspace());
+    expect((await s.fail('trust:allow-key-origin', { model: 'nope' })).code).toBe('unknown-model');
+    expect(await s.call('trust:allow-key-origin', { model: 'elsewhere' }, NO_PRESS).catch(String)).toContain(
+      'no-person-input',
+    );
+    expect(s.person.questions).toEqual([]);
   });
 });
