@@ -32,6 +32,7 @@ import {
   RelativePathSchema,
   StudioDecisionSchema,
   TranscriptPageSchema,
+  RecentWorkspacesSchema,
   WorkspaceStateSchema,
 } from './studio-schemas.js';
 import { TrustListSchema, WorkspaceTrustSchema } from './trust-schemas.js';
@@ -85,9 +86,15 @@ export const contractMethods = {
   'workspace:choose': { request: z.strictObject({}), response: z.object({ path: absolutePath.nullable() }) },
   /**
    * Opens a workspace folder and starts watching it for external edits. Only a folder main handed
-   * out: the exact path `workspace:choose` answered, or the example workspace (else `not-chosen`).
+   * out: the exact path `workspace:choose` answered, a recent workspace as `workspace:recent`
+   * lists it (still the same folder, and still the person's alone), or the example workspace
+   * (else `not-chosen`).
    */
   'workspace:open': { request: z.strictObject({ path: absolutePath }), response: WorkspaceStateSchema },
+  /** The workspaces the person opened lately, newest first, with whether each is still there. */
+  'workspace:recent': { request: z.strictObject({}), response: RecentWorkspacesSchema },
+  /** Drops a workspace from the recent ones (its folder is untouched). */
+  'workspace:forget-recent': { request: z.strictObject({ path: z.string().min(1) }), response: RecentWorkspacesSchema },
   /** Copies the example workspace (agents with recordings) into the data folder and opens it. */
   'workspace:open-example': { request: z.strictObject({}), response: WorkspaceStateSchema },
   /** The open workspace, or `null` when none is open. */

@@ -125,6 +125,23 @@ export const RunSummarySchema = z.object({
   forkOf: z.object({ runId: z.string(), step: z.number().int().positive(), edited: z.boolean() }).optional(),
 });
 
+/** The workspaces the person opened lately, newest first (`workspace:recent`). */
+export const RecentWorkspacesSchema = z.object({
+  workspaces: z.array(
+    z.object({
+      name: z.string(),
+      /** The folder's real path: `workspace:open` takes it spelled exactly so. */
+      path: z.string(),
+      /** When it was last opened (ISO 8601). */
+      lastOpened: z.string(),
+      /** Whether it is still the folder that was opened (not gone, moved, or replaced). */
+      exists: z.boolean(),
+    }),
+  ),
+  /** Why the list could not be read (it is then empty), or null. */
+  problem: z.string().nullable(),
+});
+
 /** Everything the explorer shows for the open workspace. */
 export const WorkspaceStateSchema = z.object({
   root: z.string(),
@@ -315,6 +332,7 @@ export const McpServersSchema = z.object({
 export { RunEventSchema };
 
 export type WorkspaceState = z.infer<typeof WorkspaceStateSchema>;
+export type RecentWorkspaces = z.infer<typeof RecentWorkspacesSchema>;
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
 export type ModelSummary = z.infer<typeof ModelSummarySchema>;
 export type RunSummary = z.infer<typeof RunSummarySchema>;

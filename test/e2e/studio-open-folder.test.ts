@@ -29,13 +29,15 @@ describe('studio: "Open a folder…" asks for a folder and opens it as the works
     // No recording here, so there is no offline replay to offer.
     expect(await studio.page.getByRole('button', { name: 'Run offline (replay)' }).count()).toBe(0);
     const methods = studio.calls.map((entry) => entry.method);
-    // On start the page asks whether main already has a workspace open (none yet), then opens one.
-    expect(methods.slice(0, 3)).toEqual(['workspace:state', 'workspace:choose', 'workspace:open']);
+    // On start the page asks whether main already has a workspace open (none yet) and for the
+    // recent workspaces (none yet), in whatever order their effects run, then opens one.
+    expect(methods.slice(0, 2).sort()).toEqual(['workspace:recent', 'workspace:state']);
+    expect(methods.slice(2, 4)).toEqual(['workspace:choose', 'workspace:open']);
     // The explorer then loads, in whatever order their effects run: pending approvals, the open
     // agent, the workspace's trust, and the workspace's MCP servers (none here). Since workspace
     // trust, opening a folder starts no server: the explorer reads them with `mcp:status` (which
     // starts none, and is read again once the trust is known), never `mcp:list` (which starts them).
-    expect([...new Set(methods.slice(3))].sort()).toEqual(['approval:list', 'file:read', 'mcp:status', 'trust:status']);
+    expect([...new Set(methods.slice(4))].sort()).toEqual(['approval:list', 'file:read', 'mcp:status', 'trust:status']);
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -63,6 +63,18 @@ async function statOrUndefined(file: string): Promise<Stats | undefined> {
 }
 
 /**
+ * Why folder `dir` is not the user's alone (see {@link unsafeBecause}), as a sentence with its
+ * fix, or undefined when it is (and always on Windows, which has no such check).
+ */
+export async function folderNotYoursBecause(dir: string): Promise<string | undefined> {
+  const user = currentUser();
+  if (!user) return undefined;
+  const stat = await fs.stat(dir);
+  const problem = unsafeBecause(stat, user, { owner: true, sticky: false });
+  return problem && `it ${problem.why}; ${problem.fix(dir)}`;
+}
+
+/**
  * The nearest folder at or above `startDir` that holds promptforge.yaml, tools.yaml or models.yaml;
  * undefined when there is none up to the filesystem root. Loads nothing but `node:fs`, so a command
  * can look for a workspace before it decides to load one.

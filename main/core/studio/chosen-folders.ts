@@ -1,7 +1,8 @@
 /**
- * The folders main handed to the page: the folder dialog's answers and the example workspace.
- * The page may open a workspace only at one of them (`workspace:open`), so a script in the page
- * cannot open a folder nobody chose, whatever path it builds.
+ * The folders main handed to the page: the folder dialog's answers and the example workspace (the
+ * recent workspaces are the third source, recent-workspaces.ts). The page may open a workspace only
+ * at one of them (`workspace:open`), so a script in the page cannot open a folder nobody chose,
+ * whatever path it builds.
  */
 import { realpathSync } from 'node:fs';
 import { ContractError } from './contract-error.js';
@@ -26,20 +27,21 @@ export class ChosenFolders {
     return folder;
   }
 
+  /** Whether main handed out exactly `requested`. */
+  has(requested: string): boolean {
+    return this.folders.has(requested);
+  }
+
   /**
-   * Returns `requested` when main handed out exactly that path and it still resolves to the same
-   * folder; otherwise refuses (`not-chosen`). No normalising: a `..`, a trailing slash, a symlink
-   * or a change of case is a different path, and a folder swapped for a link since it was chosen
-   * is a different folder.
+   * The real path to open for `requested`, when main handed out exactly that path and it still
+   * resolves to the same folder; otherwise refuses (`not-chosen`). No normalising: a `..`, a
+   * trailing slash, a symlink or a change of case is a different path, and a folder swapped for a
+   * link since it was chosen is a different folder. The caller opens the real path returned, never
+   * `requested` again: a link swapped in after this check does not move the workspace.
    */
   check(requested: string): string {
     const real = this.folders.get(requested);
-    if (real === undefined)
-      throw new ContractError(
-        'not-chosen',
-        `refused to open "${requested}": the studio opens only a folder chosen in its Open folder dialog, ` +
-          'or the example workspace. Choose it with "Open folder…".',
-      );
+    if (real === undefined) throw notChosen(requested);
     const now = realFolder(requested);
     if (now !== real)
       throw new ContractError(
@@ -49,6 +51,15 @@ export class ChosenFolders {
           : `refused to open "${requested}": it resolved to ${real} when it was chosen and resolves to ${now} now. ` +
               'Choose it again with "Open folder…".',
       );
-    return requested;
+    return real;
   }
+}
+
+/** The refusal of a path main never handed out. */
+export function notChosen(requested: string): ContractError {
+  return new ContractError(
+    'not-chosen',
+    `refused to open "${requested}": the studio opens only a folder chosen in its Open folder dialog, ` +
+      'a recent workspace, or the example workspace. Choose it with "Open folder…".',
+  );
 }

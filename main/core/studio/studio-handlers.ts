@@ -61,6 +61,8 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     }),
     'workspace:choose': async (_request, { press }) => ({ path: await service.chooseFolder(press) }),
     'workspace:open': ({ path }) => service.openChosenWorkspace(path),
+    'workspace:recent': () => service.recentWorkspaces(),
+    'workspace:forget-recent': ({ path }) => service.forgetRecentWorkspace(path),
     'workspace:open-example': () => service.openExample(),
     'workspace:state': () => service.state(),
     'file:read': ({ path }) => service.readFile(path),

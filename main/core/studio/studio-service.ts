@@ -1,5 +1,6 @@
-import { cpSync, existsSync, statSync } from 'node:fs';
+import { cpSync, existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { errorMessage } from '../../../common/error-message.js';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { JsonObject } from '../../../common/json.js';
 import type {
@@ -16,6 +17,7 @@ import type {
   StudioDecision,
   TranscriptPage,
   WorkspaceState,
+  RecentWorkspaces as RecentWorkspacesList,
 } from '../../../common/studio-schemas.js';
 import { PendingApprovals } from '../approval/pending-approvals.js';
 import { writeFileAtomic } from '../catalog/atomic-write.js';
@@ -32,7 +34,8 @@ import {
 import { WorkerPool } from '../run/worker-pool.js';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import type { SecretStore } from '../credentials/secret-store.js';
-import { ChosenFolders } from './chosen-folders.js';
+import { ChosenFolders, notChosen } from './chosen-folders.js';
+import { RecentWorkspaces } from './recent-workspaces.js';
 import { PersonDialogs } from './person-dialogs.js';
 import type { PersonPress } from './person-input.js';
 import { ContractError } from './contract-error.js';
@@ -118,6 +121,7 @@ export class StudioService {
   /** The approval rules store and its usage log, in the config folder. */
   private readonly rules: { store: RuleStore; usage: RuleUsage; definitions: RuleDefinitions };
   private readonly chosen = new ChosenFolders();
+  private readonly recent: RecentWorkspaces;
   private readonly dialogs: PersonDialogs;
 
   constructor(private readonly options: StudioServiceOptions) {
@@ -132,6 +136,7 @@ export class StudioService {
       usage: new RuleUsage(configDirectory),
       definitions: new RuleDefinitions(configDirectory),
     };
+    this.recent = new RecentWorkspaces(configDirectory);
     this.trust = new StudioTrust({
       configDirectory,
       dialogs: this.dialogs,
@@ -201,9 +206,37 @@ export class StudioService {
     return folder === null ? null : this.chosen.add(folder);
   }
 
-  /** `workspace:open`: the page may open only a folder main handed it (see {@link ChosenFolders}). */
+  /**
+   * `workspace:open`: the page may open only a folder main handed it: the folder dialog's answer or
+   * the example ({@link ChosenFolders}), or a recent workspace ({@link RecentWorkspaces}). What opens
+   * is the real path that was checked, never the page's spelling again. A folder the person chose
+   * becomes a recent workspace.
+   */
   async openChosenWorkspace(dir: string): Promise<WorkspaceState> {
-    return this.openWorkspace(this.chosen.check(dir));
+    const real = this.chosen.has(dir) ? this.chosen.check(dir) : await this.recent.check(dir);
+    if (real === undefined) throw notChosen(dir);
+    const state = await this.openWorkspace(real);
+    if (real !== this.exampleFolder)
+      await this.recent.record(real).catch((error: unknown) => {
+        // The list is a convenience: failing to keep it never fails the open.
+        console.warn(`[promptforge] could not record the recent workspace ${real}: ${errorMessage(error)}`);
+      });
+    return state;
+  }
+
+  /** `workspace:recent`: the workspaces the person opened lately. */
+  recentWorkspaces(): Promise<RecentWorkspacesList> {
+    return this.recent.list();
+  }
+
+  /** `workspace:forget-recent`. */
+  forgetRecentWorkspace(folder: string): Promise<RecentWorkspacesList> {
+    return this.recent.forget(folder);
+  }
+
+  /** Where the example workspace is copied to. */
+  private get exampleFolder(): string {
+    return realFolderOr(path.join(this.options.userDataDirectory, 'example-workspace'));
   }
 
   /** Opens `dir` as the workspace. Main's own callers only: the page goes through {@link openChosenWorkspace}. */
@@ -250,7 +283,7 @@ export class StudioService {
       const example = await loadWorkspace(target);
       await this.trust.store.trust(example, (await this.trust.store.workspaceTrust(example)).digest, 'studio');
     }
-    return this.openWorkspace(this.chosen.add(target));
+    return this.openWorkspace(this.chosen.check(this.chosen.add(target)));
   }
 
   state(): WorkspaceState | null {
@@ -541,4 +574,13 @@ function deleteQuestion(root: string, deletion: AgentDeletion): PersonQuestion {
     ].join('\n'),
     confirm: 'Delete',
   };
+}
+
+/** The real path of `folder`, or `folder` itself when it does not resolve. */
+function realFolderOr(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return folder;
+  }
 }

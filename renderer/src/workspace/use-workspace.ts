@@ -15,6 +15,17 @@ export interface WorkspaceControls {
   chooseFolder: () => Promise<void>;
 }
 
+/** How the mounted {@link useWorkspace} opens a recent workspace (set while it is mounted). */
+let openRecentHandler: ((path: string) => Promise<void>) | null = null;
+
+/**
+ * Opens the recent workspace at `path` (as `workspace:recent` lists it) the way the window opens
+ * any workspace: through {@link useWorkspace}, so the same busy state, error and first agent follow.
+ */
+export function openRecentWorkspace(path: string): Promise<void> {
+  return openRecentHandler?.(path) ?? Promise.resolve();
+}
+
 /**
  * The workspace the window shows: picks up the one main already has open (after a reload), opens
  * the example or a chosen folder, and follows `workspace-changed`. `onOpened` runs after each open
@@ -70,6 +81,13 @@ export function useWorkspace({
       setOpening(false);
     }
   };
+
+  useEffect(() => {
+    openRecentHandler = (path) => opened(() => call('workspace:open', { path }));
+    return () => {
+      openRecentHandler = null;
+    };
+  });
 
   return {
     workspace,

@@ -31,6 +31,7 @@ const NOT_IN_REPOSITORY = new Set([
   'approval-rules.yaml', // the person's approval rules, in the user's config folder
   'approval-rules-usage.json', // when each rule last decided a call, beside them
   'approval-rule-definitions.json', // the tool definitions rules were confirmed on, beside them
+  'recent-workspaces.json', // the studio's recent workspaces, in the user's config folder
   'userData/window-state.json', // Electron's per-user folder
   'tool.js', // a workspace's command tool script, as the trust digest finds it
   'platformPackager.ts', // electron-builder's source, where the docs point to its behaviour
