@@ -14,6 +14,7 @@ import { PersonInputLog } from '../../../main/core/studio/person-input.js';
 import { createStudioHandlers, type StudioHandlers } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioLogFields, StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
+import type { PersonQuestion } from '../../../main/core/studio/studio-trust.js';
 import {
   createEventSender,
   registerContractHandlers,
@@ -123,7 +124,10 @@ export function createGlue(
  * A real StudioService (in-memory keychain, the tests' worker pool, a person who says yes) whose
  * events go through `sendEvent`, and its contract handlers. Close the service after the test.
  */
-export function studioHandlers(sendEvent: SendEvent): { service: StudioService; handlers: StudioHandlers } {
+export function studioHandlers(
+  sendEvent: SendEvent,
+  dialogs: StudioDialogStandIns = {},
+): { service: StudioService; handlers: StudioHandlers } {
   const userDataDirectory = mkdtempSync(path.join(tmpdir(), 'pf-glue-'));
   const service = new StudioService({
     userDataDirectory,
@@ -132,9 +136,10 @@ export function studioHandlers(sendEvent: SendEvent): { service: StudioService; 
     secrets: mapSecretStore(),
     pool: testPool(),
     confirmPerson: async () => true,
-    // Main's folder and save dialogs, stand-ins: the person cancels.
+    // Main's folder and save dialogs, stand-ins: the person cancels, unless the test answers.
     chooseFolder: async () => null,
     chooseSaveFile: async () => null,
+    ...dialogs,
     emit: (name, payload) => void sendEvent(name, payload),
   });
   const handlers = createStudioHandlers({
@@ -144,6 +149,13 @@ export function studioHandlers(sendEvent: SendEvent): { service: StudioService; 
     service,
   });
   return { service, handlers };
+}
+
+/** Stand-ins for main's own dialogs, named as such: what the person answers in each. */
+export interface StudioDialogStandIns {
+  confirmPerson?: (question: PersonQuestion) => Promise<boolean>;
+  chooseFolder?: () => Promise<string | null>;
+  chooseSaveFile?: (suggestedName: string) => Promise<string | null>;
 }
 
 /** preload/index.ts in front of the glue and a real studio, for one test file ({@link usePreloadOnGlue}). */
@@ -159,11 +171,11 @@ export interface PreloadOnGlue {
  * the file's tests and closed after them. The calling test file must mock electron first:
  * `vi.mock('electron', () => import('./stand-in-electron-module.js'))`.
  */
-export function usePreloadOnGlue(): PreloadOnGlue {
+export function usePreloadOnGlue(dialogs: StudioDialogStandIns = {}): PreloadOnGlue {
   const session = {} as PreloadOnGlue;
   beforeAll(async () => {
     session.glue = createGlue((sendEvent) => {
-      const studio = studioHandlers(sendEvent);
+      const studio = studioHandlers(sendEvent, dialogs);
       session.service = studio.service;
       return studio.handlers;
     }, deliverToPage);

@@ -1,34 +1,80 @@
-import { describe, expect, it, vi } from 'vitest';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   contractEventNames,
+  contractMethodNames,
   type ContractEventName,
   type ContractEventPayload,
   type ContractMethodName,
   type ContractRequest,
-  type ContractResponse,
-  type PromptForgeApi,
+  type IpcResult,
 } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import { cloneProblem } from '../../../main/app/ipc-registration.js';
+import { needsPersonInput } from '../../../main/core/studio/person-input.js';
+import { repositoryRoot } from '../setup/project-copy.js';
 import { usePreloadOnGlue } from './glue-fixture.js';
 
 // A studio session as the page has it: preload/index.ts on the stand-in electron module, the
-// app's IPC registration on a stand-in ipcMain, and a real StudioService behind it.
+// app's IPC registration on a stand-in ipcMain, and a real StudioService behind it. EVERY contract
+// method is called through it, and every event is pushed: each reply and each event, success or
+// error, must reach the page exactly as main produced it after IPC's structured clone.
 vi.mock('electron', () => import('./stand-in-electron-module.js'));
 
-const studio = usePreloadOnGlue();
+const HOSTILE_MCP = path.join(repositoryRoot, 'test', 'fixtures', 'hostile-mcp-server.mjs');
+const workspace = realpathSync(mkdtempSync(path.join(tmpdir(), 'pf-glue-session-')));
+const exported = path.join(workspace, '..', `${path.basename(workspace)}-export.jsonl`);
+mkdirSync(path.join(workspace, 'agents'));
+// A restricted workspace (an MCP server and a model of another origin to trust): every call asks.
+const toolsYaml = `bad:\n  kind: mcp\n  description: hostile\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(HOSTILE_MCP)}]\n`;
+writeFileSync(path.join(workspace, 'tools.yaml'), toolsYaml);
+writeFileSync(
+  path.join(workspace, 'models.yaml'),
+  'elsewhere:\n  provider: openai\n  model: gpt-test\n  baseUrl: http://127.0.0.1:9/v1\n',
+);
+const script = "log(tools.call('echo', { text = 'done' }))\n";
+writeFileSync(path.join(workspace, 'agents', 'glue.lua'), script);
+afterAll(() => {
+  rmSync(workspace, { recursive: true, force: true });
+  rmSync(exported, { force: true });
+});
 
-/** Calls `method` from the page; fails the test on `{ ok: false }`. */
-async function ok<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>> {
-  const result = await (studio.api[method] as (request: unknown) => ReturnType<PromptForgeApi[M]>)(request);
+const studio = usePreloadOnGlue({
+  // Main's dialogs, stand-ins: the folder dialog answers the test's workspace, the save dialog a
+  // file beside it, and the person says yes.
+  chooseFolder: async () => workspace,
+  chooseSaveFile: async () => exported,
+  confirmPerson: async () => true,
+});
+
+/** Every call the page made and what it received, with the reply main produced before IPC's clone. */
+const made: Array<{ method: string; received: IpcResult<unknown>; produced: unknown }> = [];
+
+/** Calls `method` from the page, after a press of the person (the gate is not what this test is about). */
+async function send(method: string, request: unknown, press = true): Promise<IpcResult<unknown>> {
+  if (press) studio.glue.click();
+  const before = studio.glue.replies.length;
+  const received = (await (studio.api as unknown as Record<string, (request: unknown) => Promise<unknown>>)[method]!(
+    request,
+  )) as IpcResult<unknown>;
+  const reply = studio.glue.replies.slice(before).find((entry) => entry.channel === method);
+  made.push({ method, received, produced: reply?.reply });
+  return received;
+}
+
+/** {@link send}, failing the test on `{ ok: false }`. */
+async function ok<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<unknown> {
+  const result = await send(method, request);
   if (!result.ok) throw new Error(`${method}: ${result.error.code}: ${result.error.message}`);
-  return result.value as ContractResponse<M>;
+  return result.value;
 }
 
 /** The next pushed `name` for which `match` holds, as the page's listener receives it. */
 function next<E extends ContractEventName>(
   name: E,
-  match: (payload: ContractEventPayload<E>) => boolean,
+  match: (payload: ContractEventPayload<E>) => boolean = () => true,
 ): Promise<ContractEventPayload<E>> {
   return new Promise((resolve) => {
     const stop = studio.api.on(name, (payload) => {
@@ -42,72 +88,161 @@ function next<E extends ContractEventName>(
 const runEnd = (runId: string) =>
   next('run-event', (event) => (event as RunEvent).runId === runId && (event as RunEvent).type === 'run-end');
 
-const script = `local page = tools.call('read_page', { name = 'release-notes' })
-log('read ' .. #page .. ' characters')
-log(tools.call('echo', { text = 'done' }))
-`;
+/**
+ * One step per contract method, in an order a session can take: each calls its method (and may
+ * set the stage for the next). A method added to the contract without a step here fails the test,
+ * by name.
+ */
+const state = { runId: '', trialId: '', digest: '' };
+const steps: Record<ContractMethodName, () => Promise<unknown>> = {
+  'app:info': () => ok('app:info', {}),
+  'workspace:state': () => ok('workspace:state', {}),
+  'workspace:recent': () => ok('workspace:recent', {}),
+  'workspace:choose': () => ok('workspace:choose', {}),
+  'workspace:open': () => ok('workspace:open', { path: workspace }),
+  'workspace:forget-recent': () => ok('workspace:forget-recent', { path: workspace }),
+  'file:read': () => ok('file:read', { path: 'agents/glue.lua' }),
+  'file:write': () => ok('file:write', { path: 'agents/glue.lua', text: script }),
+  'file:create': () => ok('file:create', { name: 'glue-made' }),
+  'file:save-as': () => ok('file:save-as', { name: 'glue-copy', text: script }),
+  'file:rename': () => ok('file:rename', { path: 'agents/glue-copy.lua', name: 'glue-renamed' }),
+  'file:delete': () => ok('file:delete', { path: 'agents/glue-renamed.lua' }),
+  'catalog:check': () => ok('catalog:check', { file: 'tools.yaml', text: toolsYaml }),
+  'catalog:write': () => ok('catalog:write', { file: 'tools.yaml', text: toolsYaml }),
+  'args:check': () => ok('args:check', { alias: 'echo', arguments: { text: 42 } }),
+  'run:start': async () => {
+    // In Restricted mode every call asks: the run waits for the person.
+    const waiting = next('approval-pending', (pending) => pending.alias === 'echo');
+    state.runId = ((await ok('run:start', { script: 'agents/glue.lua' })) as { runId: string }).runId;
+    await waiting;
+  },
+  'approval:list': () => ok('approval:list', {}),
+  'approval:decide': async () => {
+    const [pending] = (await studio.service.listApprovals()).filter((call) => call.runId === state.runId);
+    const resolved = next('approval-resolved', (event) => event.callId === pending!.callId);
+    const ended = runEnd(state.runId);
+    await ok('approval:decide', { runId: state.runId, callId: pending!.callId, decision: { kind: 'approve' } });
+    await resolved;
+    await ended;
+  },
+  'run:fork': async () => {
+    const ended = next('run-event', (event) => event.type === 'run-end' && event.runId !== state.runId);
+    const forked = await send('run:fork', { runId: state.runId, step: 2, force: true });
+    // Forked (it replays the approved call) or refused by the core: either crosses the same way.
+    if (forked.ok) await ended;
+  },
+  'tool:trial': async () => {
+    const waiting = next('approval-pending', (pending) => pending.alias === 'echo');
+    state.trialId = ((await ok('tool:trial', { alias: 'echo', arguments: { text: 'hi' } })) as { runId: string }).runId;
+    await waiting;
+  },
+  'run:stop': async () => {
+    const ended = runEnd(state.trialId);
+    await ok('run:stop', { runId: state.trialId });
+    await ended;
+  },
+  'history:page': () => ok('history:page', { runId: state.runId, from: 0, count: 100 }),
+  'history:compare': () => ok('history:compare', { left: state.runId, right: state.trialId }),
+  'history:export': () => ok('history:export', { runId: state.runId }),
+  'keys:status': () => ok('keys:status', {}),
+  'keys:set': () => ok('keys:set', { provider: 'openai', key: 'sk-glue-session-0123456789abcdef' }),
+  'keys:delete': () => ok('keys:delete', { provider: 'openai' }),
+  'trust:status': async () => {
+    state.digest = ((await ok('trust:status', {})) as { digest: string }).digest;
+  },
+  'trust:grant': async () => {
+    const changed = next('trust-changed', (trust) => trust.state === 'trusted');
+    await ok('trust:grant', { digest: state.digest });
+    await changed;
+  },
+  'trust:list': () => ok('trust:list', {}),
+  'trust:allow-key-origin': () => ok('trust:allow-key-origin', { model: 'elsewhere' }),
+  'trust:revoke-key-origin': () => ok('trust:revoke-key-origin', { provider: 'openai', origin: 'http://127.0.0.1:9' }),
+  'mcp:list': async () => {
+    const changed = next('mcp-changed', (servers) => servers.servers.some((server) => server.state === 'ready'));
+    await ok('mcp:list', {});
+    await changed;
+  },
+  'mcp:status': () => ok('mcp:status', {}),
+  'mcp:restart': () => ok('mcp:restart', { server: 'bad' }),
+  'mcp:stop': () => ok('mcp:stop', { server: 'bad' }),
+  'trust:revoke': () => ok('trust:revoke', { path: workspace }),
+  'workspace:open-example': () => ok('workspace:open-example', {}),
+  // The example's test cases (scripted models, offline).
+  'tests:list': async () => {
+    await ok('tests:list', {});
+    // Followed now: a change of the workspace lists its tests again.
+    const changed = next('tests-changed');
+    const agent = (await ok('file:read', { path: 'agents/echo-loop.lua' })) as { text: string };
+    await ok('file:write', { path: 'agents/echo-loop.lua', text: agent.text });
+    await changed;
+  },
+  'tests:run': async () => {
+    const finished = next('tests-progress', (progress) => progress.state === 'finished');
+    await ok('tests:run', {});
+    await finished;
+  },
+  'tests:stop': () => ok('tests:stop', {}),
+};
 
 describe('a studio session through the stand-in glue', () => {
-  it('opens the example, edits an agent, runs it past an approval, reads its history: every reply and event crosses structured clone unchanged', async () => {
-    const pushed = new Set<string>();
-    for (const name of contractEventNames) studio.api.on(name, () => void pushed.add(name));
+  it('calls every contract method and pushes every event; each reply and event reaches the page as main produced it', async () => {
+    const received = new Map<string, unknown[]>(contractEventNames.map((name) => [name, []]));
+    for (const name of contractEventNames) studio.api.on(name, (payload) => void received.get(name)!.push(payload));
 
-    await ok('app:info', {});
-    expect(await ok('workspace:state', {})).toBeNull();
-    const opened = await ok('workspace:open-example', {});
-    expect(opened.agents.length).toBeGreaterThan(0);
-    await ok('workspace:state', {});
-    // A method that opens one of main's dialogs is served right after the person's press, as a decision is.
-    studio.glue.click();
-    await ok('workspace:choose', {});
-    const tools = await ok('file:read', { path: 'tools.yaml' });
-    await ok('catalog:check', { file: 'tools.yaml', text: tools.text });
-    await ok('args:check', { alias: 'weather', arguments: { city: 42 } });
-    for (const method of [
-      'trust:status',
-      'trust:list',
-      'keys:status',
-      'mcp:list',
-      'mcp:status',
-      'approval:list',
-    ] as const) {
-      await ok(method, {});
+    expect(
+      contractMethodNames.filter((method) => !Object.hasOwn(steps, method)),
+      'contract methods this session never calls: add a step for each',
+    ).toEqual([]);
+    for (const [method, step] of Object.entries(steps)) {
+      try {
+        await step();
+      } catch (error) {
+        throw new Error(`the step for ${method} failed: ${String(error)}`, { cause: error });
+      }
     }
+    expect(made.filter((call) => call.received.ok).map((call) => call.method)).toEqual(
+      expect.arrayContaining(contractMethodNames.filter((method) => method !== 'run:fork')),
+    );
 
-    const created = await ok('file:create', { name: 'glue-check' });
-    await ok('file:write', { path: created.path, text: script });
-    const waiting = next('approval-pending', (pending) => pending.alias === 'read_page');
-    const { runId } = await ok('run:start', { script: created.path });
-    const pending = await waiting;
-    expect((await ok('approval:list', {})).map((call) => call.callId)).toEqual([pending.callId]);
-    const ended = runEnd(runId);
-    studio.glue.click();
-    await ok('approval:decide', { runId, callId: pending.callId, decision: { kind: 'approve' } });
-    expect(await ended).toMatchObject({ status: 'ok' });
-
-    const trialEnded = next('run-event', (event) => (event as RunEvent).type === 'run-end' && event.runId !== runId);
-    const trial = await ok('tool:trial', { alias: 'echo', arguments: { text: 'hi' } });
-    expect((await trialEnded).runId).toBe(trial.runId);
-    const page = await ok('history:page', { runId, from: 0, count: 100 });
-    expect(page.complete).toBe(true);
-    await ok('history:compare', { left: runId, right: trial.runId });
-    studio.glue.click();
-    await ok('history:export', { runId });
-    await ok('run:stop', { runId });
-    const renamed = await ok('file:rename', { path: created.path, name: 'glue-renamed' });
-    studio.glue.click();
-    await ok('file:delete', { path: renamed.path });
-
-    // What the core produced, before the stand-in IPC cloned it: all of it plain data.
-    expect(studio.glue.replies.length).toBeGreaterThan(25);
-    for (const { channel, reply } of [
-      ...studio.glue.replies,
-      ...studio.glue.sent.map(({ channel, payload }) => ({ channel, reply: payload })),
-    ]) {
-      expect(cloneProblem(reply), channel).toBeNull();
-      expect(structuredClone(reply), channel).toStrictEqual(reply);
+    // Every event of the contract reached the page, each exactly as main sent it.
+    for (const name of contractEventNames) {
+      const sent = studio.glue.sent.filter((entry) => entry.channel === name).map((entry) => entry.payload);
+      expect(sent.length, `main pushed no ${name}`).toBeGreaterThan(0);
+      expect(received.get(name), name).toStrictEqual(sent);
+      for (const payload of sent) {
+        expect(cloneProblem(payload), name).toBeNull();
+        expect(structuredClone(payload), name).toStrictEqual(payload);
+      }
     }
-    expect(studio.glue.replies.every(({ reply }) => (reply as { ok: boolean }).ok)).toBe(true);
-    expect([...pushed].sort()).toEqual(expect.arrayContaining(['approval-pending', 'run-event', 'workspace-changed']));
+  });
+
+  it('answers every method with an error the page receives intact: a bad request, and no press for the gated ones', async () => {
+    for (const method of contractMethodNames) {
+      const bad = await send(method, 42);
+      expect(bad, method).toMatchObject({ ok: false, error: { code: 'invalid-payload' } });
+      expect((bad as { error: { message: string } }).error.message, method).toContain(method);
+    }
+    // The last press is long past: a gated method without one of its own is refused.
+    studio.glue.clock.now += 60_000;
+    for (const method of contractMethodNames.filter(needsPersonInput)) {
+      expect(await send(method, {}, false), method).toMatchObject({ ok: false, error: { code: 'no-person-input' } });
+    }
+    // Errors from the core itself, with their own codes.
+    expect(await send('file:read', { path: 'agents/none.lua' })).toMatchObject({ error: { code: 'not-found' } });
+    expect(await send('workspace:open', { path: '/' })).toMatchObject({ error: { code: 'not-chosen' } });
+    expect(await send('history:page', { runId: 'nope', from: 0, count: 1 })).toMatchObject({
+      error: { code: 'run-not-found' },
+    });
+  });
+
+  it('every reply the page received, success or error, is what main produced, unchanged by the clone', () => {
+    expect(new Set(made.map((call) => call.method))).toEqual(new Set(contractMethodNames));
+    for (const { method, received, produced } of made) {
+      expect(produced, `${method}: main produced no reply`).toBeDefined();
+      expect(cloneProblem(produced), method).toBeNull();
+      expect(received, method).toStrictEqual(produced);
+    }
+    expect(made.filter((call) => !call.received.ok).length).toBeGreaterThan(contractMethodNames.length);
   });
 });
