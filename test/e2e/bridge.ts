@@ -15,7 +15,7 @@
  * await studio.close();
  * ```
  */
-import type { ConfirmWithPerson, PersonQuestion } from '../../main/core/studio/studio-trust.js';
+import type { ConfirmWithPerson } from '../../main/core/studio/studio-trust.js';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -33,7 +33,6 @@ import type { WorkspaceTrustInfo } from '../../common/trust-schemas.js';
 import { loadWorkspace } from '../../main/core/catalog/workspace.js';
 import { manifestDigest, workspaceManifest } from '../../main/core/trust/workspace-manifest.js';
 import { createStudioHandlers, type StudioHandlers } from '../../main/core/studio/studio-handlers.js';
-import { PERSON_INPUT_MAX_AGE_MS, PersonInputLog, type PersonInputJudge } from '../../main/core/studio/person-input.js';
 import { createEventSender, registerContractHandlers, type SendEvent } from '../../main/app/ipc-registration.js';
 import type { StudioLogFields, StudioLogger } from '../../main/core/studio/studio-logger.js';
 import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
@@ -47,6 +46,15 @@ import {
 } from '../node/app/electron-stand-ins.js';
 import { preloadInitScript, readPreloadBundle } from '../node/app/preload-bundle.js';
 import { chromiumLaunchOptions, SHARED_BROWSER_ENV } from './chromium.js';
+import {
+  focusChanges,
+  focusedElement,
+  recordFocusChanges,
+  replaceEditorText,
+  waitForAboutDetails,
+  waitForTranscriptEvent,
+} from './page-helpers.js';
+import { PersonStandIn } from './person-stand-in.js';
 import { startRendererServer, type RendererServer } from './renderer-server.js';
 
 /** The repository root (this file is test/e2e/bridge.ts). */
@@ -68,15 +76,7 @@ const readmeScreenshotNames = new Set((process.env['PROMPTFORGE_SCREENSHOT_NAMES
 /** The page's ends of the stand-in IPC: the binding `ipcRenderer.invoke` calls, and the function the harness delivers events with. */
 const pageWire = { invokeBinding: '__pfInvoke', deliverEvents: '__pfDeliverEvents' };
 
-/**
- * The harness's stand-in for the person's input reaching the studio window (Electron's
- * `input-event` and `before-input-event`, which Chromium under Playwright cannot give main):
- * `'just-now'` (the default): a click arrived in the studio window right before every call;
- * `'none'`: no input at all; `'other-window'`: a click arrived, in another window; `'stale'`: the
- * studio window's last click is older than the gate allows. The gate itself
- * (main/core/studio/person-input.ts) judges each call as in the app.
- */
-export type PersonInputStandIn = 'just-now' | 'none' | 'other-window' | 'stale';
+export type { PersonInputStandIn } from './person-stand-in.js';
 
 /** One line the core logged during the session. */
 export interface LoggedLine {
@@ -130,18 +130,10 @@ export class StudioHarness {
   readonly calls: Array<{ method: unknown; ok: boolean }> = [];
   /** Every contract result the page received, in order (to check what crossed the bridge). */
   readonly results: unknown[] = [];
-  /**
-   * The person, a stand-in. At main's own dialog: `asked` records each question (trusting a
-   * workspace, sending a key to a new origin), `answers` are taken in order, then `fallback`.
-   * At the keyboard and mouse: `input` says what input the studio window received before each call
-   * (see {@link PersonInputStandIn}); approval:decide is refused without one.
-   */
-  readonly person: { asked: PersonQuestion[]; answers: boolean[]; fallback: boolean; input: PersonInputStandIn } = {
-    asked: [],
-    answers: [],
-    fallback: true,
-    input: 'just-now',
-  };
+  /** The person, a stand-in: their answers at main's own dialog, and their input (see {@link PersonStandIn}). */
+  readonly person = new PersonStandIn(() =>
+    this.window?.isDestroyed() === false ? this.window.webContents.id : undefined,
+  );
 
   private readonly options: StudioHarnessOptions;
   private server: RendererServer | undefined;
@@ -169,23 +161,6 @@ export class StudioHarness {
     info: (message, fields) => this.log.push({ level: 'info', message, fields }),
     warn: (message, fields) => this.log.push({ level: 'warn', message, fields }),
     error: (message, fields) => this.log.push({ level: 'error', message, fields }),
-  };
-
-  /**
-   * The gate's input, a stand-in: before each judgement, a fresh log gets what {@link person}.input
-   * says the window received (a fresh press for every call, by default), and the real log judges it.
-   */
-  private readonly personInput: PersonInputJudge = {
-    judge: (windowId, nowMs) => {
-      const log = new PersonInputLog();
-      const studioWindow = this.window?.isDestroyed() === false ? this.window.webContents.id : windowId;
-      if (this.person.input === 'just-now') log.record(studioWindow, 'mouseDown', nowMs);
-      if (this.person.input === 'other-window') log.record(studioWindow + 1, 'mouseDown', nowMs);
-      if (this.person.input === 'stale') log.record(studioWindow, 'mouseDown', nowMs - PERSON_INPUT_MAX_AGE_MS - 1);
-      return log.judge(windowId, nowMs);
-    },
-    // Each judgement starts from a fresh stand-in log, so there is nothing to use up.
-    consume: () => undefined,
   };
 
   /** The open page; throws before {@link open}. */
@@ -230,12 +205,7 @@ export class StudioHarness {
       chooseFolder: this.options.chooseFolder ?? (async () => null),
       chooseSaveFile: this.options.chooseSaveFile ?? (async () => null),
       configDirectory: this.configDirectory,
-      confirmPerson:
-        this.options.confirmPerson ??
-        (async (question) => {
-          this.person.asked.push(question);
-          return this.person.answers.shift() ?? this.person.fallback;
-        }),
+      confirmPerson: this.options.confirmPerson ?? this.person.confirm,
       // Events reach the page through main's own sendEvent (checked against the contract).
       emit: (name, payload) => {
         if (this.currentPage === undefined) return;
@@ -277,7 +247,7 @@ export class StudioHarness {
       handlers,
       location: { kind: 'dev-server', url: this.server.url },
       logger: this.logger,
-      personInput: this.personInput,
+      personInput: this.person.personInput,
     });
 
     // The test run's shared Chromium when there is one (test/e2e/shared-browser.ts); closing a
@@ -488,18 +458,8 @@ export class StudioHarness {
   }
 
   /** Waits for the About panel's version list and returns its rows as `label -> value`. */
-  async waitForAboutDetails(): Promise<Record<string, string>> {
-    const panel = this.page.getByRole('complementary', { name: 'About' });
-    await panel.getByRole('definition').first().waitFor();
-    const rows = await panel
-      .locator('.details-row')
-      .evaluateAll((elements) =>
-        elements.map((element) => [
-          element.querySelector('dt')?.textContent ?? '',
-          element.querySelector('dd')?.textContent ?? '',
-        ]),
-      );
-    return Object.fromEntries(rows);
+  waitForAboutDetails(): Promise<Record<string, string>> {
+    return waitForAboutDetails(this.page);
   }
 
   /** Clicks "Open the example workspace" and waits until the first agent is open in the editor. */
@@ -554,63 +514,24 @@ export class StudioHarness {
     await this.page.getByRole('tab', { name: new RegExp(`^${name.replace('/', '\\/')}`) }).click();
   }
 
-  /**
-   * Replaces the whole text of the CodeMirror editor matched by `selector` (its `.cm-content`), the
-   * way a person does it: select all, then paste. (Playwright's insertText goes through Chrome's
-   * contenteditable editing, which adds style attributes that the CSP then reports.)
-   */
-  async replaceEditorText(selector: string, text: string): Promise<void> {
-    const content = this.page.locator(selector);
-    await content.click();
-    await this.page.keyboard.press('ControlOrMeta+a');
-    await content.evaluate((element, pasted) => {
-      // Runs in the page; the Node-side tsconfig has no DOM types, so they are spelled out here.
-      const page = globalThis as unknown as {
-        DataTransfer: new () => { setData(type: string, value: string): void };
-        ClipboardEvent: new (type: string, init: Record<string, unknown>) => unknown;
-      };
-      const data = new page.DataTransfer();
-      data.setData('text/plain', pasted);
-      (element as unknown as { dispatchEvent(event: unknown): boolean }).dispatchEvent(
-        new page.ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }),
-      );
-    }, text);
+  /** Replaces the whole text of the editor matched by `selector`, as a person does (see page-helpers.ts). */
+  replaceEditorText(selector: string, text: string): Promise<void> {
+    return replaceEditorText(this.page, selector, text);
   }
 
-  /**
-   * Describes the element that has focus, looking inside shadow roots (the editors live there):
-   * `TAG.class1.class2[aria-label]`, or `BODY` when nothing has focus.
-   */
-  async focusedElement(): Promise<string> {
-    return this.page.evaluate(`(() => {
-      let element = document.activeElement;
-      while (element && element.shadowRoot && element.shadowRoot.activeElement) element = element.shadowRoot.activeElement;
-      if (!element) return 'none';
-      const label = element.getAttribute('aria-label');
-      return element.tagName + [...element.classList].map((name) => '.' + name).join('') + (label ? '[' + label + ']' : '');
-    })()`);
+  /** The element that has focus, as `TAG.class1.class2[aria-label]` (see page-helpers.ts). */
+  focusedElement(): Promise<string> {
+    return focusedElement(this.page);
   }
 
-  /**
-   * Starts recording every focus change in the page (focusin and focusout, inside shadow roots
-   * too); {@link focusChanges} returns what was recorded since.
-   */
-  async recordFocusChanges(): Promise<void> {
-    await this.page.evaluate(`(() => {
-      const log = (globalThis.__pfFocusLog = []);
-      const note = (event) => {
-        const target = event.composedPath()[0];
-        log.push(event.type + ' ' + (target && target.tagName ? target.tagName + '.' + [...target.classList].join('.') : String(target)));
-      };
-      document.addEventListener('focusin', note, true);
-      document.addEventListener('focusout', note, true);
-      window.addEventListener('blur', () => log.push('window blur'));
-    })()`);
+  /** Starts recording every focus change in the page; {@link focusChanges} returns them. */
+  recordFocusChanges(): Promise<void> {
+    return recordFocusChanges(this.page);
   }
 
   /** The focus changes recorded since {@link recordFocusChanges}. */
-  async focusChanges(): Promise<string[]> {
-    return this.page.evaluate('globalThis.__pfFocusLog ?? []');
+  focusChanges(): Promise<string[]> {
+    return focusChanges(this.page);
   }
 
   /** Waits until `count` approval cards are shown (the Approvals tab must be open). */
@@ -622,20 +543,10 @@ export class StudioHarness {
   }
 
   /** Waits until a run's transcript in the workspace holds an event of `type`; returns its events. */
-  async waitForTranscriptEvent(runId: string, type: string): Promise<Array<Record<string, unknown>>> {
+  waitForTranscriptEvent(runId: string, type: string): Promise<Array<Record<string, unknown>>> {
     const root = this.service.workspaceRoot;
     if (root === null) throw new Error('no workspace open');
-    const file = path.join(root, 'runs', `${runId}.jsonl`);
-    for (;;) {
-      const events = existsSync(file)
-        ? (await readFile(file, 'utf8'))
-            .split('\n')
-            .filter((line) => line.trim() !== '')
-            .map((line) => JSON.parse(line) as Record<string, unknown>)
-        : [];
-      if (events.some((event) => event['type'] === type)) return events;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    return waitForTranscriptEvent(root, runId, type);
   }
 }
 
