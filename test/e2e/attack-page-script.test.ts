@@ -48,9 +48,16 @@ describe('a page script tries to act as the person', () => {
     expect(read.ok).toBe(false);
   });
 
-  it('cannot store, replace or delete a key: main asks the person, and a no changes nothing', async () => {
+  it('cannot store, replace or delete a key: without a press nothing is asked; riding on one, main asks the person, and a no changes nothing', async () => {
+    studio.person.forgetInput();
     const asked = studio.person.asked.length;
+    expect((await fromPage('keys:set', { provider: 'openai', key: 'sk-attacker-key-0000000000000' })).error?.code).toBe(
+      'no-person-input',
+    );
+    expect(studio.person.asked.length).toBe(asked);
     studio.person.answers.push(false, false);
+    // The script waits for the person's next click anywhere (here, on the page's heading) and rides on it.
+    await studio.page.getByRole('heading', { level: 1 }).click();
     const stored = await fromPage('keys:set', { provider: 'openai', key: 'sk-attacker-key-0000000000000' });
     expect(stored.error?.code).toBe('cancelled');
     expect(studio.person.asked[asked]?.title).toBe('Store your OpenAI key?');
@@ -61,6 +68,9 @@ describe('a page script tries to act as the person', () => {
     // Trusting the workspace is the person's too. (Revoking is the page's to ask: it only takes trust away.)
     expect(await fromPage('trust:revoke', { path: studio.service.workspaceRoot })).toMatchObject({ ok: true });
     const trust = (await fromPage('trust:status', {})) as { value: { digest: string } };
+    // The press was used: trusting needs one of its own.
+    expect((await fromPage('trust:grant', { digest: trust.value.digest })).error?.code).toBe('no-person-input');
+    await studio.page.getByRole('heading', { level: 1 }).click();
     const granted = await fromPage('trust:grant', { digest: trust.value.digest });
     expect(granted).toMatchObject({ ok: true, value: { granted: false } });
     expect(studio.person.asked[asked + 1]?.title).toBe('Trust this workspace?');
@@ -76,7 +86,7 @@ describe('a page script tries to act as the person', () => {
     expect(await row.getByLabel('OpenAI key status').textContent()).toBe('not set');
   });
 
-  it('cannot decide a waiting call itself, even after a synthetic click: main wants the person’s input', async () => {
+  it('cannot decide a waiting call itself, even after synthetic clicks and key presses: main counts only trusted input', async () => {
     // The person trusts the example again (a test above revoked it), so its command tool may run once approved.
     if ((await studio.call('trust:status', {})).state !== 'trusted') await studio.trustWorkspace();
     const { runId } = await studio.call('tool:trial', { alias: 'read_page', arguments: { name: 'release-notes' } });
@@ -84,17 +94,29 @@ describe('a page script tries to act as the person', () => {
     await studio.waitForText('waiting for your approval');
     const [pending] = await studio.service.listApprovals();
     expect(pending?.runId).toBe(runId);
-    studio.person.input = 'none';
+    // Whatever the person pressed before is long past; the harness counts only trusted presses, as
+    // Electron's input-event does (the harness would count the script's events if it listened to the DOM).
+    studio.person.forgetInput();
     try {
       const result = await studio.page.evaluate(
         async ([run, call]) => {
           const page = globalThis as unknown as {
-            document: { body: { dispatchEvent(event: unknown): boolean } };
+            document: { body: { dispatchEvent(event: unknown): boolean }; activeElement: unknown };
             MouseEvent: new (type: string, init: Record<string, unknown>) => unknown;
+            KeyboardEvent: new (type: string, init: Record<string, unknown>) => unknown;
+            PointerEvent: new (type: string, init: Record<string, unknown>) => unknown;
+            dispatchEvent(event: unknown): boolean;
             promptforge: Record<string, (request: unknown) => Promise<PageResult>>;
           };
-          // A click a script makes is no input the window received from the operating system.
-          page.document.body.dispatchEvent(new page.MouseEvent('click', { bubbles: true }));
+          // Events a script makes are no input the window received from the operating system.
+          for (const target of [page.document.body, page])
+            for (const event of [
+              new page.PointerEvent('pointerdown', { bubbles: true }),
+              new page.MouseEvent('mousedown', { bubbles: true }),
+              new page.MouseEvent('click', { bubbles: true }),
+              new page.KeyboardEvent('keydown', { key: 'a', bubbles: true }),
+            ])
+              target.dispatchEvent(event);
           return page.promptforge['approval:decide']!({ runId: run, callId: call, decision: { kind: 'approve' } });
         },
         [runId, pending!.callId] as const,
@@ -102,7 +124,6 @@ describe('a page script tries to act as the person', () => {
       expect(result.error?.code).toBe('no-person-input');
       expect((await studio.service.listApprovals()).map((entry) => entry.callId)).toEqual([pending!.callId]);
     } finally {
-      studio.person.input = 'just-now';
       await studio.call('run:stop', { runId });
     }
   });

@@ -34,6 +34,7 @@ import { loadWorkspace } from '../../main/core/catalog/workspace.js';
 import { manifestDigest, workspaceManifest } from '../../main/core/trust/workspace-manifest.js';
 import { createStudioHandlers, type StudioHandlers } from '../../main/core/studio/studio-handlers.js';
 import { createEventSender, registerContractHandlers, type SendEvent } from '../../main/app/ipc-registration.js';
+import { pressPaysFor } from '../../main/core/studio/person-input.js';
 import type { StudioLogFields, StudioLogger } from '../../main/core/studio/studio-logger.js';
 import { KeyringSecretStore } from '../../main/core/credentials/keyring-secret-store.js';
 import type { SecretStore } from '../../main/core/credentials/secret-store.js';
@@ -54,7 +55,7 @@ import {
   waitForAboutDetails,
   waitForTranscriptEvent,
 } from './page-helpers.js';
-import { PersonStandIn } from './person-stand-in.js';
+import { PersonStandIn, watchTrustedPresses } from './person-stand-in.js';
 import { startRendererServer, type RendererServer } from './renderer-server.js';
 
 /** The repository root (this file is test/e2e/bridge.ts). */
@@ -267,10 +268,15 @@ export class StudioHarness {
     });
     page.on('pageerror', (error) => this.pageErrors.push(error.message));
 
+    // The person's input: the page's trusted presses, reported from a world the page cannot reach
+    // (what Electron's input-event reports in the app; test/e2e/person-stand-in.ts).
+    const presses = await watchTrustedPresses(this.context, page, (press) => this.person.pressed(press));
     // The stand-in IPC channel: the page's ipcRenderer.invoke arrives here with the frame that sent
-    // it, and goes to the app's registration as Electron's ipcMain would hand it over.
+    // it, and goes to the app's registration as Electron's ipcMain would hand it over, once every
+    // press the page made before the call has reached main.
     await page.exposeBinding(pageWire.invokeBinding, async (source, channel: unknown, ...args: unknown[]) => {
       try {
+        await presses.flush();
         const result = (await ipcMain.invoke(
           webContents.invokeEvent(standInFrame(source.frame)),
           String(channel),
@@ -301,7 +307,8 @@ export class StudioHarness {
 
   /**
    * Calls contract method `method` as the page would (same handlers, same checks), from the test;
-   * throws the error when the call fails. Not recorded in {@link calls}.
+   * throws the error when the call fails. Not recorded in {@link calls}. The test acts as the
+   * person: a method that a press pays for gets a stand-in press first ({@link PersonStandIn.pressForTest}).
    */
   async call<M extends ContractMethodName>(method: M, request: ContractRequest<M>): Promise<ContractResponse<M>> {
     const result = await this.invokeFromStudioWindow(method, request);
@@ -315,6 +322,7 @@ export class StudioHarness {
     request: ContractRequest<M>,
   ): Promise<IpcResult<ContractResponse<M>>> {
     if (this.ipcMain === undefined || this.window === undefined) throw new Error('StudioHarness: call open() first');
+    if (pressPaysFor(method)) this.person.pressForTest();
     const event = this.window.webContents.invokeEvent(standInFrame(this.page.mainFrame()));
     return (await this.ipcMain.invoke(event, method, request)) as IpcResult<ContractResponse<M>>;
   }

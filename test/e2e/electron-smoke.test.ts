@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { _electron } from 'playwright';
 import { describe, expect, it } from 'vitest';
-import { contractMethodNames } from '../../common/contract.js';
+import { contractEventNames, contractMethodNames } from '../../common/contract.js';
 import { APP_INDEX_URL } from '../../main/core/studio/app-protocol.js';
 import { repositoryRoot } from './bridge.js';
 
@@ -38,7 +38,7 @@ if (skipReason !== null) console.warn(`electron-smoke skipped: ${skipReason}`);
 
 describe('Electron smoke test', () => {
   it.skipIf(skipReason !== null)(
-    'launches the built app with the security baseline and answers app:info',
+    'launches the built app with the security baseline: the whole contract (every method, on, every event) and no Node in the page',
     async () => {
       if (!('executablePath' in electron)) throw new Error('unreachable: the test is skipped without a binary');
       const userData = mkdtempSync(path.join(os.tmpdir(), 'promptforge-electron-'));
@@ -54,26 +54,45 @@ describe('Electron smoke test', () => {
           BrowserWindow.getAllWindows()[0]?.webContents.getURL(),
         );
         expect(loadedUrl).toBe(APP_INDEX_URL);
-        const page = await window.evaluate(async () => {
+        const page = await window.evaluate(async (events) => {
           const global = globalThis as unknown as Record<string, unknown> & {
-            promptforge: {
+            promptforge: Record<string, unknown> & {
               'app:info': (
                 request: unknown,
               ) => Promise<{ ok: boolean; value?: { versions: { electron: string | null } } }>;
+              on: (event: string, listener: (payload: unknown) => void) => () => void;
             };
           };
           const info = await global.promptforge['app:info']({});
+          // Each contract event can be subscribed to, and unsubscribed; any other name is refused.
+          const subscribed = events.map((event) => {
+            const off = global.promptforge.on(event, () => undefined);
+            off();
+            return typeof off;
+          });
+          let unknownEvent = '';
+          try {
+            global.promptforge.on('shell-exec', () => undefined);
+          } catch (error) {
+            unknownEvent = String(error);
+          }
           return {
             api: Object.keys(global.promptforge).sort(),
+            kinds: [...new Set(Object.values(global.promptforge).map((value) => typeof value))],
+            subscribed,
+            unknownEvent,
             require: typeof global['require'],
             process: typeof global['process'],
             ok: info.ok,
             electron: info.value?.versions.electron ?? null,
           };
-        });
+        }, contractEventNames);
         // The whole contract, built by the preload from common/contract.ts, and no Node in the page.
         expect(page).toMatchObject({
           api: [...contractMethodNames, 'on'].sort(),
+          kinds: ['function'],
+          subscribed: contractEventNames.map(() => 'function'),
+          unknownEvent: expect.stringContaining('promptforge.on: unknown event "shell-exec"'),
           require: 'undefined',
           process: 'undefined',
           ok: true,

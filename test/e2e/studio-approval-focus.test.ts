@@ -117,7 +117,8 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
         .map((line) => (JSON.parse(line) as { decision: { source: string } }).decision.source);
       expect(decisions.filter((source) => source !== 'policy')).toEqual([]);
     }
-  });
+    // About 250 keystrokes, each a round trip to Chromium: a bound for a machine with both cores busy.
+  }, 90_000);
 
   it('decides once the person clicks into an armed card, and after an arrow key to the next', async () => {
     const first = studio.page.locator('.approval-card').first();

@@ -4,8 +4,10 @@ import { StudioHarness } from './bridge.js';
 
 /**
  * The person-input gate through the app's own preload and IPC registration: approval:decide is
- * served only right after a real click or key press reached the studio window. The harness stands
- * in for that input (`studio.person.input`, Electron's input-event); the gate's judgement is the app's.
+ * served only right after a real click or key press reached the studio window. The harness takes
+ * that input from the page's trusted presses, as Electron's input-event reports them
+ * (test/e2e/person-stand-in.ts; `studio.person.input` can hold it back, send it to another window
+ * or make it stale); the gate's judgement is the app's.
  */
 describe('studio: a decision needs the person’s input in the studio window', () => {
   const studio = new StudioHarness();
@@ -13,7 +15,7 @@ describe('studio: a decision needs the person’s input in the studio window', (
 
   beforeAll(() => cards.setUp({ agents: { 'ask-sink': "log(tools.call('sink', { note = 'hello' }))" } }));
   afterEach(async () => {
-    studio.person.input = 'just-now';
+    studio.person.input = 'real';
     await cards.stopStarted();
   });
   afterAll(async () => {
@@ -41,7 +43,7 @@ describe('studio: a decision needs the person’s input in the studio window', (
     });
 
     // With the person's click, the same button decides.
-    studio.person.input = 'just-now';
+    studio.person.input = 'real';
     await cards.cardOf(runId).getByRole('button', { name: 'A Approve' }).click();
     await cards.cardOf(runId).waitFor({ state: 'detached' });
     expect(studio.calls.filter((call) => call.method === 'approval:decide').at(-1)).toEqual({
@@ -62,6 +64,28 @@ describe('studio: a decision needs the person’s input in the studio window', (
     );
     studio.person.input = 'stale';
     await expect(decide()).rejects.toThrow('the studio window was more than 3 s ago');
+  });
+
+  it('a key held down is one press: its repeats pay for no second decision', async () => {
+    const first = await cards.start('ask-sink');
+    const second = await cards.start('ask-sink');
+    await cards.cardOf(second).waitFor();
+    const decideFromPage = (runId: string) =>
+      studio.page.evaluate(async (run) => {
+        const api = (globalThis as unknown as { promptforge: Record<string, (request: unknown) => Promise<unknown>> })
+          .promptforge;
+        const list = (await api['approval:list']!({})) as { value: Array<{ runId: string; callId: string }> };
+        const call = list.value.find((pending) => pending.runId === run)!;
+        return api['approval:decide']!({ runId: run, callId: call.callId, decision: { kind: 'approve' } });
+      }, runId);
+    studio.person.forgetInput();
+    // The person holds Shift down; a script riding on the key gets the first press only.
+    await studio.page.keyboard.down('Shift');
+    expect(await decideFromPage(first)).toMatchObject({ ok: true });
+    for (let repeat = 0; repeat < 3; repeat += 1) await studio.page.keyboard.down('Shift');
+    expect(await decideFromPage(second)).toMatchObject({ ok: false, error: { code: 'no-person-input' } });
+    await studio.page.keyboard.up('Shift');
+    expect((await studio.service.listApprovals()).map((pending) => pending.runId)).toEqual([second]);
   });
 
   it('refuses a call an iframe sends over the bridge itself: the sender-frame check is the app’s', async () => {

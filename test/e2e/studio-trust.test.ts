@@ -291,19 +291,26 @@ describe('studio: workspace trust, a cloned folder in Restricted mode, its revie
     expect(existsSync(marker('late'))).toBe(false);
   });
 
-  it('a page script calling trust:grant grants nothing when the person says no', async () => {
+  it('a page script calling trust:grant grants nothing: no press, nothing asked; riding on one, the person says no', async () => {
     studio.person.answers.push(false);
     const asked = studio.person.asked.length;
-    const result = await page().evaluate(`(async () => {
+    const grantFromPage = `(async () => {
       const status = await window.promptforge['trust:status']({});
       if (!status.ok) return status;
       return window.promptforge['trust:grant']({ digest: status.value.digest });
-    })()`);
+    })()`;
+    studio.person.forgetInput();
+    expect(await page().evaluate(grantFromPage)).toMatchObject({ ok: false, error: { code: 'no-person-input' } });
+    expect(studio.person.asked.length).toBe(asked);
+    // The script rides on the person's next click, anywhere in the window (here, its top-left corner).
+    await page().mouse.click(1, 1);
+    const result = await page().evaluate(grantFromPage);
     expect(result).toMatchObject({ ok: true, value: { granted: false, trust: { state: 'restricted' } } });
     expect(studio.person.asked.length).toBe(asked + 1);
     expect((await studio.service.trustStatus()).state).toBe('restricted');
     await banner().waitFor();
     // A digest the page was never shown is refused before anyone is asked.
+    await page().mouse.click(1, 1);
     const stale = await page().evaluate(`window.promptforge['trust:grant']({ digest: 'not-the-shown-one' })`);
     expect(stale).toMatchObject({ ok: false, error: { code: 'trust-changed' } });
     expect(studio.person.asked.length).toBe(asked + 1);

@@ -67,8 +67,9 @@ const justifiedFindings: readonly JustifiedFinding[] = [
     confidence: 'FIRM',
     reason:
       "The policy's only remark is \"script-src 'self' can be problematic if you host user uploaded files\". " +
-      "Under file:// Chromium's 'self' admits every local file, and agents can write files: an open item until " +
-      'the renderer is served from a custom protocol (docs/threat-model.md, checklist item 18).',
+      "The page loads from promptforge://studio, whose 'self' is the studio's own scheme: it serves the built " +
+      "renderer's files and nothing a person or an agent writes (serveAppAsset, docs/threat-model.md, checklist " +
+      'item 18).',
   },
 ];
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { contractMethodNames, type IpcResult } from '../../../common/contract.js';
 import { cloneProblem, createEventSender } from '../../../main/app/ipc-registration.js';
 import { ContractError } from '../../../main/core/studio/contract-error.js';
+import { PERSON_INPUT_METHODS } from '../../../main/core/studio/person-input.js';
 import type { StudioHandlers } from '../../../main/core/studio/studio-handlers.js';
 import type { StudioService } from '../../../main/core/studio/studio-service.js';
 import { StandInBrowserWindow, StandInWebContents, StandInWebFrameMain } from './electron-stand-ins.js';
@@ -243,9 +244,19 @@ describe('registerContractHandlers: the person-input gate', () => {
     expect(await studio.invoke('approval:decide', decide)).toMatchObject({ error: { code: 'no-person-input' } });
   });
 
-  it('gates approval:decide only: every other method is served without input', async () => {
+  it('refuses the methods of PERSON_INPUT_METHODS without input, and serves every other method without it', async () => {
     const studio = glue();
-    expect(await studio.invoke('approval:list', {})).toEqual({ ok: true, value: [] });
+    const refused: string[] = [];
+    for (const method of contractMethodNames) {
+      const result = (await studio.invoke(method, {})) as IpcResult<unknown>;
+      if (!result.ok && result.error.code === 'no-person-input') refused.push(method);
+    }
+    expect(refused.sort()).toEqual([...PERSON_INPUT_METHODS].sort());
+    expect(
+      studio.log
+        .filter((line) => line.message === 'refused IPC call: no person input')
+        .map((line) => line.fields?.method),
+    ).toEqual(contractMethodNames.filter((method) => PERSON_INPUT_METHODS.has(method)));
   });
 });
 

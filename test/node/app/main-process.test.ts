@@ -28,6 +28,21 @@ vi.mock(import('../../../main/core/studio/app-protocol.js'), async (importOrigin
   };
 });
 
+/**
+ * The OS keychain, a STAND-IN held in a map (this test is about main's own dialogs; the real keychain
+ * is tested in test/node/credentials): main.ts gets it where it makes its KeyringSecretStore.
+ */
+const keychain = vi.hoisted(() => new Map<string, string>());
+vi.mock(import('../../../main/core/credentials/keyring-secret-store.js'), async (importOriginal) => ({
+  ...(await importOriginal()),
+  KeyringSecretStore: class {
+    get = async (name: string) => keychain.get(name);
+    set = async (name: string, value: string) => void keychain.set(name, value);
+    delete = async (name: string) => keychain.delete(name);
+    has = async (name: string) => keychain.has(name);
+  } as never,
+}));
+
 /** Where main's module lives is where its out/ folder is: out/main/index.js -> out/. */
 const outDirectory = path.resolve(import.meta.dirname, '..', '..', '..', 'main');
 
@@ -110,6 +125,20 @@ describe('main/app/main.ts on a stand-in electron', () => {
       noLink: true,
     });
     expect(recorded.messageBoxes.at(-1)?.message).toContain('ending in "abcd"');
+    expect(keychain.has('openai')).toBe(false);
+    // The person's yes (the second button) stores exactly the key that was pasted, and nothing else.
+    answers.messageBox.push(1);
+    press();
+    expect(await invoke('keys:set', { provider: 'openai', key: 'sk-stand-in-000000000000wxyz' })).toEqual({
+      ok: true,
+      value: { replaced: false },
+    });
+    expect([...keychain]).toEqual([['openai', 'sk-stand-in-000000000000wxyz']]);
+    // Deleting it asks again; without a press nothing is asked and the key stays.
+    const boxes = recorded.messageBoxes.length;
+    expect((await invoke('keys:delete', { provider: 'openai' })).error?.code).toBe('no-person-input');
+    expect(recorded.messageBoxes).toHaveLength(boxes);
+    expect(keychain.get('openai')).toBe('sk-stand-in-000000000000wxyz');
   });
 
   it('opens a workspace only at the folder the native folder dialog answered', async () => {
