@@ -21,6 +21,8 @@ import { extractAll, extractFile, getRawHeader } from '@electron/asar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_BIN, CLI_RESOURCES } from '../../../build/cli-launcher.mjs';
 import { RUNTIME_PACKAGES } from '../../../build/node-bundle.mjs';
+import { contractMethodNames } from '../../../common/contract.js';
+import { PROVIDER_PRESETS } from '../../../main/core/providers/presets.js';
 import { BUILT_WORKER_ENV } from '../../../main/core/run/worker-pool.js';
 import { Signal, SIGNAL_SLOTS, type ToWorker } from '../../../main/core/run/worker-protocol.js';
 import { cleanEnvironment, copyProject, repositoryRoot, run, type Finished } from '../setup/project-copy.js';
@@ -271,6 +273,61 @@ describe('npm run pack:dir: the Linux package (electron-builder --linux dir)', (
     expect(devPacked, 'devDependencies (build-time tools) in the package').toEqual([]);
   });
 
+  it('ships no package twice: one copy of each in node_modules, one of each in a bundle, and the two bundles measured', () => {
+    const files = [...archivedFiles().keys(), ...filesUnder(unpacked).keys()];
+    // Every place a package folder sits in node_modules, at any depth.
+    const places = new Map<string, Set<string>>();
+    for (const file of files)
+      for (const match of file.matchAll(/(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//g)) {
+        const at = file.slice(0, match.index + match[0].length - 1);
+        places.set(match[1]!, (places.get(match[1]!) ?? new Set()).add(at.replace(/^\//, '')));
+      }
+    const twice = [...places].filter(([, at]) => at.size > 1).map(([name, at]) => `${name}: ${[...at].join(', ')}`);
+    expect(twice, 'packages in node_modules more than once').toEqual([]);
+
+    // The CLI bundle (out/cli, esbuild's metafile): each package it bundles from one folder only,
+    // and none of the runtime packages, which ship once, in node_modules.
+    const outputs = JSON.parse(readFileSync(path.join(project, 'out/cli/metafile.json'), 'utf8')) as Record<
+      string,
+      { inputs: Record<string, { bytesInOutput: number }> }
+    >;
+    const bundled = new Map<string, { folders: Set<string>; bytes: number }>();
+    for (const [output, { inputs }] of Object.entries(outputs)) {
+      if (output.endsWith('.map')) continue;
+      for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+        const match = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input);
+        if (!match) continue;
+        const entry = bundled.get(match[2]!) ?? { folders: new Set<string>(), bytes: 0 };
+        entry.folders.add(match[1]!);
+        entry.bytes += bytesInOutput;
+        bundled.set(match[2]!, entry);
+      }
+    }
+    expect(
+      [...bundled]
+        .filter(([, entry]) => entry.folders.size > 1)
+        .map(([name, entry]) => `${name}: ${[...entry.folders]}`),
+      'packages bundled from two folders (two versions) into out/cli',
+    ).toEqual([]);
+    expect(
+      RUNTIME_PACKAGES.filter((name) => bundled.has(name)),
+      'runtime packages bundled as well as shipped',
+    ).toEqual([]);
+    // The same packages are bundled into out/main too (two entry points, two bundles; see
+    // docs/packaging.md): what that second copy weighs, which the payload limit above includes.
+    const twiceBundled = [...bundled].reduce((sum, [, entry]) => sum + entry.bytes, 0);
+    const largest = [...bundled].sort((a, b) => b[1].bytes - a[1].bytes).slice(0, 6);
+    console.log(
+      `Packages bundled into both out/cli and out/main: ${(twiceBundled / MiB).toFixed(2)} MiB in out/cli (${largest
+        .map(([name, entry]) => `${name} ${(entry.bytes / MiB).toFixed(2)}`)
+        .join(', ')})`,
+    );
+    expect(twiceBundled).toBeGreaterThan(0);
+    expect(twiceBundled, 'the packages bundled twice outgrew what docs/packaging.md accounts for').toBeLessThan(
+      4 * MiB,
+    );
+  });
+
   it('flips Electron’s fuses in the packaged executable as electron-builder.yml says', () => {
     const executable = readFileSync(path.join(packageDir, 'promptforge-studio'));
     const at = executable.indexOf(FUSE_SENTINEL) + FUSE_SENTINEL.length;
@@ -358,6 +415,7 @@ describe('npm run pack:dir: the Linux package (electron-builder --linux dir)', (
           luaStart,
           logAckSlot: Signal.LogAck,
           signalSlots: SIGNAL_SLOTS,
+          providers: Object.keys(PROVIDER_PRESETS),
         }),
       }),
     });
@@ -369,6 +427,10 @@ describe('npm run pack:dir: the Linux package (electron-builder --linux dir)', (
       workers: string[];
       keyring: { asyncEntry: string };
       lua: { logs: string[]; status: string; message: string } | null;
+      lazy: {
+        chunks: Array<{ specifier: string; imported: boolean; exports: string[] }>;
+        adapters: Array<{ providerId: string; id: string; chat: string }>;
+      };
     };
     // The window's page is the packed renderer (loaded from the file, or served by main's own
     // scheme from the packed folder), and so is every script and style it refers to.
@@ -381,7 +443,18 @@ describe('npm run pack:dir: the Linux package (electron-builder --linux dir)', (
       sandbox: true,
     });
     expect(existsSync(report.window.webPreferences.preload)).toBe(true);
-    expect(report.handled).toContain('app:info');
+    // Every contract channel has its handler, and nothing else is handled.
+    expect([...report.handled].sort()).toEqual([...contractMethodNames].sort());
+    // What main loads only when a run needs it, loaded from the package: every chunk its bundle
+    // imports later (and none beside it that nothing imports), and from the provider chunk an
+    // adapter of every provider.
+    const chunks = report.lazy.chunks;
+    expect(chunks.length, 'main imports no chunk later: the provider adapters are no longer lazy').toBeGreaterThan(0);
+    expect(chunks.filter((chunk) => !chunk.imported).map((chunk) => chunk.specifier)).toEqual([]);
+    expect(chunks.filter((chunk) => chunk.exports.length === 0).map((chunk) => chunk.specifier)).toEqual([]);
+    expect(report.lazy.adapters).toEqual(
+      Object.keys(PROVIDER_PRESETS).map((providerId) => ({ providerId, id: providerId, chat: 'function' })),
+    );
     expect(
       existsSync(path.join(app, 'examples', 'promptforge.yaml')),
       'the example workspace at getAppPath()/examples',

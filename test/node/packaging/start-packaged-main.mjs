@@ -4,13 +4,15 @@
 // prints one JSON report on stdout and exits 0, or prints the failure on stderr and exits 1.
 //
 // PF_DRIVER is JSON: { mainEntry, standIn, luaStart: the worker's `start` message, logAckSlot,
-// signalSlots } (the protocol's values come from main/core/run/worker-protocol.ts, via the test).
-import { existsSync, readFileSync } from 'node:fs';
+// signalSlots, providers: the provider ids to make adapters for } (the protocol's values come from
+// main/core/run/worker-protocol.ts, the provider ids from main/core/providers/presets.ts, via the test).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import workerThreads from 'node:worker_threads';
 
-const { mainEntry, standIn, luaStart, logAckSlot, signalSlots } = JSON.parse(process.env.PF_DRIVER ?? '{}');
+const { mainEntry, standIn, luaStart, logAckSlot, signalSlots, providers } = JSON.parse(process.env.PF_DRIVER ?? '{}');
 
 // Records where every worker is started from and whether it reports `ready` (the Lua worker's
 // first message once wasmoon is compiled), without changing what the pool does with it.
@@ -86,6 +88,39 @@ async function loadPage(loaded, protocolHandlers) {
   return { url: pageUrl.href, status: page.status, body: page.body, assets };
 }
 
+/**
+ * Loads what main loads only later, from the package: every chunk its bundle imports with
+ * `import()` and every chunk beside it (the provider adapters, ...), each through the
+ * package-only resolution hooks. Then makes one adapter of every provider with the chunk that
+ * exports `createProvider` (no request is sent). Returns what each exports, and the adapters made.
+ */
+async function loadLazyChunks() {
+  const entryUrl = pathToFileURL(mainEntry);
+  // The bundler writes each as import("./chunks/NAME.js"); text in a comment, such as a type's
+  // import("../x") or an example's import('./x.js'), is not one.
+  const dynamic = [...readFileSync(mainEntry, 'utf8').matchAll(/\bimport\("(\.\/chunks\/[^"]+\.js)"\)/g)].map(
+    (match) => match[1],
+  );
+  const folder = path.join(path.dirname(mainEntry), 'chunks');
+  const beside = existsSync(folder)
+    ? readdirSync(folder)
+        .filter((file) => file.endsWith('.js'))
+        .map((file) => `./chunks/${file}`)
+    : [];
+  const chunks = [];
+  const adapters = [];
+  for (const specifier of [...new Set([...dynamic, ...beside])].sort()) {
+    const loaded = await import(new URL(specifier, entryUrl).href);
+    chunks.push({ specifier, imported: dynamic.includes(specifier), exports: Object.keys(loaded).sort() });
+    if (typeof loaded.createProvider === 'function')
+      for (const providerId of providers ?? []) {
+        const adapter = loaded.createProvider({ providerId, baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-packaging' });
+        adapters.push({ providerId, id: adapter.id, chat: typeof adapter.chat });
+      }
+  }
+  return { chunks, adapters };
+}
+
 // Worker pools unref their workers: this channel keeps the process alive until the report is out.
 const keepAlive = new workerThreads.MessageChannel();
 keepAlive.port1.on('message', () => {});
@@ -103,6 +138,7 @@ try {
   const keyring = createRequire(mainEntry)('@napi-rs/keyring');
   const lua = started.length > 0 ? await runLua(started[0].file) : null;
   const page = await loadPage(window.loaded, standInElectron.protocolHandlers);
+  const lazy = await loadLazyChunks();
   process.stdout.write(
     `${JSON.stringify({
       window: { webPreferences: window.options.webPreferences, loaded: window.loaded },
@@ -112,6 +148,7 @@ try {
       workers: started.map((entry) => entry.file),
       keyring: { asyncEntry: typeof keyring.AsyncEntry },
       lua,
+      lazy,
     })}\n`,
   );
   process.exit(0);
