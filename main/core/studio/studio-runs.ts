@@ -56,12 +56,43 @@ export interface StartRunRequest {
   timeoutSeconds?: number;
 }
 
+/**
+ * The most runs the studio has in progress at once (each has a Lua worker thread of its own, with
+ * its own heap): a page script starting run after run is refused past it, instead of filling the
+ * host's memory with threads.
+ */
+export const MAX_STUDIO_RUNS = 16;
+
 export class StudioRuns {
   private readonly runs = new Map<string, Run>();
+  /** Runs being prepared: counted against {@link MAX_STUDIO_RUNS} until they are tracked or fail. */
+  private starting = 0;
 
   constructor(private readonly host: StudioRunsHost) {}
 
-  async start(request: StartRunRequest, press: PersonPress = NO_PRESS): Promise<{ runId: string }> {
+  /**
+   * Holds a place for one more run while `prepare` makes and launches it; refuses
+   * (`too-many-runs`) when {@link MAX_STUDIO_RUNS} are in progress or starting.
+   */
+  private async withPlace<T>(prepare: () => Promise<T>): Promise<T> {
+    if (this.runs.size + this.starting >= MAX_STUDIO_RUNS)
+      throw new ContractError(
+        'too-many-runs',
+        `${MAX_STUDIO_RUNS} runs are in progress, the most the studio runs at once: stop one (or wait until one ends), then start this again`,
+      );
+    this.starting += 1;
+    try {
+      return await prepare();
+    } finally {
+      this.starting -= 1;
+    }
+  }
+
+  start(request: StartRunRequest, press: PersonPress = NO_PRESS): Promise<{ runId: string }> {
+    return this.withPlace(() => this.startNow(request, press));
+  }
+
+  private async startNow(request: StartRunRequest, press: PersonPress): Promise<{ runId: string }> {
     const ws = this.host.requireWorkspace();
     await this.host.judgeAgain(ws);
     const scriptFile = this.host.resolve(request.script);
@@ -147,7 +178,11 @@ export class StudioRuns {
    * Forks a run at a step (docs/host-api.md#forks): a new run of the parent's script, answered
    * from the parent's transcript up to the step, then live with `model` or on replay.
    */
-  async fork(request: ForkRequest, press: PersonPress = NO_PRESS): Promise<{ runId: string }> {
+  fork(request: ForkRequest, press: PersonPress = NO_PRESS): Promise<{ runId: string }> {
+    return this.withPlace(() => this.forkNow(request, press));
+  }
+
+  private async forkNow(request: ForkRequest, press: PersonPress): Promise<{ runId: string }> {
     const ws = this.host.requireWorkspace();
     await this.host.judgeAgain(ws);
     const { file: transcript, shown } = this.host.history.transcript(request.runId);
@@ -208,7 +243,11 @@ export class StudioRuns {
    * Tries one call of a catalog tool as a recorded run (see tool-trial.ts). Arguments that fail
    * the tool's schema are refused before the run starts.
    */
-  async tryTool(alias: string, args: JsonObject): Promise<{ runId: string }> {
+  tryTool(alias: string, args: JsonObject): Promise<{ runId: string }> {
+    return this.withPlace(() => this.tryToolNow(alias, args));
+  }
+
+  private async tryToolNow(alias: string, args: JsonObject): Promise<{ runId: string }> {
     const ws = this.host.requireWorkspace();
     await this.host.judgeAgain(ws);
     requireValidTrialArguments(await this.liveCatalog(alias), alias, args);

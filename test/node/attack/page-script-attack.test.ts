@@ -5,13 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractMethodNames, type ContractMethodName } from '../../../common/contract.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import type { StudioService } from '../../../main/core/studio/studio-service.js';
+import { MAX_STUDIO_RUNS } from '../../../main/core/studio/studio-runs.js';
 import { createGlue, studioHandlers, type Glue } from '../app/glue-fixture.js';
 
 /**
  * A script in the page tries to make main show its dialogs (a question, the folder picker, the
  * save dialog) without the person: with no press at all, by calling every method of the contract;
  * with one press, by firing many calls at once; and by starting runs whose model needs a question.
- * Main shows a dialog only for a call a fresh press came with, one per press.
+ * Main shows a dialog only for a call a fresh press came with, one per press. Then it starts run
+ * after run, each a worker thread of its own: main keeps at most MAX_STUDIO_RUNS in progress.
  */
 
 const workspace = realpathSync(mkdtempSync(path.join(tmpdir(), 'pf-dialog-attack-')));
@@ -29,6 +31,8 @@ writeFileSync(
   path.join(workspace, 'agents', 'pick.lua'),
   "for i = 1, 5 do pcall(models.chat, { { role = 'user', content = 'hi' } }, { model = 'elsewhere' }) end\n",
 );
+
+writeFileSync(path.join(workspace, 'agents', 'spin.lua'), 'while true do end\n');
 
 /** Every dialog main showed, by kind. */
 const shown: string[] = [];
@@ -153,4 +157,36 @@ describe('a page script raising main’s dialogs', () => {
     expect(shown).toHaveLength(1);
     expect(results.filter((result) => result.ok)).toHaveLength(1 + 5);
   });
+});
+
+describe('a page script starting run after run', () => {
+  it('gets at most MAX_STUDIO_RUNS in progress at once; the rest are refused, saying how to go on', async () => {
+    glue.clock.now += 60_000;
+    // The workspace is the example by now (a test above opened it): open the attack's own again.
+    glue.click();
+    const chosen = (await glue.invoke('workspace:choose', {})) as { value: { path: string } };
+    await glue.invoke('workspace:open', { path: chosen.value.path });
+    const results = (await Promise.all(
+      Array.from({ length: MAX_STUDIO_RUNS * 3 }, () => glue.invoke('run:start', { script: 'agents/spin.lua' })),
+    )) as Array<{ ok: boolean; value?: { runId: string }; error?: { code: string; message: string } }>;
+    const started = results.flatMap((result) => (result.ok ? [result.value!.runId] : []));
+    expect(started).toHaveLength(MAX_STUDIO_RUNS);
+    const refused = results.filter((result) => !result.ok);
+    expect(new Set(refused.map((result) => result.error!.code))).toEqual(new Set(['too-many-runs']));
+    expect(refused[0]!.error!.message).toContain('stop one (or wait until one ends), then start this again');
+    // A trial is a run too.
+    expect(await glue.invoke('tool:trial', { alias: 'echo', arguments: { text: 'x' } })).toMatchObject({
+      error: { code: 'too-many-runs' },
+    });
+    // Stopped, they make room again.
+    await Promise.all(started.map((runId) => glue.invoke('run:stop', { runId })));
+    await Promise.all(started.map((runId) => runEnd(runId)));
+    const again = (await glue.invoke('run:start', { script: 'agents/spin.lua' })) as {
+      ok: boolean;
+      value: { runId: string };
+    };
+    expect(again.ok).toBe(true);
+    await glue.invoke('run:stop', { runId: again.value.runId });
+    await runEnd(again.value.runId);
+  }, 120_000);
 });
