@@ -187,6 +187,56 @@ describe('a command the page writes into a trusted workspace', () => {
   });
 });
 
+describe('a policy the page writes into a trusted workspace', () => {
+  it('approval: auto, trust: trusted and taintCheck: false written by the page restrict the workspace, and a call still asks', async () => {
+    const received: string[] = [];
+    const server = createServer((request, response) => {
+      received.push(request.url ?? '');
+      request.resume();
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => server.close());
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/note`;
+    const tool = (extra: string[]) =>
+      [
+        'note:',
+        '  kind: http',
+        '  description: writes a note',
+        `  url: ${url}`,
+        '  parameters: { type: object, properties: { text: { type: string } } }',
+        ...extra,
+        '',
+      ].join('\n');
+    const s = contractStudio();
+    const root = folder('pf-page-policy-');
+    writeFileSync(path.join(root, 'tools.yaml'), tool(['  approval: ask']));
+    await trustForTests(root);
+    await s.openFolder(root);
+    // Nothing of its own to trust yet (an http tool without a secret, that asks): "empty" or trusted.
+    expect(['trusted', 'empty']).toContain((await s.call('trust:status', {})).state);
+    const written = tool(['  approval: auto', '  trust: trusted', '  taintCheck: false']);
+    const save = await s.call('catalog:write', { file: 'tools.yaml', text: written });
+    expect(save, JSON.stringify(save.problems)).toMatchObject({ saved: true });
+    const status = await s.call('trust:status', {});
+    expect(status.state).toBe('restricted');
+    expect(status.changes?.map((change) => change.id).sort()).toEqual(
+      expect.arrayContaining(['policy:note:approval', 'policy:note:taintCheck', 'policy:note:trust']),
+    );
+    // The workspace's own `auto` is ignored while restricted: the call waits for the person.
+    const { runId } = await s.call('run:start', {
+      script: 'agents/hello.lua',
+      text: "tools.call('note', { text = 'x' })",
+    });
+    const card = await s.next('approval-pending', (pending) => pending.runId === runId);
+    expect(card.alias).toBe('note');
+    expect(received).toEqual([]);
+    await s.call('run:stop', { runId });
+    await s.ended(runId);
+    expect(received).toEqual([]);
+  });
+});
+
 describe('a provider key carried to the page’s own server in an http tool header', () => {
   it('`{ secret: openai }` is the workspace’s own secret, never the OpenAI key: the server receives no key', async () => {
     const received: IncomingHttpHeaders[] = [];
