@@ -83,7 +83,7 @@ export function keyOriginRefusal(
       ? `model "${model}" would send your prompts and tool outputs to ${origin}, which is not on this machine and was not approved for ${label}`
       : `model "${model}" sends requests to ${origin}, and your ${label} key goes only to ${home ?? 'origins you approve for it'}`;
   const fix = trusted
-    ? `${note ? `${note} ` : ''}If you mean it, approve that origin for the key: choose Allow for model "${model}" in the studio's Trust view, or run promptforge trust --allow-key ${provider} ${origin}; else fix the baseUrl in models.yaml`
-    : `The workspace is restricted (not trusted), so it cannot ask for that: approve the origin yourself (Allow for model "${model}" in the studio's Trust view, or promptforge trust --allow-key ${provider} ${origin}), or trust the workspace first`;
+    ? `${note ? `${note} ` : ''}If you mean it, approve that origin for the key: promptforge trust --allow-key ${provider} ${origin} (or Allow for model "${model}" in the studio's Trust view); else fix the baseUrl in models.yaml`
+    : `The workspace is restricted (not trusted), so it cannot ask for that: approve the origin yourself (promptforge trust --allow-key ${provider} ${origin}, or Allow for model "${model}" in the studio's Trust view), or trust the workspace first`;
   return new KeyOriginError(provider, origin, `${why}. ${fix}`);
 }

@@ -538,7 +538,7 @@ describe('a provider key and a base URL of another origin', () => {
     expect(refused.end.status).toBe('error');
     expect(refused.end.error?.message).toContain(`your OpenAI key goes only to https://api.openai.com`);
     expect(refused.end.error?.message).toContain("You said no to this in the studio's dialog");
-    expect(refused.end.error?.message).toContain('choose Allow for model "elsewhere" in the studio\'s Trust view');
+    expect(refused.end.error?.message).toContain('(or Allow for model "elsewhere" in the studio\'s Trust view)');
     expect(model.requests.length).toBe(requestsBefore);
     expect(s.person.questions).toMatchObject([
       { title: `Send elsewhere's requests to ${origin()}?`, confirm: 'Send them there' },
