@@ -34,6 +34,12 @@ writeFileSync(
 
 writeFileSync(path.join(workspace, 'agents', 'spin.lua'), 'while true do end\n');
 
+mkdirSync(path.join(workspace, 'tests'));
+writeFileSync(
+  path.join(workspace, 'tests', 'origin.yaml'),
+  'cases:\n  - name: chats with the model of another origin\n    agent: agents/chat.lua\n    model: elsewhere\n    expect:\n      status: ok\n',
+);
+
 /** Every dialog main showed, by kind. */
 const shown: string[] = [];
 let glue: Glue;
@@ -156,6 +162,39 @@ describe('a page script raising main’s dialogs', () => {
     for (const result of results) if (result.ok && result.value?.runId) await runEnd(result.value.runId);
     expect(shown).toHaveLength(1);
     expect(results.filter((result) => result.ok)).toHaveLength(1 + 5);
+  });
+});
+
+describe('a page script running the workspace’s tests', () => {
+  it('a case whose live model goes to a new origin is refused, never asked about, even with a press', async () => {
+    glue.clock.now += 60_000;
+    glue.click();
+    const chosen = (await glue.invoke('workspace:choose', {})) as { value: { path: string } };
+    await glue.invoke('workspace:open', { path: chosen.value.path });
+    shown.length = 0;
+    glue.click();
+    const started = (await glue.invoke('tests:run', {})) as { ok: boolean; value: { suiteRunId: string } };
+    expect(started.ok).toBe(true);
+    const finished = await new Promise<{ counts: { errors: number; failed: number }; result?: unknown }>((resolve) => {
+      const check = (): void => {
+        const done = glue.sent.find(
+          (entry) =>
+            entry.channel === 'tests-progress' &&
+            (entry.payload as { suiteRunId: string; state: string }).suiteRunId === started.value.suiteRunId &&
+            (entry.payload as { state: string }).state !== 'running',
+        );
+        if (done) resolve(done.payload as never);
+        else setImmediate(check);
+      };
+      check();
+    });
+    expect(finished.counts.errors + finished.counts.failed).toBe(1);
+    const results = glue.sent
+      .filter((entry) => entry.channel === 'tests-progress')
+      .map((entry) => JSON.stringify((entry.payload as { result?: unknown }).result ?? ''))
+      .join('\n');
+    expect(results).toContain('never in the middle of one');
+    expect(shown).toEqual([]);
   });
 });
 
