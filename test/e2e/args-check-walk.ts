@@ -122,9 +122,20 @@ export function describeArgsCheckWalk(
         const cardSelector = `.approval-card[data-run-id="${runId}"][data-call-id="call-1"]`;
         const card = studio.page.locator(cardSelector);
         await card.filter({ hasText: tool.alias }).waitFor();
-        await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
-        await card.getByRole('button', { name: 'E Edit then approve' }).click();
         const editor = `${cardSelector} .cm-content`;
+        // A card that moves (another card above it arms or leaves) waits again before it takes a
+        // click, and a click it ignores opens no editor: then it is clicked again once re-armed.
+        for (let attempt = 1; ; attempt += 1) {
+          await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
+          await card.getByRole('button', { name: 'E Edit then approve' }).click();
+          const opened = await studio.page
+            .locator(editor)
+            .waitFor({ timeout: 10_000 })
+            .then(() => true)
+            .catch(() => false);
+          if (opened) break;
+          if (attempt === 3) throw new Error(`${tool.alias}: the card's editor did not open after ${attempt} clicks`);
+        }
 
         const cases: JsonObject[] = [...tool.valid, ...tool.invalid.map((entry) => entry.args)];
         for (const args of cases) {
