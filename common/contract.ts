@@ -36,6 +36,13 @@ import {
   WorkspaceStateSchema,
 } from './studio-schemas.js';
 import { TrustListSchema, WorkspaceTrustSchema } from './trust-schemas.js';
+import {
+  CallRefSchema,
+  RuleDraftSchema,
+  RuleProposalSchema,
+  RulesListingSchema,
+  RuleWordsSchema,
+} from './rules-schemas.js';
 import { TestFileInfoSchema, TestsListingSchema, TestsProgressSchema } from './test-schemas.js';
 
 /** A path on disk, as the main process sees it (absolute). */
@@ -333,6 +340,56 @@ export const contractMethods = {
     request: z.strictObject({ provider: z.string().min(1), origin: z.string().min(1) }),
     response: TrustListSchema,
   },
+
+  /** The person's approval rules (the file in their config folder), for the Rules view. */
+  'rules:list': { request: z.strictObject({}), response: RulesListingSchema },
+  /**
+   * The narrowest allow rule covering a waiting call (this tool, these argument values, this
+   * workspace, this definition), and the ways the core found to widen it. `not-found` when the call
+   * no longer waits.
+   */
+  'rules:propose': { request: CallRefSchema, response: RuleProposalSchema },
+  /**
+   * A rule in words, its problems, and with `call` whether it covers that waiting call; `replaces`
+   * names the rule it would replace (its confirmed definitions stay).
+   */
+  'rules:describe': {
+    request: z.strictObject({
+      rule: z.unknown(),
+      call: CallRefSchema.optional(),
+      replaces: z.string().min(1).optional(),
+    }),
+    response: RuleWordsSchema,
+  },
+  /**
+   * Saves a rule (new, or in place of rule `replaces`) to the rules file in the person's config
+   * folder, never a workspace, if the person says yes in main's own dialog, which names the rule.
+   * With `approve`, a waiting call the rule covers (and that carries no untrusted text) runs too;
+   * the rule is confirmed on the definition that call's card showed. `saved` is false when the
+   * person said no; `rules-changed` (`revision` differs from the file's), `rules-file-broken`.
+   */
+  'rules:save': {
+    request: z.strictObject({
+      rule: RuleDraftSchema,
+      replaces: z.string().min(1).optional(),
+      revision: z.string().optional(),
+      approve: CallRefSchema.optional(),
+    }),
+    response: z.object({ saved: z.boolean(), approved: z.boolean(), note: z.string(), listing: RulesListingSchema }),
+  },
+  /**
+   * Turns rule `id` on or off. A change that may let calls run without asking (turning an allow
+   * rule on, a deny or ask rule off) happens only with the person's yes in main's dialog.
+   */
+  'rules:set-enabled': {
+    request: z.strictObject({ id: z.string().min(1), enabled: z.boolean(), revision: z.string().optional() }),
+    response: z.object({ changed: z.boolean(), listing: RulesListingSchema }),
+  },
+  /** Deletes rule `id`, with the person's yes in main's dialog. */
+  'rules:delete': {
+    request: z.strictObject({ id: z.string().min(1), revision: z.string().optional() }),
+    response: z.object({ deleted: z.boolean(), listing: RulesListingSchema }),
+  },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 /**
@@ -356,6 +413,8 @@ export const contractEvents = {
   'tests-progress': TestsProgressSchema,
   /** The open workspace's test files changed on disk (or what they name did): their cases and mistakes now. */
   'tests-changed': z.object({ files: z.array(TestFileInfoSchema) }),
+  /** The rules file (or its usage) changed: saved here, edited by `promptforge rules` or by hand. */
+  'rules-changed': RulesListingSchema,
 } as const satisfies Record<string, z.ZodType>;
 
 /** The name of an IPC method, e.g. `app:info`. */

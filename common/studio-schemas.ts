@@ -9,6 +9,29 @@ import { z } from 'zod';
 import { ForkEditSchema, RunEventSchema, TaintSpanSchema } from './run-events.js';
 import { APPROVAL_POLICIES, TOOL_KINDS, TRUST_LEVELS } from './tool-policy.js';
 
+/**
+ * What an MCP server says of its tool (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+ * `openWorldHint`): the server's claims, never checked. The studio shows them as such; a rule may
+ * test them only for a server the person listed under `trustedServers` in their rules file.
+ */
+export const ToolAnnotationsSchema = z.object({
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+
+/** The annotation fields a tool or a card carries: the hints, and whether the person trusts the server for rules. */
+const annotationFields = {
+  /** The MCP server's hints about the tool, as it gave them (absent: it gave none, or it is no MCP tool). */
+  annotations: ToolAnnotationsSchema.optional(),
+  /**
+   * Whether the person listed the tool's MCP server under `trustedServers` in their rules file: only
+   * then may a rule's annotation conditions use the hints. Absent for a tool of no MCP server.
+   */
+  annotationsTrusted: z.boolean().optional(),
+};
+
 const json = z.json();
 
 /** A workspace-relative path (`agents/echo.lua`). Never absolute, never `..`. */
@@ -82,6 +105,7 @@ export const ToolSummarySchema = z.object({
   parameters: json,
   structured: z.boolean(),
   source: z.string(),
+  ...annotationFields,
 });
 
 /** A model alias from models.yaml. */
@@ -203,6 +227,23 @@ export const PendingApprovalSchema = z.object({
       parameters: z.object({ before: json, after: json }).optional(),
     })
     .optional(),
+  /**
+   * Which approval rule is part of why the call asks, or why none applied, in words (`text`): the
+   * allow rule that would have applied but was never confirmed on this definition (`unconfirmed`:
+   * a yes here confirms it), a tainted sink under an allow rule, an ask rule, or a rules file that
+   * cannot be read. `changes` says what changed in the tool since the rule was confirmed on it.
+   */
+  rule: z
+    .object({
+      ruleId: z.string().optional(),
+      text: z.string(),
+      unconfirmed: z.boolean().optional(),
+      changes: z.array(z.string()).optional(),
+    })
+    .optional(),
+  /** The argument pointers marked as sinks for this call: they ask on any untrusted text. */
+  sinks: z.array(z.string()).optional(),
+  ...annotationFields,
 });
 
 /** Keychain status of one provider. Never the key. */
@@ -334,6 +375,7 @@ export { RunEventSchema };
 export type WorkspaceState = z.infer<typeof WorkspaceStateSchema>;
 export type RecentWorkspaces = z.infer<typeof RecentWorkspacesSchema>;
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
+export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 export type ModelSummary = z.infer<typeof ModelSummarySchema>;
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type CatalogProblemInfo = z.infer<typeof CatalogProblemSchema>;

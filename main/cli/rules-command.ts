@@ -9,6 +9,7 @@ import { describeRule, explainDecision } from '../core/rules/rule-words.js';
 import { RuleStore, RulesConflictError } from '../core/rules/rule-store.js';
 import { RuleUsage } from '../core/rules/rule-usage.js';
 import { RuleDefinitions } from '../core/rules/rule-definitions.js';
+import { rulesOverview } from '../core/rules/rule-overview.js';
 import { serverIdentity, type RuleCall } from '../core/rules/rule-match.js';
 import { toolDefinitionDigest } from '../core/tools/tool-definition.js';
 import { userConfigDir } from '../core/trust/config-dir.js';
@@ -76,17 +77,17 @@ async function list(args: string[], io: CliIo, print: Printer): Promise<number> 
   const usage = (await ruleUsage(io).read()).rules;
   const workspace = root ? await loadWorkspace(root, print) : undefined;
   const real = root ? realPath(root) : undefined;
-  const rules = snapshot.rules.rules ?? [];
-  const rows = rules.map((rule) => {
+  const overview = rulesOverview(snapshot.rules, {
+    ...(real !== undefined && { workspace: real }),
+    ...(workspace && { tools: workspace.tools.list().map((tool) => ({ alias: tool.alias })) }),
+  });
+  const rows = overview.map(({ rule, words, missingTool }) => {
     const used = Object.hasOwn(usage, rule.id) ? usage[rule.id] : undefined;
     const missing =
-      rule.tool !== undefined &&
-      workspace &&
-      (rule.workspace === '*' || rule.workspace === real) &&
-      !workspace.tools.get(rule.tool)
-        ? `no tool "${rule.tool}" in this workspace's catalog (harmless: it matches nothing here${rule.workspace === '*' ? '' : '; remove it with promptforge rules rm ' + rule.id})`
+      missingTool !== undefined
+        ? `no tool "${missingTool}" in this workspace's catalog (harmless: it matches nothing here${rule.workspace === '*' ? '' : '; remove it with promptforge rules rm ' + rule.id})`
         : undefined;
-    return { rule, words: describeRule(rule), ...(used && { lastUsed: used }), ...(missing && { missing }) };
+    return { rule, words, ...(used && { lastUsed: used }), ...(missing && { missing }) };
   });
   if (values.json) {
     io.stdout.write(`${terminalSafeJson({ file: snapshot.file, state: snapshot.state, rules: rows })}\n`);

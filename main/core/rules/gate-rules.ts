@@ -37,6 +37,15 @@ export class GateRules implements GateRuleSource {
     this.set = new RuleSet(options.snapshot.rules);
   }
 
+  /**
+   * The rules file changed while the run goes on (the studio watches it): calls decided from now on
+   * follow `snapshot` (a copy is kept, so a confirmation recorded here changes no one else's).
+   */
+  update(snapshot: GateRulesOptions['snapshot']): void {
+    this.options.snapshot = structuredClone(snapshot);
+    this.set = new RuleSet(this.options.snapshot.rules);
+  }
+
   /** Whether the rules file could not be read: then no rule applies and every call asks. */
   get broken(): boolean {
     return this.options.snapshot.state === 'broken';

@@ -19,6 +19,7 @@ import {
   emptyRules,
   formatRulesProblem,
   parseRulesText,
+  replaceRuleIn,
   ruleIndex,
   type RulesProblem,
 } from './rules-file.js';
@@ -165,6 +166,18 @@ export class RuleStore {
       if ((current.rules ?? []).some((existing) => existing.id === rule.id))
         throw new ConfigFileError(`a rule "${rule.id}" already exists; choose another id, or remove that one first`);
       addRuleTo(document, rule);
+    }, expectedRevision);
+  }
+
+  /**
+   * Puts `rule` in place of rule `id` (same place in the file, so the order among rules of its
+   * kind stays); a new id must be free.
+   */
+  replace(id: string, rule: Rule, expectedRevision?: string): Promise<RulesSnapshot> {
+    return this.edit((document, current) => {
+      if (rule.id !== id && (current.rules ?? []).some((existing) => existing.id === rule.id))
+        throw new ConfigFileError(`a rule "${rule.id}" already exists; choose another id`);
+      replaceRuleIn(document, this.indexOf(document, id), rule);
     }, expectedRevision);
   }
 

@@ -5,6 +5,7 @@ import {
   CONDITION_TESTS,
   RULES_FILE_VERSION,
   RulesFileSchema,
+  RuleSchema,
   type Condition,
   type Marking,
   type Rule,
@@ -94,6 +95,25 @@ export function parseRulesText(text: string): ParsedRules {
   }));
   if (problems.length > 0) return { ok: false, problems: problems.map(({ path: _path, ...rest }) => rest) };
   return { ok: true, file: parsed.data };
+}
+
+/**
+ * The problems of one rule on its own (its form, one target, one test per condition, patterns RE2
+ * runs, hosts that are hosts), as the file would report them, with fields named from the rule
+ * (`when[0].pattern`): for a rule a person is still editing. Empty when the rule could be saved.
+ */
+export function ruleProblems(rule: unknown): RulesProblem[] {
+  if (hasProtoKey(rule)) return [{ message: 'a key named "__proto__" is not allowed in a rule; remove it' }];
+  const parsed = RuleSchema.safeParse(rule);
+  if (!parsed.success)
+    return parsed.error.issues.map((issue) => ({
+      ...(issue.path.length > 0 && { field: fieldName(issue.path as (string | number)[]) }),
+      message: issueMessage(issue),
+    }));
+  return checkMeaning({ version: RULES_FILE_VERSION, rules: [parsed.data] }).map((problem) => {
+    const field = fieldName(problem.path.slice(2));
+    return { ...(field !== undefined && { field }), message: problem.message };
+  });
 }
 
 /** A problem as one line: `approval-rules.yaml:12: rules[2].when[0].pattern: ...`. */
@@ -212,6 +232,11 @@ export function editableDocument(text: string | undefined): Document {
   if (document.errors.length > 0) throw new Error(document.errors[0]!.message);
   if (!isMap(document.contents)) return parseDocument(NEW_FILE_TEXT);
   return document;
+}
+
+/** Puts `rule` in place of the rule at `index` (comments of other rules stay). */
+export function replaceRuleIn(document: Document, index: number, rule: Rule): void {
+  document.setIn(['rules', index], document.createNode(withoutUndefined(rule)));
 }
 
 /** Appends `rule` under `rules:` (made when missing). */

@@ -34,7 +34,7 @@ import { keyMayGo, keyOriginRefusal, type ConfirmKeyOrigin } from '../trust/key-
 import { isLoopbackUrl } from '../net/loopback.js';
 import { originOf } from '../trust/workspace-manifest.js';
 import { GateRules } from '../rules/gate-rules.js';
-import type { RuleStore } from '../rules/rule-store.js';
+import type { RuleStore, RulesSnapshot } from '../rules/rule-store.js';
 import type { RuleUsage } from '../rules/rule-usage.js';
 import type { RuleDefinitions } from '../rules/rule-definitions.js';
 import type { DefinedTool } from '../tools/tool-definition.js';
@@ -144,9 +144,25 @@ export interface PrepareRunOptions {
   inProcessTools?: InProcessTools;
   /**
    * The person's approval rules (main/core/rules), read when the run is prepared; `onWarning` is
-   * told of rules files that are ignored or cannot be read. Without it no rule applies.
+   * told of rules files that are ignored or cannot be read. Without it no rule applies. With
+   * `live` (the studio, which watches the file), a change of the file while the run goes on
+   * applies to the calls decided after it.
    */
-  rules?: { store: RuleStore; usage?: RuleUsage; definitions?: RuleDefinitions; onWarning?(text: string): void };
+  rules?: {
+    store: RuleStore;
+    usage?: RuleUsage;
+    definitions?: RuleDefinitions;
+    onWarning?(text: string): void;
+    live?: LiveRules;
+  };
+}
+
+/**
+ * The rules file as it changes (the studio watches it): `subscribe` calls `listener` with each new
+ * reading of the file for workspace `workspaceRoot`, until the returned function is called.
+ */
+export interface LiveRules {
+  subscribe(workspaceRoot: string, listener: (snapshot: RulesSnapshot) => void): () => void;
 }
 
 /** What a run knows of its workspace's trust; fixed when the run is prepared. */
@@ -385,6 +401,12 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     },
   });
   target.run = run;
+  // A rules file changed while the run goes on decides its later calls (fail-closed as when read).
+  const liveRules = options.rules?.live;
+  if (rules && liveRules) {
+    const stop = liveRules.subscribe(workspace.root, (snapshot) => rules.update(snapshot));
+    void run.done.finally(stop).catch(() => undefined);
+  }
   // Which rules decided calls goes to the usage file once the run ends (never during it).
   const usage = options.rules?.usage;
   if (usage) void run.done.then(() => usage.flush()).catch(() => undefined);

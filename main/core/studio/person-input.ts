@@ -83,15 +83,22 @@ export const PERSON_INPUT_METHODS: ReadonlySet<ContractMethodName> = new Set<Con
   'workspace:choose',
   'history:export',
   'file:delete',
+  'rules:save',
+  'rules:delete',
 ]);
 
 /**
  * The contract methods served without a person's input that may still ask the person when a press
  * came with the call: starting or forking a run, which asks about a model's new destination
- * before the run starts (see {@link PersonPress}). A press that came with one of them is used up
+ * before the run starts (see {@link PersonPress}), and turning an approval rule on or off, which
+ * asks only when the change may let calls run without asking. A press that came with one of them is used up
  * by it, whether or not it asks.
  */
-export const MAY_ASK_METHODS: ReadonlySet<ContractMethodName> = new Set<ContractMethodName>(['run:start', 'run:fork']);
+export const MAY_ASK_METHODS: ReadonlySet<ContractMethodName> = new Set<ContractMethodName>([
+  'run:start',
+  'run:fork',
+  'rules:set-enabled',
+]);
 
 /** Whether contract method `method` needs a person's input first (see {@link PERSON_INPUT_METHODS}). */
 export function needsPersonInput(method: string): boolean {

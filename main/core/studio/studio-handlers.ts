@@ -100,6 +100,22 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'trust:revoke': ({ path }) => service.revokeTrust(path),
     'trust:allow-key-origin': ({ model }, { press }) => service.allowKeyOrigin(model, press),
     'trust:revoke-key-origin': ({ provider, origin }) => service.revokeKeyOrigin(provider, origin),
+    'rules:list': () => service.rules.list(),
+    'rules:propose': (call) => service.rules.propose(call),
+    'rules:describe': ({ rule, call, replaces }) => service.rules.describe(rule, call, replaces),
+    'rules:save': ({ rule, replaces, revision, approve }, { press }) =>
+      service.rules.save(
+        rule,
+        {
+          ...(replaces !== undefined && { replaces }),
+          ...(revision !== undefined && { revision }),
+          ...(approve !== undefined && { approve }),
+        },
+        press,
+      ),
+    'rules:set-enabled': ({ id, enabled, revision }, { press }) =>
+      service.rules.setEnabled(id, enabled, revision, press),
+    'rules:delete': ({ id, revision }, { press }) => service.rules.remove(id, revision, press),
   };
 }
 

@@ -109,7 +109,7 @@ export class StudioMcp {
         if (this.mcp?.manager !== manager) return;
         this.host.emit('mcp-changed', this.describe());
         // Newly listed (or dropped) MCP tools join the workspace's tools.
-        const listed = JSON.stringify(manager.currentTools().map(toToolInfo));
+        const listed = JSON.stringify(manager.currentTools().map((tool) => toToolInfo(tool)));
         const workspace = this.host.workspace();
         if (listed === shownTools || !workspace) return;
         shownTools = listed;

@@ -47,11 +47,9 @@ import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
 import { StudioTrust, type ConfirmWithPerson, type PersonQuestion } from './studio-trust.js';
 import { currentConfigDir } from '../trust/config-dir.js';
-import { RuleStore } from '../rules/rule-store.js';
-import { RuleUsage } from '../rules/rule-usage.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import { describeWorkspace, toPendingApproval } from './studio-views.js';
-import { RuleDefinitions } from '../rules/rule-definitions.js';
+import { StudioRules } from './studio-rules.js';
 import {
   createAgent,
   deleteAgent,
@@ -118,8 +116,8 @@ export class StudioService {
   private readonly keys: StudioKeys;
   private readonly history: StudioHistory;
   private readonly trust: StudioTrust;
-  /** The approval rules store and its usage log, in the config folder. */
-  private readonly rules: { store: RuleStore; usage: RuleUsage; definitions: RuleDefinitions };
+  /** The person's approval rules: the Rules view, "Always allow…", and the file every run follows (studio-rules.ts). */
+  readonly rules: StudioRules;
   private readonly chosen = new ChosenFolders();
   private readonly recent: RecentWorkspaces;
   private readonly dialogs: PersonDialogs;
@@ -130,12 +128,6 @@ export class StudioService {
     // Every dialog main shows goes through these: one at a time, each paid for by the person's press.
     this.dialogs = new PersonDialogs(options);
     const configDirectory = options.configDirectory ?? currentConfigDir();
-    // The person's approval rules apply to the studio's runs as to the CLI's.
-    this.rules = {
-      store: new RuleStore(configDirectory),
-      usage: new RuleUsage(configDirectory),
-      definitions: new RuleDefinitions(configDirectory),
-    };
     this.recent = new RecentWorkspaces(configDirectory);
     this.trust = new StudioTrust({
       configDirectory,
@@ -162,12 +154,28 @@ export class StudioService {
     this.pending = new PendingApprovals({
       onEvent: (event) => {
         if (event.type === 'approval-pending')
-          options.emit('approval-pending', toPendingApproval(event.pending, this.workspace, this.mcp.manager));
+          options.emit(
+            'approval-pending',
+            toPendingApproval(event.pending, this.workspace, this.mcp.manager, this.rules.serverTrusted),
+          );
         else options.emit('approval-resolved', { runId: event.request.runId, callId: event.request.callId });
       },
     });
+    // The person's approval rules apply to the studio's runs as to the CLI's.
+    this.rules = new StudioRules({
+      configDirectory,
+      emit: options.emit,
+      workspace: () => this.workspace,
+      mcpTools: () => this.mcp.manager?.currentTools() ?? [],
+      pending: this.pending,
+      dialogs: this.dialogs,
+      trustedServersChanged: () => {
+        // The explorer marks the tools of the servers the person trusts for rules.
+        if (this.workspace) options.emit('workspace-changed', this.describe(this.workspace));
+      },
+    });
     this.runs = new StudioRuns({
-      rules: this.rules,
+      rules: this.rules.forRuns(),
       pool: this.pool,
       pending: this.pending,
       secrets: options.secrets,
@@ -183,7 +191,7 @@ export class StudioService {
       },
     });
     this.tests = new StudioTests({
-      rules: this.rules,
+      rules: this.rules.forRuns(),
       pool: this.pool,
       secrets: options.secrets,
       trust: this.trust,
@@ -251,6 +259,8 @@ export class StudioService {
     this.workspace = await loadWorkspace(dir);
     await this.trust.judge(this.workspace);
     this.mcp.sync(this.workspace, this.trust.trusted);
+    // The rules as they apply here (a rules file this workspace holds is named in a warning).
+    await this.rules.workspaceOpened();
     this.stopWatching = watchWorkspace(this.workspace.root, ({ workspace }) => {
       this.workspace = workspace;
       // A change on disk (an editor, a tool, a git pull) starts nothing; a changed manifest makes
@@ -404,7 +414,9 @@ export class StudioService {
   }
 
   listApprovals(): PendingApproval[] {
-    return this.pending.list().map((call) => toPendingApproval(call, this.workspace, this.mcp.manager));
+    return this.pending
+      .list()
+      .map((call) => toPendingApproval(call, this.workspace, this.mcp.manager, this.rules.serverTrusted));
   }
 
   decide(runId: string, callId: string, decision: StudioDecision): { ok: true } {
@@ -530,6 +542,7 @@ export class StudioService {
   async close(): Promise<void> {
     await Promise.all([this.runs.close(), this.tests.forget()]);
     await this.mcp.close();
+    this.rules.close();
     this.stopWatching?.();
     if (!this.options.pool) await this.pool.close();
   }
@@ -556,7 +569,7 @@ export class StudioService {
   }
 
   private describe(ws: Workspace): WorkspaceState {
-    return describeWorkspace(ws, this.mcp.manager);
+    return describeWorkspace(ws, this.mcp.manager, this.rules.serverTrusted);
   }
 }
 

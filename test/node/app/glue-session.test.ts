@@ -93,7 +93,7 @@ const runEnd = (runId: string) =>
  * set the stage for the next). A method added to the contract without a step here fails the test,
  * by name.
  */
-const state = { runId: '', trialId: '', digest: '' };
+const state = { runId: '', trialId: '', digest: '', rule: {} as Record<string, unknown>, ruleId: '' };
 const steps: Record<ContractMethodName, () => Promise<unknown>> = {
   'app:info': () => ok('app:info', {}),
   'workspace:state': () => ok('workspace:state', {}),
@@ -136,6 +136,25 @@ const steps: Record<ContractMethodName, () => Promise<unknown>> = {
     state.trialId = ((await ok('tool:trial', { alias: 'echo', arguments: { text: 'hi' } })) as { runId: string }).runId;
     await waiting;
   },
+  // The trial's waiting call: the narrowest rule for it, in words, saved, turned off, deleted.
+  'rules:list': () => ok('rules:list', {}),
+  'rules:propose': async () => {
+    const [pending] = (await studio.service.listApprovals()).filter((call) => call.runId === state.trialId);
+    const proposal = (await ok('rules:propose', { runId: state.trialId, callId: pending!.callId })) as {
+      rule: Record<string, unknown>;
+    };
+    const { confirmed: _confirmed, createdAt: _createdAt, ...draft } = proposal.rule;
+    state.rule = draft;
+    state.ruleId = String(draft['id']);
+  },
+  'rules:describe': () => ok('rules:describe', { rule: state.rule }),
+  'rules:save': async () => {
+    const changed = next('rules-changed', (listing) => listing.rules.length === 1);
+    await ok('rules:save', { rule: state.rule as ContractRequest<'rules:save'>['rule'] });
+    await changed;
+  },
+  'rules:set-enabled': () => ok('rules:set-enabled', { id: state.ruleId, enabled: false }),
+  'rules:delete': () => ok('rules:delete', { id: state.ruleId }),
   'run:stop': async () => {
     const ended = runEnd(state.trialId);
     await ok('run:stop', { runId: state.trialId });

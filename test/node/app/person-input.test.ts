@@ -155,12 +155,16 @@ describe('PersonInputLog (the person-input gate)', () => {
       'workspace:choose',
       'history:export',
       'file:delete',
+      'rules:save',
+      'rules:delete',
     ];
     expect([...PERSON_INPUT_METHODS].sort()).toEqual([...gated].sort());
     expect(contractMethodNames.filter(needsPersonInput).sort()).toEqual([...gated].sort());
     // Starting or forking a run may ask (a model's new destination), paid for by a press that came with it.
-    expect([...MAY_ASK_METHODS].sort()).toEqual(['run:fork', 'run:start']);
-    expect(contractMethodNames.filter(pressPaysFor).sort()).toEqual([...gated, 'run:fork', 'run:start'].sort());
+    expect([...MAY_ASK_METHODS].sort()).toEqual(['rules:set-enabled', 'run:fork', 'run:start']);
+    expect(contractMethodNames.filter(pressPaysFor).sort()).toEqual(
+      [...gated, 'rules:set-enabled', 'run:fork', 'run:start'].sort(),
+    );
   });
 });
 

@@ -110,6 +110,12 @@ function requestFor(method: ContractMethodName, runId: string): unknown {
     'tests:list': {},
     'tests:run': {},
     'tests:stop': {},
+    'rules:list': {},
+    'rules:propose': { runId, callId: 'call-1' },
+    'rules:describe': { rule: { id: 'planted', decision: 'allow', workspace: '*', tools: '*' } },
+    'rules:save': { rule: { id: 'planted', decision: 'allow', workspace: '*', tools: '*' } },
+    'rules:set-enabled': { id: 'planted', enabled: true },
+    'rules:delete': { id: 'planted' },
   };
   return requests[method];
 }

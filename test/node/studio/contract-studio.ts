@@ -55,8 +55,8 @@ const logger: StudioLogger = {
 };
 
 /** A fresh studio service behind the contract's handlers, as the renderer reaches it. */
-export function contractStudio(): ContractStudio {
-  const { service, person, folders, pushed, waitFor } = studio();
+export function contractStudio(options: { configDirectory?: string } = {}): ContractStudio {
+  const { service, person, folders, pushed, waitFor } = studio(options);
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
   const invoke = (method: ContractMethodName, request: unknown, press: PersonPress = pressStandIn()) =>
     dispatchContractCall(handlers, method, request, logger, press);

@@ -68,7 +68,7 @@ afterEach(async () => {
  * A real StudioService over a private data folder, with an in-memory keychain (the real keychain
  * is exercised in test/node/credentials and e2e), recording what it pushes. Closed after each test.
  */
-export function studio(): StudioHarness {
+export function studio(options: { configDirectory?: string } = {}): StudioHarness {
   const pushed: Pushed[] = [];
   const person = standInPerson(true);
   const folders: string[] = [];
@@ -78,6 +78,7 @@ export function studio(): StudioHarness {
     examplesDirectory: examples,
     secrets: mapSecretStore(),
     pool: testPool(),
+    ...(options.configDirectory !== undefined && { configDirectory: options.configDirectory }),
     confirmPerson: person.confirm,
     chooseFolder: async () => folders.shift() ?? null,
     emit: (name, payload) => {
