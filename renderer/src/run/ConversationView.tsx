@@ -5,19 +5,19 @@ import {
   itemIndexForStep,
   type ConversationItem,
   type ConversationSnapshot,
-  type DispatchState,
 } from './conversation-builder';
-import { decidedPhrase, describeDecision, studioReason } from '../approvals/approval-scope';
 import { InertText } from '../shell/InertText';
 import { displayText } from './argument-display';
-import { TaintedJson } from './TaintedJson';
 import type { PagingState } from './run-store';
-import type { ForkTarget } from '../history/ForkDialog';
-
-/** Two ids for one call, explained where they show: the model's, and the host's dispatch. */
-const MODEL_CALL_ID_HINT = 'The id the model gave this call: the script answers the model with it (tool_call_id).';
-const DISPATCH_ID_HINT =
-  "The host's id for this tools.call: call-1, call-2, ... in the order the script dispatched them. Approvals, the log and the transcript use it.";
+import {
+  DISPATCH_ID_HINT,
+  EditedInFork,
+  ForkFromHere,
+  formatMs,
+  MODEL_CALL_ID_HINT,
+  type OnFork,
+} from './conversation-parts';
+import { DispatchCard } from './DispatchCard';
 
 /**
  * A step to show the person (where a test case diverged): the event's `seq`, what to say there, and
@@ -28,158 +28,6 @@ export interface RunFocus {
   seq: number;
   label: string;
   request: number;
-}
-
-/** Asks to fork the shown run at a step (opens the fork dialog). */
-type OnFork = (target: Omit<ForkTarget, 'runId'>) => void;
-
-/** The step number of a row, and "Fork from here" on it (docs/host-api.md#forks). */
-function ForkFromHere({ step, label, onFork }: { step: number; label: string; onFork: () => void }) {
-  return (
-    <>
-      <span className="muted small step-label" title="The step number a fork names (the event's seq)">
-        step {step}
-      </span>
-      <button
-        type="button"
-        className="button button-small fork-button"
-        onClick={onFork}
-        aria-label={`Fork from here: step ${step} (${label})`}
-      >
-        Fork from here
-      </button>
-    </>
-  );
-}
-
-const stateLabels: Record<DispatchState | 'running', string> = {
-  requested: 'requested',
-  'awaiting approval': 'awaiting approval',
-  approved: 'approved',
-  edited: 'approved with edits',
-  denied: 'denied',
-  done: 'done',
-  failed: 'failed',
-  cancelled: 'cancelled',
-  running: 'running',
-};
-
-function formatMs(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
-}
-
-/** The mark on the row a fork edited at its step. */
-function EditedInFork() {
-  return (
-    <span className="tag fork-edited-tag" title="This fork replaced what the parent run recorded at this step">
-      edited in fork
-    </span>
-  );
-}
-
-function DispatchCard({
-  item,
-  live,
-  edited,
-  taintCheck,
-  onShowApprovals,
-  onFork,
-}: {
-  item: Extract<ConversationItem, { kind: 'dispatch' }>;
-  live: boolean;
-  edited: boolean;
-  /** The tool's taint check in tools.yaml now: only for decisions recorded without their own. */
-  taintCheck: boolean;
-  onShowApprovals: () => void;
-  onFork?: OnFork | undefined;
-}) {
-  const inFlight = live && (item.state === 'requested' || item.state === 'approved' || item.state === 'edited');
-  const shown: DispatchState | 'running' = inFlight ? 'running' : item.state;
-  // Who decided and what it covered; a denial's reason is shown on its own line below.
-  const decisionNote =
-    item.decision && item.decision.kind !== 'deny'
-      ? describeDecision(item.decision, item.alias, (item.decision.taintCheck ?? taintCheck) || item.taint.length > 0)
-      : undefined;
-  return (
-    <article
-      className={`conversation-card dispatch state-${shown.replace(' ', '-')}`}
-      aria-label={`Tool call ${item.callId}`}
-    >
-      <header className="card-header">
-        <span className="card-title">
-          <code>{item.alias}</code>{' '}
-          <span className="muted" title={DISPATCH_ID_HINT}>
-            {item.callId}
-          </span>
-        </span>
-        <span className={`state-badge state-${shown.replace(' ', '-')}`} data-state={shown}>
-          {inFlight || item.state === 'awaiting approval' ? <span className="spinner" aria-hidden="true" /> : null}
-          {stateLabels[shown]}
-        </span>
-        {edited ? <EditedInFork /> : null}
-        {onFork && item.step !== undefined ? (
-          <ForkFromHere
-            step={item.step}
-            label={`${item.alias} ${item.callId}`}
-            onFork={() =>
-              onFork({
-                step: item.step!,
-                kind: 'tool',
-                label: `tool ${item.alias} (${item.callId})`,
-                text: item.output?.text ?? '',
-              })
-            }
-          />
-        ) : null}
-      </header>
-      {/* Drawn as on the approval card: hidden and direction-changing characters as escapes, tainted spans marked. */}
-      {item.arguments !== null ? <TaintedJson value={item.arguments} taint={item.taint} /> : null}
-      {item.taint.length > 0 ? (
-        <p className="taint-note">
-          tainted by {[...new Set(item.taint.map((t) => `output ${t.sourceOutputId}`))].join(', ')}
-        </p>
-      ) : null}
-      {decisionNote ? (
-        <p className="decision-note small">
-          {decisionNote.before}
-          {decisionNote.alias !== '' ? <code>{decisionNote.alias}</code> : null}
-          {decisionNote.after}
-        </p>
-      ) : null}
-      {item.state === 'awaiting approval' && live ? (
-        <button type="button" className="button button-small" onClick={onShowApprovals}>
-          Decide in Approvals…
-        </button>
-      ) : null}
-      {item.decision?.kind === 'approve-edited' && item.decision.arguments !== undefined ? (
-        <div>
-          <p className="small muted">edited arguments</p>
-          <TaintedJson value={item.decision.arguments} taint={[]} />
-        </div>
-      ) : null}
-      {item.decision?.kind === 'deny' && item.decision.reason ? (
-        <p className="deny-reason">
-          Denied {decidedPhrase(item.decision.source)}: {studioReason(item.decision.reason)}
-        </p>
-      ) : null}
-      {item.output ? (
-        <div className="tool-output">
-          <div className="output-header">
-            <span className={`trust-badge trust-${item.output.trust}`}>{item.output.trust}</span>
-            <span className="muted small">
-              output{item.output.structured ? ' (structured)' : ''} · {formatMs(item.output.durationMs)}
-            </span>
-          </div>
-          <InertText className="inert-text code-block" text={item.output.text} />
-        </div>
-      ) : null}
-      {item.error && item.state !== 'denied' ? (
-        <p className="error-text small">
-          {item.error.stage}: {item.error.message}
-        </p>
-      ) : null}
-    </article>
-  );
 }
 
 function ItemView({
