@@ -98,6 +98,8 @@ describe('approval card: lookalike arguments are drawn so that they look differe
     const lookalike = await start('lookalike');
     const bidi = await start('bidi');
     await armed(lookalike).waitFor();
+    // In sight before it arms: a click scrolls what it clicks into view, and a card that moves waits again.
+    await cardOf(bidi).getByRole('button', { name: 'E Edit then approve' }).scrollIntoViewIfNeeded();
     await armed(bidi).waitFor();
     await cardOf(bidi).getByRole('button', { name: 'E Edit then approve' }).click();
     const editor = cardOf(bidi).locator('.json-editor .cm-content');

@@ -126,6 +126,8 @@ export function describeArgsCheckWalk(
         // A card that moves (another card above it arms or leaves) waits again before it takes a
         // click, and a click it ignores opens no editor: then it is clicked again once re-armed.
         for (let attempt = 1; ; attempt += 1) {
+          // In sight before it arms: a click scrolls what it clicks into view, and a card that moves waits again.
+          await card.getByRole('button', { name: 'E Edit then approve' }).scrollIntoViewIfNeeded();
           await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
           await card.getByRole('button', { name: 'E Edit then approve' }).click();
           const opened = await studio.page
@@ -161,6 +163,7 @@ export function describeArgsCheckWalk(
       it('approves an edit the core accepts, and the call runs with it', async () => {
         const { runId } = await studio.service.tryTool('trip', { from: 'Oslo', to: 'Rome' });
         const card = studio.page.locator('.approval-card', { hasText: 'trip' });
+        await card.getByRole('button', { name: 'E Edit then approve' }).scrollIntoViewIfNeeded();
         await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
         await card.getByRole('button', { name: 'E Edit then approve' }).click();
         await studio.replaceEditorText('.approval-card .cm-content', '{ "from": "Bergen", "to": "Rome" }');

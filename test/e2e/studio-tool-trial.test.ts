@@ -301,8 +301,10 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
     await view.getByRole('status').filter({ hasText: 'Arguments valid' }).waitFor();
     await view.getByRole('button', { name: 'Run read_page' }).click();
     await result('read_page').getByText('waiting for approval').waitFor();
-    await result('read_page').getByRole('button', { name: 'Decide in Approvals…' }).click();
-    const card = studio.page.locator('.approval-card').filter({ hasText: 'read_page' });
+    // The call's approval card is right here, in the trial's result (the same card as in Approvals).
+    const card = result('read_page').locator('.approval-card').filter({ hasText: 'read_page' });
+    // In sight before it arms: a click scrolls what it clicks into view, and a card that moves waits again.
+    await card.getByRole('button', { name: 'A Approve' }).scrollIntoViewIfNeeded();
     await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
     await card.getByRole('button', { name: 'A Approve' }).click();
     await result('read_page').locator('.status-pill', { hasText: 'ok' }).waitFor();

@@ -5,7 +5,18 @@ import { CodeEditor } from '../editor/CodeEditor';
 import { isTyping } from '../shell/keyboard';
 import type { Theme } from '../shell/theme';
 import { TaintedJson } from '../run/TaintedJson';
-import { approvalKey, decisionFor, type CardActions, type CardOrigin, type Mode } from './approval-card-logic';
+import {
+  approvalKey,
+  decisionFor,
+  ignoredNotice,
+  type CardActions,
+  type CardOrigin,
+  type Ignored,
+  type Mode,
+} from './approval-card-logic';
+import { AlwaysAllow } from './AlwaysAllow';
+import { approvalsStore } from './approvals-store';
+import { RuleLine, ServerClaims, SinksLine } from './CardFacts';
 import { allowForRunScope, scopeSentence } from './approval-scope';
 import { focusWasDeliberate } from './deliberate-focus';
 import { useArgumentsCheck } from './use-arguments-check';
@@ -22,20 +33,24 @@ export interface ApprovalCardProps {
   moved: number;
   theme: Theme;
   /** Sends the decision to main: resolves with undefined once taken, or with why it was not. */
-  decide: (decision: StudioDecision) => Promise<string | undefined>;
+  onDecide: (decision: StudioDecision) => Promise<string | undefined>;
   onDecided: (announcement: string) => void;
   /** The card is going away (decided elsewhere or here) while focus is inside it. */
   onFocusLost: () => void;
 }
 
-/** One call waiting for a decision: what it is, its arguments, and the decision buttons. */
+/**
+ * One call waiting for a decision: what it is, its arguments, why it asks, and the decision
+ * buttons. The one card of the studio: the Approvals panel, the conversation and the tool trial
+ * all show it, each with its own host for where focus goes afterwards (see InlineApproval).
+ */
 export function ApprovalCard({
   approval,
   origin,
   place,
   moved,
   theme,
-  decide,
+  onDecide,
   onDecided,
   onFocusLost,
 }: ApprovalCardProps) {
@@ -50,6 +65,10 @@ export function ApprovalCard({
   const { armed, arming, shown } = useCardArming(card, approval.askedAt, place, moved);
   const busy = busyFor === approval.askedAt;
   const [error, setError] = useState<string | null>(null);
+  /** A press the card did not act on, and why: said on the card and to screen readers. */
+  const [ignored, setIgnored] = useState<Ignored | null>(null);
+  /** What saving a rule did, when the call still waits. */
+  const [ruleOutcome, setRuleOutcome] = useState<string | null>(null);
   const denyInput = useRef<HTMLInputElement>(null);
   /** Focus came in by the person's click or Tab/arrow, and has not left the card since. */
   const deliberate = useRef(false);
@@ -74,7 +93,8 @@ export function ApprovalCard({
   const send = async (decision: StudioDecision, announcement: string): Promise<void> => {
     setBusyFor(approval.askedAt);
     setError(null);
-    const problem = await decide(decision);
+    setIgnored(null);
+    const problem = await onDecide(decision);
     if (problem === undefined) {
       onDecided(announcement);
       return;
@@ -97,6 +117,10 @@ export function ApprovalCard({
         { kind: 'allow-for-run' },
         scopeSentence(allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', 'by you')),
       ),
+    alwaysAllow: () => {
+      setRuleOutcome(null);
+      setMode({ kind: 'rule' });
+    },
   };
   useEffect(() => {
     if (mode.kind === 'deny') denyInput.current?.focus();
@@ -105,22 +129,33 @@ export function ApprovalCard({
   /**
    * A button's click acts only on an armed card, and never as the second click of a double click:
    * the first click may have decided the card that was here, and this one is in its place now.
+   * A click that does not act says why (the buttons stay reachable while the card arms).
    */
   const onClick =
     (act: () => void) =>
     (event: MouseEvent<HTMLButtonElement>): void => {
-      if (event.detail > 1 || !armed || busy) return;
+      event.preventDefault();
+      if (busy) return;
+      if (event.detail > 1) return setIgnored('double');
+      if (!armed) return setIgnored('arming');
+      setIgnored(null);
       act();
     };
 
   const onKeyDown = (event: KeyboardEvent<HTMLElement>): void => {
     const decision = decisionFor(event);
     if (decision === undefined || mode.kind !== 'idle' || isTyping(event.nativeEvent)) return;
-    // Keys count only when the person put focus here, and only once the card is armed.
+    // Keys count only when the person put focus here, and only once the card is armed; a key that
+    // does not count is not dropped silently.
     event.preventDefault();
-    if (!deliberate.current || !armed || busy) return;
+    if (busy) return;
+    if (!deliberate.current) return setIgnored('focus');
+    if (!armed) return setIgnored('arming');
+    setIgnored(null);
     actions[decision]();
   };
+  const notice = ignored === null ? '' : ignoredNotice(ignored, armed);
+  const inactive = busy || !armed;
 
   const taintSources = [...new Set(approval.taint.map((span) => span.sourceOutputId))];
   const titleId = `approval-${approval.runId}-${approval.callId}`;
@@ -184,6 +219,9 @@ export function ApprovalCard({
       {taintSources.length > 0 ? (
         <p className="taint-note">tainted by {taintSources.map((id) => `output ${id}`).join(', ')}</p>
       ) : null}
+      <RuleLine approval={approval} />
+      <SinksLine sinks={approval.sinks} />
+      <ServerClaims annotations={approval.annotations} trusted={approval.annotationsTrusted} />
       {mode.kind === 'edit' ? (
         <div className="edit-arguments">
           <label className="small muted" htmlFor={`${titleId}-editor`}>
@@ -216,13 +254,14 @@ export function ApprovalCard({
             <button
               type="button"
               className="button button-primary"
-              disabled={busy || !armed || check.state !== 'valid'}
+              aria-disabled={inactive || check.state !== 'valid'}
               onClick={onClick(() => {
                 if (check.state === 'valid')
                   void send(
                     { kind: 'approve-edited', arguments: check.value },
                     `Approved with edited arguments by you: ${approval.alias} ${approval.callId}.`,
                   );
+                else setError('Not approved: the edited arguments do not fit the tool’s parameters yet.');
               })}
             >
               Approve edited
@@ -247,8 +286,10 @@ export function ApprovalCard({
           onSubmit={(event) => {
             event.preventDefault();
             const reason = mode.reason.trim();
-            if (reason !== '' && armed && !busy)
-              void send({ kind: 'deny', reason }, `Denied by you: ${approval.alias} ${approval.callId}.`);
+            if (busy) return;
+            if (!armed) return setIgnored('arming');
+            if (reason === '') setError('A denial needs a reason: type it, then Deny.');
+            else void send({ kind: 'deny', reason }, `Denied by you: ${approval.alias} ${approval.callId}.`);
           }}
         >
           <label htmlFor={`${titleId}-reason`}>Reason for denying (required; the script sees it)</label>
@@ -269,10 +310,13 @@ export function ApprovalCard({
             <button
               type="submit"
               className="button button-danger"
-              disabled={busy || !armed || mode.reason.trim() === ''}
+              aria-disabled={inactive || mode.reason.trim() === ''}
               onClick={(event) => {
                 // Never the second click of a double click (see onClick).
-                if (event.detail > 1) event.preventDefault();
+                if (event.detail > 1) {
+                  event.preventDefault();
+                  setIgnored('double');
+                }
               }}
             >
               Deny
@@ -283,24 +327,40 @@ export function ApprovalCard({
           </div>
         </form>
       ) : null}
+      {mode.kind === 'rule' ? (
+        <AlwaysAllow
+          approval={approval}
+          onCancel={idleAgain}
+          onSaved={(outcome) => {
+            if (outcome.approved) {
+              // The call ran: its card leaves every view now (main's approval-resolved follows).
+              approvalsStore.resolved(approval);
+              onDecided(`${outcome.note} (${approval.alias} ${approval.callId})`);
+              return;
+            }
+            setRuleOutcome(outcome.note);
+            idleAgain();
+          }}
+        />
+      ) : null}
       {mode.kind === 'idle' ? (
         <>
           <div className="button-row" role="group" aria-label={`Decide ${approval.alias} ${approval.callId}`}>
             <button
               type="button"
               className="button button-primary"
-              disabled={busy || !armed}
+              aria-disabled={inactive}
               onClick={onClick(actions.approve)}
             >
               <kbd>A</kbd> Approve
             </button>
-            <button type="button" className="button" disabled={busy || !armed} onClick={onClick(actions.edit)}>
+            <button type="button" className="button" aria-disabled={inactive} onClick={onClick(actions.edit)}>
               <kbd>E</kbd> Edit then approve
             </button>
             <button
               type="button"
               className="button button-danger"
-              disabled={busy || !armed}
+              aria-disabled={inactive}
               onClick={onClick(actions.deny)}
             >
               <kbd>D</kbd> Deny…
@@ -308,11 +368,14 @@ export function ApprovalCard({
             <button
               type="button"
               className="button"
-              disabled={busy || !armed}
+              aria-disabled={inactive}
               onClick={onClick(actions.allowForRun)}
               aria-describedby={`${titleId}-scope`}
             >
               <kbd>Shift+L</kbd> Allow for this run
+            </button>
+            <button type="button" className="button" aria-disabled={inactive} onClick={onClick(actions.alwaysAllow)}>
+              Always allow…
             </button>
           </div>
           <p id={`${titleId}-scope`} className="allow-scope small muted">
@@ -320,8 +383,16 @@ export function ApprovalCard({
             <code>{scope.alias}</code>
             {scope.after}
           </p>
+          {ruleOutcome ? (
+            <p className="small muted" role="status">
+              {ruleOutcome}
+            </p>
+          ) : null}
         </>
       ) : null}
+      <p className="arming-notice small" role="status" aria-live="polite">
+        {notice}
+      </p>
       {error ? (
         <p role="alert" className="error-text small">
           {error}

@@ -1,6 +1,4 @@
-import { useEffect, useState, type KeyboardEvent } from 'react';
-import type { PendingApproval, StudioDecision } from '../../../common/studio-schemas.js';
-import { call, describeError } from '../shell/studio-api';
+import { useEffect, type KeyboardEvent } from 'react';
 import { isTyping } from '../shell/keyboard';
 import type { Theme } from '../shell/theme';
 import { ApprovalCard } from './ApprovalCard';
@@ -8,26 +6,20 @@ import { approvalKey, cardIndexFor, cardOrigins, changedWhileOpenNotice } from '
 import { watchPersonInput } from './deliberate-focus';
 import { useRunOrigins } from './run-origins';
 import { useCardMotion } from './use-card-arming';
+import { approvalsStore, useApprovalsSnapshot } from './approvals-store';
+import { RulesNotice } from '../rules/RulesNotice';
 import './approvals.css';
-
-/** Sends a person's decision on `approval` to main: undefined once taken, else why it was not. */
-async function sendDecision(approval: PendingApproval, decision: StudioDecision): Promise<string | undefined> {
-  try {
-    await call('approval:decide', { runId: approval.runId, callId: approval.callId, decision });
-    return undefined;
-  } catch (failure) {
-    return describeError(failure);
-  }
-}
 
 /**
  * Every call waiting for a decision. Nothing here ever moves focus on its own when a card arrives:
  * the person clicks or Tabs into a card (arrow keys move between cards), and a card acts on
  * A / E / D / Shift+L only then, and only once it is armed (`data-armed`). Each card names the
- * agent whose run asks (and, when several runs of one agent wait, when its run started).
+ * agent whose run asks (and, when several runs of one agent wait, when its run started). The same
+ * cards show in the conversation and the tool trial (approvals-store.ts): a decision taken there
+ * shows here as the last one.
  */
-export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApproval[]; theme: Theme }) {
-  const [lastDecision, setLastDecision] = useState('');
+export function ApprovalsPanel({ theme, onOpenRules }: { theme: Theme; onOpenRules: () => void }) {
+  const { pending: approvals, lastDecision } = useApprovalsSnapshot();
   useEffect(() => watchPersonInput(), []);
   const origins = cardOrigins(approvals, useRunOrigins());
   const keys = approvals.map(approvalKey);
@@ -61,6 +53,7 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
       <p className="visually-hidden" role="status">
         {changedWhileOpenNotice(approvals)}
       </p>
+      <RulesNotice onOpenRules={onOpenRules} />
       {approvals.length === 0 ? (
         <div className="panel-empty">
           <p className="muted">No call is waiting for a decision.</p>
@@ -84,8 +77,8 @@ export function ApprovalsPanel({ approvals, theme }: { approvals: PendingApprova
               place={keys.slice(0, index).join(' ')}
               moved={moved.get(approvalKey(approval)) ?? 0}
               theme={theme}
-              decide={(decision) => sendDecision(approval, decision)}
-              onDecided={setLastDecision}
+              onDecide={(decision) => approvalsStore.decide(approval, decision)}
+              onDecided={(text) => approvalsStore.noteDecision(text)}
               onFocusLost={() => panel.current?.focus()}
             />
           ))}

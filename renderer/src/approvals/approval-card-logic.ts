@@ -6,8 +6,12 @@ import type { KeyboardEvent } from 'react';
 import type { PendingApproval } from '../../../common/studio-schemas.js';
 import type { RunOrigin } from './run-origins';
 
-/** What a card's lower half shows: the decision buttons, the argument editor or the denial form. */
-export type Mode = { kind: 'idle' } | { kind: 'edit'; text: string } | { kind: 'deny'; reason: string };
+/**
+ * What a card's lower half shows: the decision buttons, the argument editor, the denial form, or
+ * the rule form of "Always allow…".
+ */
+export type Mode =
+  { kind: 'idle' } | { kind: 'edit'; text: string } | { kind: 'deny'; reason: string } | { kind: 'rule' };
 
 /** A card's identity in the list: its run and call. */
 export function approvalKey(approval: Pick<PendingApproval, 'runId' | 'callId'>): string {
@@ -114,16 +118,35 @@ function shownTime(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleTimeString();
 }
 
-/** What a card can do, by key or button. */
+/** What a card can do, by key or button ("Always allow…" by button only). */
 export interface CardActions {
   approve(): void;
   edit(): void;
   deny(): void;
   allowForRun(): void;
+  alwaysAllow(): void;
+}
+
+/**
+ * Why a card did not act on a press: it is arming (new or moved, see armDelayMs), the press was the
+ * second click of a double click, or focus did not come by the person's own act.
+ */
+export type Ignored = 'arming' | 'double' | 'focus';
+
+/** What the card says about a press it ignored (shown, and read out politely); `armed` is the card's state now. */
+export function ignoredNotice(ignored: Ignored, armed: boolean): string {
+  switch (ignored) {
+    case 'arming':
+      return armed ? 'The card is ready now: press again.' : 'Ignored: this card is arming; press again in a moment.';
+    case 'double':
+      return 'Ignored: the second click of a double click never decides. Click once.';
+    case 'focus':
+      return 'Ignored: keys decide only after you click or Tab into this card.';
+  }
 }
 
 /** Keys a focused, armed card acts on; `L` needs Shift, since it allows more than one call. */
-export function decisionFor(event: KeyboardEvent<HTMLElement>): keyof CardActions | undefined {
+export function decisionFor(event: KeyboardEvent<HTMLElement>): Exclude<keyof CardActions, 'alwaysAllow'> | undefined {
   if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return undefined;
   const key = event.key.toLowerCase();
   if (key === 'l') return event.shiftKey ? 'allowForRun' : undefined;

@@ -1,17 +1,13 @@
-import { useCallback, useState } from 'react';
-import type { PendingApproval } from '../../../common/studio-schemas.js';
-import { call, useStudioEvent } from '../shell/studio-api';
+import { useCallback } from 'react';
 import type { RunSummary } from '../../../common/studio-schemas.js';
+import { call, useStudioEvent } from '../shell/studio-api';
+import { approvalsStore, useApprovalsSnapshot } from './approvals-store';
 import { notifyPendingApproval } from './notify-pending-approval';
 import { runOrigins } from './run-origins';
 
-function approvalKey(approval: { runId: string; callId: string }): string {
-  return `${approval.runId}/${approval.callId}`;
-}
-
 /** What {@link useApprovals} gives: the calls waiting for a person, in arrival order. */
 export interface Approvals {
-  pending: PendingApproval[];
+  pending: ReturnType<typeof useApprovalsSnapshot>['pending'];
   /** "2 tool calls waiting for your approval", or '' when none waits. */
   pendingText: string;
   /**
@@ -22,29 +18,24 @@ export interface Approvals {
 }
 
 /**
- * The calls waiting for approval, kept up to date from main's `approval-pending` and
- * `approval-resolved` events. A new call also raises an OS notification when the window is in the
- * background (notify-pending-approval.ts); it never takes focus.
+ * Keeps the window's store of waiting calls (approvals-store.ts) up to date from main's
+ * `approval-pending` and `approval-resolved` events; mount it once, in the shell. A new call also
+ * raises an OS notification when the window is in the background (notify-pending-approval.ts); it
+ * never takes focus.
  */
 export function useApprovals(): Approvals {
-  const [pending, setPending] = useState<PendingApproval[]>([]);
+  const { pending } = useApprovalsSnapshot();
   useStudioEvent('approval-pending', (approval) => {
-    setPending((current) =>
-      current.some((item) => approvalKey(item) === approvalKey(approval))
-        ? current.map((item) => (approvalKey(item) === approvalKey(approval) ? approval : item))
-        : [...current, approval],
-    );
+    approvalsStore.arrived(approval);
     notifyPendingApproval(approval);
   });
-  useStudioEvent('approval-resolved', (resolved) => {
-    setPending((current) => current.filter((item) => approvalKey(item) !== approvalKey(resolved)));
-  });
+  useStudioEvent('approval-resolved', (resolved) => approvalsStore.resolved(resolved));
   // Which agent each run runs, for the cards (run-origins.ts).
   useStudioEvent('run-event', (event) => runOrigins.noteEvent(event));
   useStudioEvent('workspace-changed', (state) => runOrigins.noteSummaries(state.runs));
   const reload = useCallback(async (runs: readonly RunSummary[]) => {
     runOrigins.noteSummaries(runs);
-    setPending(await call('approval:list', {}));
+    approvalsStore.reset(await call('approval:list', {}));
   }, []);
   const count = pending.length;
   const pendingText = count === 0 ? '' : `${count} tool call${count === 1 ? '' : 's'} waiting for your approval`;

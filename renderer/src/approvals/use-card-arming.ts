@@ -120,26 +120,53 @@ export interface CardMotion {
  * `shape` changes whenever the list's cards or the lines above them change; `hasList` says the
  * list is shown.
  */
-export function useCardMotion(shape: string, hasList: boolean): CardMotion {
+export function useCardMotion(
+  shape: string,
+  hasList: boolean,
+  options: {
+    /**
+     * The box whose scrolling the person does (default: the list itself): a card shown inside a
+     * bigger view (the conversation, a tool trial) scrolls with that view. Its own scroll input
+     * (wheel, touch, scrolling keys) is watched there too.
+     */
+    scroller?: () => HTMLElement | null;
+  } = {},
+): CardMotion {
   const panel = useRef<HTMLDivElement>(null);
   const list = useRef<HTMLDivElement>(null);
   const onScreen = useRef(new Map<string, OnScreen>());
   const [moved, setMoved] = useState<ReadonlyMap<string, number>>(new Map());
-  const measure = useCallback((byPerson: boolean): string[] => {
-    const element = list.current;
-    const now = new Map<string, OnScreen>();
-    const movedNow: string[] = [];
-    for (const card of element?.querySelectorAll<HTMLElement>(':scope > .approval-card') ?? []) {
-      const key = approvalKey({ runId: card.dataset['runId'] ?? '', callId: card.dataset['callId'] ?? '' });
-      const box = card.getBoundingClientRect();
-      const place = { top: box.top, left: box.left, scrollTop: element!.scrollTop, scrollLeft: element!.scrollLeft };
-      const before = onScreen.current.get(key);
-      if (before && movedOnScreen(before, place) && !(byPerson && movedByScrollOnly(before, place))) movedNow.push(key);
-      now.set(key, place);
-    }
-    onScreen.current = now;
-    return movedNow;
-  }, []);
+  const scrollerOption = useRef(options.scroller);
+  useEffect(() => {
+    scrollerOption.current = options.scroller;
+  });
+  /** The box the person scrolls: the view's, or the list. */
+  const scrollBox = useCallback((): HTMLElement | null => scrollerOption.current?.() ?? list.current, []);
+  const measure = useCallback(
+    (byPerson: boolean): string[] => {
+      const element = list.current;
+      const scrolled = scrollBox();
+      const now = new Map<string, OnScreen>();
+      const movedNow: string[] = [];
+      for (const card of element?.querySelectorAll<HTMLElement>(':scope > .approval-card') ?? []) {
+        const key = approvalKey({ runId: card.dataset['runId'] ?? '', callId: card.dataset['callId'] ?? '' });
+        const box = card.getBoundingClientRect();
+        const place = {
+          top: box.top,
+          left: box.left,
+          scrollTop: scrolled?.scrollTop ?? 0,
+          scrollLeft: scrolled?.scrollLeft ?? 0,
+        };
+        const before = onScreen.current.get(key);
+        if (before && movedOnScreen(before, place) && !(byPerson && movedByScrollOnly(before, place)))
+          movedNow.push(key);
+        now.set(key, place);
+      }
+      onScreen.current = now;
+      return movedNow;
+    },
+    [scrollBox],
+  );
   /** Measures, and counts a move for each card that moved, committed at once (before a paint). */
   const measureNow = useCallback(
     (byPerson: boolean): void => {
@@ -167,7 +194,7 @@ export function useCardMotion(shape: string, hasList: boolean): CardMotion {
   // personScrollMs. Only a scroll of the list that moves each card exactly as far as the list
   // scrolled is excused; a card that moved any other way, or at any other time, waits again.
   useEffect(() => {
-    const element = panel.current;
+    const element = scrollerOption.current?.() ?? panel.current;
     if (!element || !hasList) return;
     let lastScrollInput = Number.NEGATIVE_INFINITY;
     let scrollBarHeld = false;
@@ -182,7 +209,7 @@ export function useCardMotion(shape: string, hasList: boolean): CardMotion {
       if (focusWasDeliberate(element)) scrolling();
     };
     const onPress = (event: PointerEvent): void => {
-      if (event.target === list.current || event.button === 1) scrollBarHeld = true;
+      if (event.target === scrollBox() || event.button === 1) scrollBarHeld = true;
     };
     const onRelease = (): void => {
       if (!scrollBarHeld) return;
@@ -192,7 +219,7 @@ export function useCardMotion(shape: string, hasList: boolean): CardMotion {
     const byPerson = (): boolean => scrollBarHeld || performance.now() - lastScrollInput < personScrollMs;
     // Any scroll in the window (captured: scroll events do not bubble) may move the cards; only
     // the list's own can be the person's.
-    const onScroll = (event: Event): void => measureNow(event.target === list.current && byPerson());
+    const onScroll = (event: Event): void => measureNow(event.target === scrollBox() && byPerson());
     const onResize = (): void => measureNow(false);
     // One signal removes every listener below when the effect ends.
     const stop = new AbortController();
@@ -208,6 +235,6 @@ export function useCardMotion(shape: string, hasList: boolean): CardMotion {
     window.addEventListener('scroll', onScroll, passive);
     window.addEventListener('resize', onResize, { signal });
     return () => stop.abort();
-  }, [hasList, measureNow]);
+  }, [hasList, measureNow, scrollBox]);
   return { panel, list, moved };
 }

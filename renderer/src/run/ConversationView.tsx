@@ -1,5 +1,5 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import {
   forkEditedKey,
   itemIndexForStep,
@@ -18,6 +18,7 @@ import {
   type OnFork,
 } from './conversation-parts';
 import { DispatchCard } from './DispatchCard';
+import type { Theme } from '../shell/theme';
 
 /**
  * A step to show the person (where a test case diverged): the event's `seq`, what to say there, and
@@ -31,19 +32,23 @@ export interface RunFocus {
 }
 
 function ItemView({
+  runId,
   item,
   live,
   edited,
   taintCheckOf,
-  onShowApprovals,
+  theme,
+  scroller,
   onFork,
 }: {
+  runId: string;
   item: ConversationItem;
   live: boolean;
   /** This row is the step its fork edited. */
   edited: boolean;
   taintCheckOf: (alias: string) => boolean;
-  onShowApprovals: () => void;
+  theme: Theme;
+  scroller: () => HTMLElement | null;
   onFork?: OnFork | undefined;
 }) {
   switch (item.kind) {
@@ -137,11 +142,13 @@ function ItemView({
     case 'dispatch':
       return (
         <DispatchCard
+          runId={runId}
           item={item}
           live={live}
           edited={edited}
           taintCheck={taintCheckOf(item.alias)}
-          onShowApprovals={onShowApprovals}
+          theme={theme}
+          scroller={scroller}
           onFork={onFork}
         />
       );
@@ -204,7 +211,7 @@ export function ConversationView({
   paging,
   onLoadMore,
   taintCheckOf,
-  onShowApprovals,
+  theme,
   onFork,
   focus,
   emptyHint = 'No run selected. Run the agent (Ctrl+Enter) or open a run from the history.',
@@ -213,7 +220,8 @@ export function ConversationView({
   paging?: PagingState | undefined;
   onLoadMore?: ((explicit: boolean) => void) | undefined;
   taintCheckOf: (alias: string) => boolean;
-  onShowApprovals: () => void;
+  /** For the approval cards of calls waiting here. */
+  theme: Theme;
   /** Set when the run has a transcript to fork from: shows "Fork from here" on steps. */
   onFork?: OnFork | undefined;
   /** A step to scroll to, mark and move focus to (a failing test's diverging step), when the run holds it. */
@@ -233,6 +241,7 @@ export function ConversationView({
     overscan: 8,
     getItemKey: (index) => items[index]?.key ?? index,
   });
+  const scrollerElement = useCallback(() => scroller.current, []);
   const stickToBottom = useRef(true);
   const userScrolling = useRef(false);
 
@@ -318,11 +327,13 @@ export function ConversationView({
               </p>
             ) : null}
             <ItemView
+              runId={snapshot.runId}
               item={items[row.index]!}
               live={live}
               edited={editedKey !== undefined && items[row.index]!.key === editedKey}
               taintCheckOf={taintCheckOf}
-              onShowApprovals={onShowApprovals}
+              theme={theme}
+              scroller={scrollerElement}
               onFork={onFork}
             />
           </div>

@@ -1,26 +1,40 @@
 /** One dispatched tool call in the conversation: its arguments, its state, who decided it, its output. */
+import { useRef } from 'react';
 import { decidedPhrase, describeDecision, studioReason } from '../approvals/approval-scope';
+import { DrawnPlain } from '../approvals/DefinitionChange';
+import { InlineApproval } from '../approvals/InlineApproval';
 import { InertText } from '../shell/InertText';
+import type { Theme } from '../shell/theme';
 import type { ConversationItem, DispatchState } from './conversation-builder';
 import { DISPATCH_ID_HINT, EditedInFork, ForkFromHere, formatMs, stateLabels, type OnFork } from './conversation-parts';
 import { TaintedJson } from './TaintedJson';
 
+/**
+ * A call that waits for the person carries its approval card right here (the same card as in the
+ * Approvals panel); once decided, the card goes and the call says who decided, and by which rule.
+ */
 export function DispatchCard({
+  runId,
   item,
   live,
   edited,
   taintCheck,
-  onShowApprovals,
+  theme,
+  scroller,
   onFork,
 }: {
+  runId: string;
   item: Extract<ConversationItem, { kind: 'dispatch' }>;
   live: boolean;
   edited: boolean;
   /** The tool's taint check in tools.yaml now: only for decisions recorded without their own. */
   taintCheck: boolean;
-  onShowApprovals: () => void;
+  theme: Theme;
+  /** The conversation's scrolling box. */
+  scroller: () => HTMLElement | null;
   onFork?: OnFork | undefined;
 }) {
+  const article = useRef<HTMLElement>(null);
   const inFlight = live && (item.state === 'requested' || item.state === 'approved' || item.state === 'edited');
   const shown: DispatchState | 'running' = inFlight ? 'running' : item.state;
   // Who decided and what it covered; a denial's reason is shown on its own line below.
@@ -30,8 +44,11 @@ export function DispatchCard({
       : undefined;
   return (
     <article
+      ref={article}
       className={`conversation-card dispatch state-${shown.replace(' ', '-')}`}
       aria-label={`Tool call ${item.callId}`}
+      // Where focus goes after the person decides the call on its card here.
+      tabIndex={-1}
     >
       <header className="card-header">
         <span className="card-title">
@@ -74,10 +91,19 @@ export function DispatchCard({
           {decisionNote.after}
         </p>
       ) : null}
+      {item.decision?.ruleNote ? (
+        <p className="decision-rule small muted">
+          Rule: <DrawnPlain text={item.decision.ruleNote} />
+        </p>
+      ) : null}
       {item.state === 'awaiting approval' && live ? (
-        <button type="button" className="button button-small" onClick={onShowApprovals}>
-          Decide in Approvals…
-        </button>
+        <InlineApproval
+          runId={runId}
+          callId={item.callId}
+          theme={theme}
+          scroller={scroller}
+          focusAfter={() => article.current?.focus()}
+        />
       ) : null}
       {item.decision?.kind === 'approve-edited' && item.decision.arguments !== undefined ? (
         <div>

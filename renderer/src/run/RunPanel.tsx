@@ -117,6 +117,7 @@ export function RunPanel({
   summary,
   emptyHint,
   focus,
+  onOpenRules,
 }: {
   tab: RunTab;
   onTab: (tab: RunTab) => void;
@@ -139,6 +140,8 @@ export function RunPanel({
   emptyHint?: string | undefined;
   /** A step of the shown run to scroll to and mark (a failing test's diverging step). */
   focus?: RunFocus | undefined;
+  /** Opens the Rules view (from a notice that the rules file cannot be read). */
+  onOpenRules: () => void;
 }) {
   const [forking, setForking] = useState<ForkTarget | null>(null);
   // [id, label, the part of the label a narrow panel leaves out]: the pill keeps to the tab row.
@@ -212,7 +215,7 @@ export function RunPanel({
             paging={paging}
             onLoadMore={onLoadMore}
             taintCheckOf={taintCheckOf}
-            onShowApprovals={() => onTab('approvals')}
+            theme={theme}
             emptyHint={emptyHint}
             focus={focus}
             // A tool trial has no script to fork: it is tried again from the explorer instead.
@@ -223,7 +226,7 @@ export function RunPanel({
             }
           />
         ) : null}
-        {tab === 'approvals' ? <ApprovalsPanel approvals={approvals} theme={theme} /> : null}
+        {tab === 'approvals' ? <ApprovalsPanel theme={theme} onOpenRules={onOpenRules} /> : null}
         {tab === 'log' ? <LogView snapshot={snapshot} /> : null}
         {tab === 'usage' ? <UsageView snapshot={snapshot} /> : null}
       </div>

@@ -23,6 +23,7 @@ import { useWorkspace } from '../workspace/use-workspace';
 import { useAgentFileActions } from '../workspace/use-agent-file-actions';
 import { saveOpenFile, useAgentBuffers } from '../editor/use-agent-buffers';
 import { WorkspaceTrustBanner } from '../trust/WorkspaceTrustBanner';
+import { useRulesFollow } from '../rules/rules-store';
 
 /**
  * The studio shell's layout: header, trust banner, explorer, workspace area, run panel, About
@@ -63,6 +64,8 @@ export function App() {
     },
   });
   const fileActions = useAgentFileActions({ workspace, openAgent });
+  // The person's approval rules: the Rules view, its header mark and the notices follow the file.
+  useRulesFollow(workspace?.root ?? null);
   const runs = useRunActions({
     agent,
     agentShown: view.kind === 'agent',
@@ -222,7 +225,6 @@ export function App() {
               onStop={() => void runs.stopRun()}
               onSave={() => void saveAgent()}
               onCatalogDirtyChange={center.setCatalogDirty}
-              onShowApprovals={showApprovals}
               onOpenRun={runs.openRun}
               onReplayRun={runs.replayRun}
               onOpenExample={() => void openExample()}
@@ -258,6 +260,7 @@ export function App() {
                   theme={theme}
                   running={runs.running}
                   focus={focus?.runId === runs.selectedRunId ? focus : undefined}
+                  onOpenRules={() => selectView({ kind: 'rules' })}
                   models={workspace.models}
                   summary={workspace.runs.find((run) => run.runId === runs.selectedRunId)}
                   emptyHint={

@@ -30,7 +30,6 @@ export function WorkspaceArea({
   onStop,
   onSave,
   onCatalogDirtyChange,
-  onShowApprovals,
   onOpenRun,
   onReplayRun,
   onOpenExample,
@@ -53,7 +52,6 @@ export function WorkspaceArea({
   onStop: () => void;
   onSave: () => void;
   onCatalogDirtyChange: (dirty: boolean) => void;
-  onShowApprovals: () => void;
   onOpenRun: (runId: string) => void;
   onReplayRun: (run: RunSummary) => void;
   onOpenExample: () => void;
@@ -97,9 +95,7 @@ export function WorkspaceArea({
       {view.kind === 'catalog' ? (
         <CatalogEditor key={view.file} file={view.file} theme={theme} onDirtyChange={onCatalogDirtyChange} />
       ) : null}
-      {view.kind === 'tool' ? (
-        <ToolTrialView alias={view.alias} tools={workspace.tools} onShowApprovals={onShowApprovals} />
-      ) : null}
+      {view.kind === 'tool' ? <ToolTrialView alias={view.alias} tools={workspace.tools} theme={theme} /> : null}
       <HeaderViewContent view={view} context={headerViewContext} />
       {view.kind === 'history' ? <HistoryView runs={workspace.runs} onOpen={onOpenRun} onReplay={onReplayRun} /> : null}
       {view.kind === 'none' && workspace.agents.length === 0 ? (

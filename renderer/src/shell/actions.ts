@@ -60,6 +60,7 @@ export type ActionId =
   | 'tests'
   | 'credentials'
   | 'trust'
+  | 'rules'
   | 'new-agent'
   | 'open-example'
   | 'open-folder'
@@ -173,6 +174,12 @@ export const actionSpecs: readonly ActionSpec[] = [
     title: 'Open Trust (trusted workspaces and approved key origins)',
     scope: 'window',
     keywords: 'workspace restricted mode revoke',
+  },
+  {
+    id: 'rules',
+    title: 'Open the approval rules (allow, ask or deny calls for good)',
+    scope: 'window',
+    keywords: 'always allow deny policy approval-rules.yaml',
   },
   { id: 'new-agent', title: 'New agent…', scope: 'window', keywords: 'file create' },
   { id: 'open-example', title: 'Open the example workspace', scope: 'window', keywords: 'folder' },

@@ -2,6 +2,8 @@ import type { ReactNode } from 'react';
 import { CredentialsPanel } from '../settings/CredentialsPanel';
 import { TestsView } from '../tests/TestsView';
 import { TrustView } from '../trust/TrustView';
+import { RulesView } from '../rules/RulesView';
+import { RulesHeaderMark } from '../rules/RulesHeaderMark';
 import type { ActionHandlers, ActionId } from './actions';
 
 /** What a header view may ask of the window: show a run's transcript, focused at a step. */
@@ -27,6 +29,8 @@ interface HeaderViewSpec {
   /** `beside`: the run panel shows next to it, narrow; `hidden`: the view takes the run panel's room too. */
   runPanel: 'beside' | 'hidden';
   render: (context: HeaderViewContext) => ReactNode;
+  /** Something the header button shows after its label (a mark that the view needs attention). */
+  Mark?: () => ReactNode;
 }
 
 export const headerViews = [
@@ -45,9 +49,17 @@ export const headerViews = [
     render: () => <CredentialsPanel />,
   },
   { kind: 'trust', label: 'Trust', action: 'trust', runPanel: 'hidden', render: () => <TrustView /> },
+  {
+    kind: 'rules',
+    label: 'Rules',
+    action: 'rules',
+    runPanel: 'hidden',
+    render: () => <RulesView />,
+    Mark: RulesHeaderMark,
+  },
 ] as const satisfies readonly HeaderViewSpec[];
 
-/** The kind of a header view (`tests`, `credentials`, `trust`). */
+/** The kind of a header view (`tests`, `credentials`, `trust`, `rules`). */
 export type HeaderViewKind = (typeof headerViews)[number]['kind'];
 
 function specOf(view: { kind: string }): HeaderViewSpec | undefined {
@@ -72,15 +84,16 @@ export function HeaderViewButtons({
   current: { kind: string };
   onSelect: (view: { kind: HeaderViewKind }) => void;
 }) {
-  return headerViews.map((spec) => (
+  return headerViews.map((spec: HeaderViewSpec) => (
     <button
       key={spec.kind}
       type="button"
       className="button button-quiet"
       aria-pressed={current.kind === spec.kind}
-      onClick={() => onSelect({ kind: spec.kind })}
+      onClick={() => onSelect({ kind: spec.kind as HeaderViewKind })}
     >
       {spec.label}
+      {spec.Mark ? <spec.Mark /> : null}
     </button>
   ));
 }

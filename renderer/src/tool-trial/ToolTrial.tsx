@@ -1,4 +1,6 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { InlineApproval } from '../approvals/InlineApproval';
+import type { Theme } from '../shell/theme';
 import { wrapUntrusted, wrapUntrustedStrings } from '../../../common/envelope.js';
 import type { JsonValue } from '../../../common/json.js';
 import type { ArgumentsVerdict, ToolSummary } from '../../../common/studio-schemas.js';
@@ -29,8 +31,9 @@ function envelopeOf(text: string, structured: boolean): string {
   return wrapUntrusted(text, NONCE_PLACEHOLDER);
 }
 
-function TrialResult({ runId, onShowApprovals }: { runId: string; onShowApprovals: () => void }) {
+function TrialResult({ runId, theme, scroller }: { runId: string; theme: Theme; scroller: () => HTMLElement | null }) {
   const view = useRun(runId);
+  const section = useRef<HTMLElement>(null);
   if (!view) {
     return (
       <p className="muted small">
@@ -42,7 +45,8 @@ function TrialResult({ runId, onShowApprovals }: { runId: string; onShowApproval
   const dispatch = snapshot.items.find((item): item is Dispatch => item.kind === 'dispatch');
   const ended = snapshot.ended;
   return (
-    <section className="trial-result" aria-label="Trial result">
+    // Focus comes here once the call is decided on its card below (tabIndex -1: not a Tab stop).
+    <section className="trial-result" aria-label="Trial result" ref={section} tabIndex={-1}>
       <header className="trial-result-header">
         <h3>Result</h3>
         <span className={`status-pill status-${ended ? ended.status : 'running'}`}>
@@ -53,14 +57,18 @@ function TrialResult({ runId, onShowApprovals }: { runId: string; onShowApproval
         </span>
       </header>
       {dispatch?.state === 'awaiting approval' ? (
-        <div className="trial-approval" role="status">
+        <div className="trial-approval">
           <p>
-            <code>{dispatch.alias}</code> asks before each call: decide in the Approvals tab, as for a script&apos;s
-            call.
+            <code>{dispatch.alias}</code> asks before each call: decide here, as for a script&apos;s call (the same card
+            is in the Approvals tab).
           </p>
-          <button type="button" className="button button-primary" onClick={onShowApprovals}>
-            Decide in Approvals…
-          </button>
+          <InlineApproval
+            runId={runId}
+            callId={dispatch.callId}
+            theme={theme}
+            scroller={scroller}
+            focusAfter={() => section.current?.focus()}
+          />
         </div>
       ) : null}
       {dispatch?.output ? (
@@ -106,7 +114,7 @@ function TrialResult({ runId, onShowApprovals }: { runId: string; onShowApproval
  * the same dispatcher, approval gate and trust rules as a script and records the trial as a run.
  * Keyed by alias in {@link ToolTrialView}: another tool starts afresh.
  */
-export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShowApprovals: () => void }) {
+export function ToolTrial({ tool, theme }: { tool: ToolSummary; theme: Theme }) {
   const schema = tool.parameters as FormSchema;
   const unsupported = unsupportedPart(schema);
   const [args, setArgs] = useState<Args>(() => initialArguments(schema));
@@ -119,6 +127,8 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
   const [runId, setRunId] = useState<string | null>(null);
   const sequence = useRef(0);
   const formRef = useRef<HTMLDivElement>(null);
+  const body = useRef<HTMLDivElement>(null);
+  const scroller = useCallback(() => body.current, []);
   const liveTimer = useRef<number | undefined>(undefined);
   // The last `args:check` asked (answered or still in flight), with what it checked.
   const lastCheck = useRef<{ key: string; answer: Promise<ArgumentsVerdict> } | null>(null);
@@ -241,7 +251,7 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
           {running ? 'Running…' : 'Run'}
         </button>
       </div>
-      <div className="tool-trial-body">
+      <div className="tool-trial-body" ref={body}>
         {tool.description ? <p className="trial-description">{tool.description}</p> : null}
         <p className="muted small">
           A trial is one call through the same dispatcher, approval gate and trust rules as a script&apos;s{' '}
@@ -295,7 +305,7 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
               <summary className="small">Schema</summary>
               <pre className="inert-text code-block small">{JSON.stringify(tool.parameters, null, 2)}</pre>
             </details>
-            {runId ? <TrialResult runId={runId} onShowApprovals={onShowApprovals} /> : null}
+            {runId ? <TrialResult runId={runId} theme={theme} scroller={scroller} /> : null}
           </div>
         </div>
       </div>
@@ -304,15 +314,7 @@ export function ToolTrial({ tool, onShowApprovals }: { tool: ToolSummary; onShow
 }
 
 /** The trial view of `alias`, or a note when the catalog no longer has it (edited meanwhile). */
-export function ToolTrialView({
-  alias,
-  tools,
-  onShowApprovals,
-}: {
-  alias: string;
-  tools: readonly ToolSummary[];
-  onShowApprovals: () => void;
-}) {
+export function ToolTrialView({ alias, tools, theme }: { alias: string; tools: readonly ToolSummary[]; theme: Theme }) {
   const tool = tools.find((candidate) => candidate.alias === alias);
   if (!tool)
     return (
@@ -322,5 +324,5 @@ export function ToolTrialView({
         </p>
       </div>
     );
-  return <ToolTrial key={alias} tool={tool} onShowApprovals={onShowApprovals} />;
+  return <ToolTrial key={alias} tool={tool} theme={theme} />;
 }

@@ -2,6 +2,7 @@ import type { CatalogFile, WorkspaceState } from '../../../common/studio-schemas
 import { McpServersList } from './McpServersList';
 import { agentNameOf } from '../../../common/agent-name.js';
 import type { HeaderViewKind } from '../shell/header-views';
+import { ToolClaims } from '../approvals/ToolClaims';
 import './workspace.css';
 
 /** What the center area shows. */
@@ -131,6 +132,7 @@ export function Explorer({
                   </span>
                 ) : null}
               </button>
+              <ToolClaims annotations={tool.annotations} trusted={tool.annotationsTrusted} />
             </li>
           ))}
         </ul>
