@@ -18,7 +18,7 @@ import { AlwaysAllow } from './AlwaysAllow';
 import { approvalsStore } from './approvals-store';
 import { RuleLine, ServerClaims, SinksLine } from './CardFacts';
 import { allowForRunScope, scopeSentence } from './approval-scope';
-import { focusWasDeliberate } from './deliberate-focus';
+import { focusWasDeliberate, watchPersonInput } from './deliberate-focus';
 import { useArgumentsCheck } from './use-arguments-check';
 import { useCardArming } from './use-card-arming';
 import { DefinitionChange, Disclosure, SchemaBlock } from './DefinitionChange';
@@ -79,6 +79,8 @@ export function ApprovalCard({
   // The run's own taint check (from the core), not the workspace's current tools.yaml.
   const taintCheck = approval.taintCheck;
   const scope = allowForRunScope(approval.alias, taintCheck || approval.reason === 'tainted', undefined);
+  // What brought focus here is watched wherever a card shows (the panel, the conversation, a trial).
+  useEffect(() => watchPersonInput(), []);
   const focusLost = useRef(onFocusLost);
   useEffect(() => {
     focusLost.current = onFocusLost;

@@ -246,7 +246,8 @@ export function ToolTrial({ tool, theme }: { tool: ToolSummary; theme: Theme }) 
           className="button button-primary"
           onClick={() => void run()}
           disabled={starting || running}
-          aria-label={`Run ${tool.alias}`}
+          // The visible text first, so the name a voice-control user says is the one they see.
+          aria-label={running ? `Running… ${tool.alias}` : `Run ${tool.alias}`}
         >
           {running ? 'Running…' : 'Run'}
         </button>
