@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionSpecs } from '../../renderer/src/shell/actions.js';
+import { RuleStore } from '../../main/core/rules/rule-store.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
 
@@ -27,6 +28,9 @@ const regions = [
   '.history-view',
   '.history-scroll',
   '.history-table',
+  '.rules-view',
+  '.rule-card',
+  '.rule-form',
 ];
 
 describe('studio layout: no overflow from 1024 px, resizable and collapsible panels, command palette', () => {
@@ -39,6 +43,20 @@ describe('studio layout: no overflow from 1024 px, resizable and collapsible pan
     await writeFile(path.join(studio.service.workspaceRoot!, 'agents', 'ask-once.lua'), askOnce);
     await studio.agentButton('ask-once').waitFor();
     await studio.openAgent('ask-once');
+    // Rules for the Rules view: long words, a conflict, a tool that is gone, one turned off.
+    const rules = new RuleStore(studio.configDirectory);
+    await rules.add({
+      id: 'allow-read-page-release-notes-in-every-workspace',
+      decision: 'allow',
+      workspace: '*',
+      tool: 'read_page',
+      when: [
+        { pointer: '/name', oneOf: ['release-notes', 'draft-notes', 'a-very-long-page-name-that-goes-on-and-on'] },
+      ],
+    });
+    await rules.add({ id: 'never-read', decision: 'deny', workspace: '*', tools: 'read_*', enabled: false });
+    await rules.add({ id: 'ask-pages', decision: 'ask', workspace: '*', tools: 'read_*' });
+    await rules.add({ id: 'gone', decision: 'allow', workspace: '*', tool: 'fetch_url' });
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
     await studio.page.getByRole('button', { name: '1 tool call waiting for your approval' }).waitFor();
     await studio.page.locator('.run-status .status-pill', { hasText: 'waiting for approval' }).waitFor();
@@ -147,6 +165,20 @@ describe('studio layout: no overflow from 1024 px, resizable and collapsible pan
       expect(await overflowing()).toEqual([]);
       expect(await studio.page.locator('.history-count').textContent()).toBe('1 run · tick two to compare');
       if (width === 1024) await studio.screenshot('layout-1024-history');
+      // The Rules view, with a rule's edit form open.
+      await studio.page.getByRole('button', { name: 'Rules', exact: true }).click();
+      const view = studio.page.getByRole('region', { name: 'Approval rules' });
+      await view.getByRole('heading', { name: 'gone' }).waitFor();
+      expect(await overflowing()).toEqual([]);
+      await view
+        .getByRole('group', { name: 'Rule allow-read-page-release-notes-in-every-workspace' })
+        .getByRole('button', { name: 'Edit…' })
+        .click();
+      await view.locator('.rule-words').getByText('Allows calls of tool').waitFor();
+      expect(await overflowing()).toEqual([]);
+      if (width === 1024) await studio.screenshot('layout-1024-rules');
+      await view.getByRole('button', { name: 'Cancel' }).click();
+      await studio.openAgent('ask-once');
     });
   }
 

@@ -30,6 +30,13 @@ export function useApprovals(): Approvals {
     notifyPendingApproval(approval);
   });
   useStudioEvent('approval-resolved', (resolved) => approvalsStore.resolved(resolved));
+  // Whether the person trusts a tool's server for rules is the rules file's: the cards follow it.
+  useStudioEvent('rules-changed', () => {
+    void call('approval:list', {}).then(
+      (pending) => approvalsStore.reset(pending),
+      () => undefined,
+    );
+  });
   // Which agent each run runs, for the cards (run-origins.ts).
   useStudioEvent('run-event', (event) => runOrigins.noteEvent(event));
   useStudioEvent('workspace-changed', (state) => runOrigins.noteSummaries(state.runs));
