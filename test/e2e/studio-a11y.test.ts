@@ -137,6 +137,15 @@ describe('studio: zero serious or critical axe-core violations on every view, in
     await auditBothThemes('the credentials');
   });
 
+  it('the approval rules (no rule yet: what a rule is, and how to make one)', async () => {
+    await studio.page.getByRole('button', { name: 'Rules', exact: true }).click();
+    await studio.page
+      .getByRole('region', { name: 'Approval rules' })
+      .getByRole('heading', { name: 'No rules yet' })
+      .waitFor();
+    await auditBothThemes('the approval rules');
+  });
+
   it('the run history and a comparison of two runs', async () => {
     // A second run, so there are two to compare.
     await studio.openAgent('summarize-page');
