@@ -43,6 +43,7 @@ import {
   RulesListingSchema,
   RuleWordsSchema,
 } from './rules-schemas.js';
+import { mcpContractEvents, mcpContractMethods } from './mcp-contract.js';
 import { TestFileInfoSchema, TestsListingSchema, TestsProgressSchema } from './test-schemas.js';
 
 /** A path on disk, as the main process sees it (absolute). */
@@ -288,6 +289,8 @@ export const contractMethods = {
   'mcp:restart': { request: z.strictObject({ server: z.string().min(1) }), response: McpServersSchema },
   /** Stops an MCP server and its process tree; the next use starts it again. */
   'mcp:stop': { request: z.strictObject({ server: z.string().min(1) }), response: McpServersSchema },
+  /** The servers' questions, resources, prompts and sign-in (common/mcp-contract.ts). */
+  ...mcpContractMethods,
 
   /**
    * The open workspace's test files (every .yaml under `tests/`) with their cases, or the mistakes in each
@@ -415,6 +418,8 @@ export const contractEvents = {
   'tests-changed': z.object({ files: z.array(TestFileInfoSchema) }),
   /** The rules file (or its usage) changed: saved here, edited by `promptforge rules` or by hand. */
   'rules-changed': RulesListingSchema,
+  /** The servers' questions and changed listings (common/mcp-contract.ts). */
+  ...mcpContractEvents,
 } as const satisfies Record<string, z.ZodType>;
 
 /** The name of an IPC method, e.g. `app:info`. */

@@ -7,6 +7,7 @@ import {
   Notification,
   protocol,
   session,
+  shell,
   type OpenDialogOptions,
   type MessageBoxOptions,
   type SaveDialogOptions,
@@ -19,6 +20,7 @@ import { createStudioHandlers } from '../core/studio/studio-handlers.js';
 import { createConsoleLogger } from '../core/studio/studio-logger.js';
 import { PersonInputLog } from '../core/studio/person-input.js';
 import { StudioService } from '../core/studio/studio-service.js';
+import { checkedOpener } from '../core/studio/open-external.js';
 import { createEventSender, registerContractHandlers, watchPersonInput, type SendEvent } from './ipc-registration.js';
 import { createMainWindow } from './main-window.js';
 import { hardenWebContents, installSessionSecurity } from './session-security.js';
@@ -143,6 +145,9 @@ async function start(): Promise<void> {
         : await dialog.showSaveDialog(options);
       return result.canceled || !result.filePath ? null : result.filePath;
     },
+    // A server's URL question the person accepted, a sign-in page: the system browser, only for
+    // what open-external.ts allows (https, or http on this machine), checked again here.
+    openExternal: checkedOpener((href) => shell.openExternal(href)),
   });
   app.on('before-quit', () => void service.close());
   const handlers = createStudioHandlers({

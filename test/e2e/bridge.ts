@@ -111,6 +111,12 @@ export interface StudioHarnessOptions {
   confirmPerson?: ConfirmWithPerson;
   /** What the save dialog answers (`history:export`), given the suggested name. Default: cancelled. */
   chooseSaveFile?: (suggestedName: string) => Promise<string | null>;
+  /**
+   * The person's system browser, a stand-in (Electron's shell.openExternal, behind main's own
+   * check of the URL): what it does with a URL main opened. Default: nothing. Every URL main
+   * opened is in {@link StudioHarness.opened} either way.
+   */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 /** What Playwright says when a page.evaluate races a navigation of the page. */
@@ -131,6 +137,8 @@ export class StudioHarness {
   readonly calls: Array<{ method: unknown; ok: boolean }> = [];
   /** Every contract result the page received, in order (to check what crossed the bridge). */
   readonly results: unknown[] = [];
+  /** Every URL main handed the (stand-in) system browser, in order. */
+  readonly opened: string[] = [];
   /** The person, a stand-in: their answers at main's own dialog, and their input (see {@link PersonStandIn}). */
   readonly person = new PersonStandIn(() =>
     this.window?.isDestroyed() === false ? this.window.webContents.id : undefined,
@@ -205,6 +213,10 @@ export class StudioHarness {
       secrets: this.options.secrets ?? new KeyringSecretStore({ service: 'PromptForge Studio (e2e)' }),
       chooseFolder: this.options.chooseFolder ?? (async () => null),
       chooseSaveFile: this.options.chooseSaveFile ?? (async () => null),
+      openExternal: async (url) => {
+        this.opened.push(url);
+        await this.options.openExternal?.(url);
+      },
       configDirectory: this.configDirectory,
       confirmPerson: this.options.confirmPerson ?? this.person.confirm,
       // Events reach the page through main's own sendEvent (checked against the contract).

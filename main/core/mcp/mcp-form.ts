@@ -19,6 +19,12 @@ function validDate(value: string, withTime: boolean): boolean {
   );
 }
 
+/** One problem of an answer: the field it is about (none for the answer as a whole) and what is wrong. */
+export interface FormProblem {
+  field?: string;
+  message: string;
+}
+
 /**
  * The content to send back for an accepted form: the person's values, checked field by field,
  * with each field they left out given its default. Undefined content is an empty answer. Returns
@@ -28,80 +34,100 @@ export function formContent(
   fields: readonly ElicitationField[],
   content: Record<string, unknown> | undefined,
 ): { ok: true; content: Record<string, string | number | boolean | string[]> } | { ok: false; problems: string[] } {
+  const checked = checkForm(fields, content);
+  return checked.problems.length > 0
+    ? { ok: false, problems: checked.problems.map((problem) => problem.message) }
+    : { ok: true, content: checked.content };
+}
+
+/** The problems of an answer to a form, each with the field it is about (the studio places them at the field). */
+export function formProblems(
+  fields: readonly ElicitationField[],
+  content: Record<string, unknown> | undefined,
+): FormProblem[] {
+  return checkForm(fields, content).problems;
+}
+
+/** The answer's values with the defaults filled in, and its problems. */
+function checkForm(
+  fields: readonly ElicitationField[],
+  content: Record<string, unknown> | undefined,
+): { content: Record<string, string | number | boolean | string[]>; problems: FormProblem[] } {
   const given = isPlainObject(content) ? content : {};
-  const problems: string[] = [];
+  const found: FormProblem[] = [];
   const out: Record<string, string | number | boolean | string[]> = {};
   const known = new Set(fields.map((field) => field.name));
   for (const name of Object.keys(given))
-    if (!known.has(name)) problems.push(`"${name.slice(0, MAX_FIELD_NAME_CHARS)}" is not a field of this form`);
+    if (!known.has(name))
+      found.push({ message: `"${name.slice(0, MAX_FIELD_NAME_CHARS)}" is not a field of this form` });
   for (const field of fields) {
     const value = Object.hasOwn(given, field.name) ? given[field.name] : undefined;
     const at = `field "${field.name}"`;
+    const problem = (message: string) => found.push({ field: field.name, message });
     if (value === undefined || value === '') {
       if (field.default !== undefined) out[field.name] = field.default;
-      else if (field.required) problems.push(`${at} is required`);
+      else if (field.required) problem(`${at} is required`);
       continue;
     }
     switch (field.kind) {
       case 'string': {
         if (typeof value !== 'string') {
-          problems.push(`${at} must be text`);
+          problem(`${at} must be text`);
           break;
         }
         if (value.length > MAX_ELICITATION_ANSWER_CHARS)
-          problems.push(`${at} is longer than ${MAX_ELICITATION_ANSWER_CHARS} characters`);
+          problem(`${at} is longer than ${MAX_ELICITATION_ANSWER_CHARS} characters`);
         else if (field.minLength !== undefined && value.length < field.minLength)
-          problems.push(`${at} needs at least ${field.minLength} characters`);
+          problem(`${at} needs at least ${field.minLength} characters`);
         else if (field.maxLength !== undefined && value.length > field.maxLength)
-          problems.push(`${at} takes at most ${field.maxLength} characters`);
+          problem(`${at} takes at most ${field.maxLength} characters`);
         else if (field.format === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value))
-          problems.push(`${at} must be an email address`);
-        else if (field.format === 'uri' && !URL.canParse(value)) problems.push(`${at} must be a URI`);
-        else if (field.format === 'date' && !validDate(value, false))
-          problems.push(`${at} must be a date (YYYY-MM-DD)`);
+          problem(`${at} must be an email address`);
+        else if (field.format === 'uri' && !URL.canParse(value)) problem(`${at} must be a URI`);
+        else if (field.format === 'date' && !validDate(value, false)) problem(`${at} must be a date (YYYY-MM-DD)`);
         else if (field.format === 'date-time' && !validDate(value, true))
-          problems.push(`${at} must be a date and time (e.g. 2025-01-31T12:00:00Z)`);
+          problem(`${at} must be a date and time (e.g. 2025-01-31T12:00:00Z)`);
         else out[field.name] = value;
         break;
       }
       case 'number': {
-        if (typeof value !== 'number' || !Number.isFinite(value)) problems.push(`${at} must be a number`);
-        else if (field.integer && !Number.isInteger(value)) problems.push(`${at} must be a whole number`);
+        if (typeof value !== 'number' || !Number.isFinite(value)) problem(`${at} must be a number`);
+        else if (field.integer && !Number.isInteger(value)) problem(`${at} must be a whole number`);
         else if (field.minimum !== undefined && value < field.minimum)
-          problems.push(`${at} must be at least ${field.minimum}`);
+          problem(`${at} must be at least ${field.minimum}`);
         else if (field.maximum !== undefined && value > field.maximum)
-          problems.push(`${at} must be at most ${field.maximum}`);
+          problem(`${at} must be at most ${field.maximum}`);
         else out[field.name] = value;
         break;
       }
       case 'boolean':
-        if (typeof value !== 'boolean') problems.push(`${at} must be true or false`);
+        if (typeof value !== 'boolean') problem(`${at} must be true or false`);
         else out[field.name] = value;
         break;
       case 'choice':
         if (typeof value !== 'string' || !field.options.some((option) => option.value === value))
-          problems.push(`${at} must be one of the offered options`);
+          problem(`${at} must be one of the offered options`);
         else out[field.name] = value;
         break;
       case 'choices': {
         if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-          problems.push(`${at} must be a list of options`);
+          problem(`${at} must be a list of options`);
           break;
         }
         const list = value as string[];
         if (list.some((item) => !field.options.some((option) => option.value === item)))
-          problems.push(`${at} holds an option that is not offered`);
-        else if (new Set(list).size !== list.length) problems.push(`${at} holds an option twice`);
+          problem(`${at} holds an option that is not offered`);
+        else if (new Set(list).size !== list.length) problem(`${at} holds an option twice`);
         else if (field.minItems !== undefined && list.length < field.minItems)
-          problems.push(`${at} needs at least ${field.minItems} options`);
+          problem(`${at} needs at least ${field.minItems} options`);
         else if (field.maxItems !== undefined && list.length > field.maxItems)
-          problems.push(`${at} takes at most ${field.maxItems} options`);
+          problem(`${at} takes at most ${field.maxItems} options`);
         else out[field.name] = list;
         break;
       }
     }
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, content: out };
+  return { content: out, problems: found };
 }
 
 /** The problems of the person's answer to `pending`, or undefined when it can be sent. */

@@ -1,6 +1,6 @@
 /** An MCP server's `sampling/createMessage`: checked, shown to the person, and turned into the model round that answers it. */
 import { CreateMessageRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { SamplingMessageView } from '../../../common/mcp-person.js';
+import type { SamplingDecision, SamplingMessageView } from '../../../common/mcp-person.js';
 import { jsonBoundsProblem } from './mcp-bounds.js';
 import { cleanServerText } from './mcp-text.js';
 
@@ -102,4 +102,25 @@ export function checkSampling(params: unknown): CheckedSampling {
       ...(request.stopSequences && { stopSequences: request.stopSequences.slice(0, 8).map((s) => s.slice(0, 100)) }),
     },
   };
+}
+
+/**
+ * Why the person's decision cannot go as it is: a denial without a reason, or an edit beyond what
+ * the host sends (more than {@link MAX_SAMPLING_TOKENS} tokens, more messages or longer ones than
+ * a server may send). Undefined when it can.
+ */
+export function samplingDecisionProblem(decision: SamplingDecision): string | undefined {
+  if (decision.kind === 'deny')
+    return typeof decision.reason === 'string' && decision.reason.trim() !== '' ? undefined : 'a denial needs a reason';
+  if (decision.kind !== 'approve-edited') return undefined;
+  if (decision.maxTokens !== undefined && decision.maxTokens > MAX_SAMPLING_TOKENS)
+    return `the token limit is at most ${MAX_SAMPLING_TOKENS}`;
+  const messages = decision.messages ?? [];
+  if (messages.length > MAX_SAMPLING_MESSAGES) return `at most ${MAX_SAMPLING_MESSAGES} messages are sent`;
+  const texts = [...messages.map((message) => message.text), decision.systemPrompt ?? ''];
+  if (texts.some((text) => text.length > MAX_SAMPLING_MESSAGE_CHARS))
+    return `a message is longer than the ${MAX_SAMPLING_MESSAGE_CHARS} characters sent`;
+  if (messages.length > 0 && messages.every((message) => message.text.trim() === ''))
+    return 'the edited messages are empty';
+  return undefined;
 }

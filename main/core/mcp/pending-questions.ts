@@ -11,6 +11,7 @@ import type {
   SamplingDecision,
 } from '../../../common/mcp-person.js';
 import { answerProblem } from './mcp-form.js';
+import { samplingDecisionProblem } from './mcp-sampling.js';
 
 /** Who answers a server's elicitation for a run: the studio's queue or the terminal. */
 export interface Elicitor {
@@ -119,14 +120,10 @@ export class PendingElicitations extends PendingQuestions<PendingElicitation, El
   }
 }
 
-/** The studio's pending sampling requests. */
+/** The studio's pending sampling requests: a decision is checked before it goes (see samplingDecisionProblem). */
 export class PendingSamplings extends PendingQuestions<PendingSampling, SamplingDecision> {
   constructor(limit?: number) {
-    super(
-      (_pending, decision) =>
-        decision.kind === 'deny' && typeof decision.reason !== 'string' ? 'a denial needs a reason' : undefined,
-      limit,
-    );
+    super((_pending, decision) => samplingDecisionProblem(decision), limit);
   }
 }
 

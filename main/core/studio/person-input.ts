@@ -71,8 +71,9 @@ export function isPersonPress(input: PersonInputEvent): boolean {
 
 /**
  * The contract methods that are served only right after a person's input in the studio window,
- * and use it up: deciding a call, and everything that opens one of main's own dialogs (so a page
- * cannot raise dialog after dialog to wear the person down). Each needs a press of its own.
+ * and use it up: deciding a call, answering an MCP server's question, and everything that opens
+ * one of main's own dialogs or the person's browser (so a page cannot raise dialog after dialog to
+ * wear the person down). Each needs a press of its own.
  */
 export const PERSON_INPUT_METHODS: ReadonlySet<ContractMethodName> = new Set<ContractMethodName>([
   'approval:decide',
@@ -85,6 +86,12 @@ export const PERSON_INPUT_METHODS: ReadonlySet<ContractMethodName> = new Set<Con
   'file:delete',
   'rules:save',
   'rules:delete',
+  // An MCP server's question is answered by the person only; signing in opens their browser, and
+  // signing out asks in main's own dialog.
+  'mcp:answer',
+  'mcp:decide-sampling',
+  'mcp:login',
+  'mcp:logout',
 ]);
 
 /**

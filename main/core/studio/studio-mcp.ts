@@ -8,7 +8,8 @@ import type { McpServersInfo } from '../../../common/studio-schemas.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import type { Workspace } from '../catalog/workspace.js';
 import type { SecretStore } from '../credentials/secret-store.js';
-import { McpServerManager } from '../mcp/mcp-manager.js';
+import { McpServerManager, type McpListChange } from '../mcp/mcp-manager.js';
+import type { BrowsedServer } from './studio-mcp-browse.js';
 import { ContractError } from './contract-error.js';
 import { toToolInfo } from './studio-views.js';
 import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
@@ -23,6 +24,10 @@ export interface StudioMcpHost {
   requireWorkspace(): Workspace;
   /** Pushes `workspace-changed` for `ws` (its tools now include the MCP servers' new ones). */
   workspaceChanged(ws: Workspace): void;
+  /** A server's resources or prompts changed (studio-mcp-browse.ts pushes it). */
+  listChanged?(change: McpListChange): void;
+  /** The workspace's manager was closed (a sign-in waiting on it stops). */
+  managerClosed?(): void;
 }
 
 export class StudioMcp {
@@ -62,6 +67,20 @@ export class StudioMcp {
     return this.describe();
   }
 
+  /** Server `name` of the open workspace, for the explorer's requests (see studio-mcp-browse.ts). */
+  server(name: string): BrowsedServer {
+    const workspace = this.host.requireWorkspace();
+    const spec = (workspace.mcpServers ?? []).find((server) => server.name === name);
+    if (spec && !this.mcp)
+      throw new ContractError(
+        'workspace-restricted',
+        `this workspace is restricted (not trusted): MCP server "${name}" starts only once you trust it`,
+      );
+    const manager = this.requireMcp(name);
+    if (!spec) throw new ContractError('not-found', `no MCP server "${name}" in tools.yaml`);
+    return { manager, spec, root: workspace.root };
+  }
+
   private requireMcp(server: string): McpServerManager {
     const manager = this.mcp?.manager;
     if (!manager || !manager.statuses().some((status) => status.name === server))
@@ -86,6 +105,7 @@ export class StudioMcp {
     if (this.mcp?.key === key) return;
     const old = this.mcp;
     void old?.manager.close();
+    if (old) this.host.managerClosed?.();
     this.mcp = undefined;
     if (old) this.host.emit('mcp-changed', this.describe());
     if (servers.length === 0 || !trusted) return;
@@ -99,6 +119,9 @@ export class StudioMcp {
       keychain: this.host.secrets,
     });
     this.mcp = { manager, key, problems: [] };
+    manager.onListChanged((change) => {
+      if (this.mcp?.manager === manager) this.host.listChanged?.(change);
+    });
     // Coalesced: a server flooding stderr cannot flood the renderer.
     let shownTools = '[]';
     manager.onChange(() => {

@@ -15,6 +15,7 @@ import type { SecretStore } from '../credentials/secret-store.js';
 import { ForkError, prepareRun, RunSetupError, type PrepareRunOptions } from '../run/prepare-run.js';
 import type { Run } from '../run/run.js';
 import type { WorkerPool } from '../run/worker-pool.js';
+import type { Elicitor, SamplingApprover } from '../mcp/pending-questions.js';
 import { readTranscriptPage } from '../transcript/transcript-pages.js';
 import { ContractError } from './contract-error.js';
 import { transcriptContractError, type StudioHistory } from './studio-history.js';
@@ -30,6 +31,8 @@ export interface StudioRunsHost {
   rules: NonNullable<PrepareRunOptions['rules']>;
   pool: WorkerPool;
   pending: PendingApprovals;
+  /** Who answers the MCP servers' questions during a run: the person, through the studio's queues. */
+  mcpPerson: { elicitor: Elicitor; sampler: SamplingApprover };
   secrets: SecretStore;
   trust: StudioTrust;
   mcp: StudioMcp;
@@ -132,8 +135,8 @@ export class StudioRuns {
   }
 
   /**
-   * What every run the studio starts shares: workers, the approval queue, keys, MCP servers,
-   * events, and how it asks the person about a key's new origin (only with `press`, while the call
+   * What every run the studio starts shares: workers, the approval and question queues, keys, MCP
+   * servers, events, and how it asks the person about a key's new origin (only with `press`, while the call
    * that started it is served).
    */
   private runBasics(ws: Workspace, press: PersonPress) {
@@ -142,6 +145,8 @@ export class StudioRuns {
       workspace: ws,
       pool: this.host.pool,
       approver: new QueueApprover(this.host.pending, 'studio'),
+      elicitor: this.host.mcpPerson.elicitor,
+      sampler: this.host.mcpPerson.sampler,
       secrets: this.host.secrets,
       ...(trust.trusted && mcp.manager && { mcp: mcp.manager }),
       trust: {

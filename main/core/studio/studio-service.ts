@@ -45,6 +45,9 @@ import { StudioTests } from './studio-tests.js';
 import { resolveInWorkspace } from './workspace-paths.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
+import { StudioMcpBrowse } from './studio-mcp-browse.js';
+import { StudioMcpPerson } from './studio-mcp-person.js';
+import { checkedOpener } from './open-external.js';
 import { StudioTrust, type ConfirmWithPerson, type PersonQuestion } from './studio-trust.js';
 import { currentConfigDir } from '../trust/config-dir.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
@@ -95,6 +98,12 @@ export interface StudioServiceOptions {
    * workspace and sending a key to a new origin need a yes here. Without it neither can be granted.
    */
   confirmPerson?: ConfirmWithPerson;
+  /**
+   * Opens a URL in the person's system browser (Electron's shell.openExternal): a server's URL
+   * question the person accepted, a sign-in page. Only URLs open-external.ts allows reach it.
+   * Without it, neither can be opened.
+   */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 /**
@@ -113,6 +122,10 @@ export class StudioService {
   private readonly pending: PendingApprovals;
   private readonly pool: WorkerPool;
   private readonly mcp: StudioMcp;
+  /** The MCP servers' questions waiting for the person (studio-mcp-person.ts). */
+  readonly mcpPerson: StudioMcpPerson;
+  /** The MCP servers' resources, prompts and sign-in (studio-mcp-browse.ts). */
+  readonly mcpBrowse: StudioMcpBrowse;
   private readonly keys: StudioKeys;
   private readonly history: StudioHistory;
   private readonly trust: StudioTrust;
@@ -139,12 +152,22 @@ export class StudioService {
         void now;
       },
     });
+    const openExternal = options.openExternal && checkedOpener(options.openExternal);
+    this.mcpPerson = new StudioMcpPerson({ emit: options.emit, openExternal });
+    this.mcpBrowse = new StudioMcpBrowse({
+      emit: options.emit,
+      server: (name) => this.mcp.server(name),
+      openExternal,
+      dialogs: this.dialogs,
+    });
     this.mcp = new StudioMcp({
       secrets: options.secrets,
       emit: options.emit,
       workspace: () => this.workspace,
       requireWorkspace: () => this.requireWorkspace(),
       workspaceChanged: (ws) => options.emit('workspace-changed', this.describe(ws)),
+      listChanged: (change) => this.mcpBrowse.listChanged(change),
+      managerClosed: () => this.mcpBrowse.close(),
     });
     this.keys = new StudioKeys(options.secrets, () => this.workspace, this.dialogs);
     this.history = new StudioHistory((relative) => this.resolve(relative), {
@@ -178,6 +201,7 @@ export class StudioService {
       rules: this.rules.forRuns(),
       pool: this.pool,
       pending: this.pending,
+      mcpPerson: this.mcpPerson,
       secrets: options.secrets,
       trust: this.trust,
       mcp: this.mcp,
@@ -522,6 +546,7 @@ export class StudioService {
           { kind: 'deny', reason: 'trust in this workspace was revoked' },
           call.request.runId,
         );
+      this.mcpPerson.withdrawAll('trust in this workspace was revoked');
       this.options.emit('workspace-changed', this.describe(open));
     }
     return this.trust.list(this.workspace);

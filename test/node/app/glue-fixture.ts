@@ -156,6 +156,8 @@ export interface StudioDialogStandIns {
   confirmPerson?: (question: PersonQuestion) => Promise<boolean>;
   chooseFolder?: () => Promise<string | null>;
   chooseSaveFile?: (suggestedName: string) => Promise<string | null>;
+  /** The person's system browser (shell.openExternal, behind main's check of the URL). Default: none. */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 /** preload/index.ts in front of the glue and a real studio, for one test file ({@link usePreloadOnGlue}). */

@@ -16,6 +16,8 @@ import { cloneProblem } from '../../../main/app/ipc-registration.js';
 import { needsPersonInput } from '../../../main/core/studio/person-input.js';
 import { repositoryRoot } from '../setup/project-copy.js';
 import { usePreloadOnGlue } from './glue-fixture.js';
+import { standInBrowser } from '../../fixtures/stand-in-browser.js';
+import { startOAuthFixture } from '../mcp/fixtures/oauth-fixture.js';
 
 // A studio session as the page has it: preload/index.ts on the stand-in electron module, the
 // app's IPC registration on a stand-in ipcMain, and a real StudioService behind it. EVERY contract
@@ -24,19 +26,34 @@ import { usePreloadOnGlue } from './glue-fixture.js';
 vi.mock('electron', () => import('./stand-in-electron-module.js'));
 
 const HOSTILE_MCP = path.join(repositoryRoot, 'test', 'fixtures', 'hostile-mcp-server.mjs');
+// A server that asks the person things (forms, sampling) and lists resources and prompts, and one
+// behind an OAuth sign-in (both on loopback).
+const ASKING_MCP = path.join(repositoryRoot, 'test', 'node', 'mcp', 'fixtures', 'asking-server.mjs');
+const oauth = await startOAuthFixture();
 const workspace = realpathSync(mkdtempSync(path.join(tmpdir(), 'pf-glue-session-')));
 const exported = path.join(workspace, '..', `${path.basename(workspace)}-export.jsonl`);
 mkdirSync(path.join(workspace, 'agents'));
 // A restricted workspace (an MCP server and a model of another origin to trust): every call asks.
-const toolsYaml = `bad:\n  kind: mcp\n  description: hostile\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(HOSTILE_MCP)}]\n`;
+const toolsYaml =
+  `bad:\n  kind: mcp\n  description: hostile\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(HOSTILE_MCP)}]\n` +
+  `ask:\n  kind: mcp\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(ASKING_MCP)}]\n  approval: auto\n` +
+  `web:\n  kind: mcp\n  url: ${oauth.mcpUrl}\n`;
 writeFileSync(path.join(workspace, 'tools.yaml'), toolsYaml);
 writeFileSync(
   path.join(workspace, 'models.yaml'),
-  'elsewhere:\n  provider: openai\n  model: gpt-test\n  baseUrl: http://127.0.0.1:9/v1\n',
+  'elsewhere:\n  provider: openai\n  model: gpt-test\n  baseUrl: http://127.0.0.1:9/v1\n' +
+    // The model a server's sampling request would go to (denied here: nothing listens there).
+    'local:\n  provider: openai-compatible\n  model: local-test\n  baseUrl: http://127.0.0.1:9/v1\n',
+);
+// A run during whose calls the server asks for a form and a model round, then changes its resources.
+writeFileSync(
+  path.join(workspace, 'agents', 'asks.lua'),
+  "tools.call('ask.elicit', { variant = 'form' })\ntools.call('ask.sample', {})\ntools.call('ask.relist', {})\n",
 );
 const script = "log(tools.call('echo', { text = 'done' }))\n";
 writeFileSync(path.join(workspace, 'agents', 'glue.lua'), script);
-afterAll(() => {
+afterAll(async () => {
+  await oauth.close();
   rmSync(workspace, { recursive: true, force: true });
   rmSync(exported, { force: true });
 });
@@ -47,6 +64,8 @@ const studio = usePreloadOnGlue({
   chooseFolder: async () => workspace,
   chooseSaveFile: async () => exported,
   confirmPerson: async () => true,
+  // The person's browser, a stand-in: it consents and comes back to the studio's loopback listener.
+  openExternal: async (url) => void (await standInBrowser(url)),
 });
 
 /** Every call the page made and what it received, with the reply main produced before IPC's clone. */
@@ -93,7 +112,16 @@ const runEnd = (runId: string) =>
  * set the stage for the next). A method added to the contract without a step here fails the test,
  * by name.
  */
-const state = { runId: '', trialId: '', digest: '', rule: {} as Record<string, unknown>, ruleId: '' };
+const state = {
+  runId: '',
+  trialId: '',
+  digest: '',
+  rule: {} as Record<string, unknown>,
+  ruleId: '',
+  asksId: '',
+  elicitation: '',
+  sampling: '',
+};
 const steps: Record<ContractMethodName, () => Promise<unknown>> = {
   'app:info': () => ok('app:info', {}),
   'workspace:state': () => ok('workspace:state', {}),
@@ -185,6 +213,37 @@ const steps: Record<ContractMethodName, () => Promise<unknown>> = {
   'mcp:status': () => ok('mcp:status', {}),
   'mcp:restart': () => ok('mcp:restart', { server: 'bad' }),
   'mcp:stop': () => ok('mcp:stop', { server: 'bad' }),
+  'mcp:resources': () => ok('mcp:resources', { server: 'ask' }),
+  'mcp:prompts': () => ok('mcp:prompts', { server: 'ask' }),
+  'mcp:read-resource': () => ok('mcp:read-resource', { server: 'ask', uri: 'text://hello' }),
+  'mcp:get-prompt': () => ok('mcp:get-prompt', { server: 'ask', name: 'greet', arguments: { name: 'glue' } }),
+  'mcp:questions': async () => {
+    const asked = next('elicitation-pending');
+    state.asksId = ((await ok('run:start', { script: 'agents/asks.lua', model: 'local' })) as { runId: string }).runId;
+    state.elicitation = (await asked).id;
+    await ok('mcp:questions', {});
+  },
+  'mcp:check-answer': () => ok('mcp:check-answer', { id: state.elicitation, content: { age: 3 } }),
+  'mcp:answer': async () => {
+    const resolved = next('elicitation-resolved', (event) => event.id === state.elicitation);
+    const sampling = next('sampling-pending', (pending) => pending.runId === state.asksId);
+    await ok('mcp:answer', { id: state.elicitation, answer: { action: 'accept', content: { age: 3 } } });
+    await resolved;
+    state.sampling = (await sampling).id;
+  },
+  'mcp:decide-sampling': async () => {
+    const resolved = next('sampling-resolved', (event) => event.id === state.sampling);
+    const changed = next('mcp-lists-changed', (change) => change.server === 'ask');
+    const ended = runEnd(state.asksId);
+    await ok('mcp:decide-sampling', { id: state.sampling, decision: { kind: 'deny', reason: 'not in this test' } });
+    await resolved;
+    await changed;
+    await ended;
+  },
+  'mcp:login-state': () => ok('mcp:login-state', { server: 'web' }),
+  'mcp:login': () => ok('mcp:login', { server: 'web' }),
+  'mcp:cancel-login': () => ok('mcp:cancel-login', { server: 'web' }),
+  'mcp:logout': () => ok('mcp:logout', { server: 'web' }),
   'trust:revoke': () => ok('trust:revoke', { path: workspace }),
   'workspace:open-example': () => ok('workspace:open-example', {}),
   // The example's test cases (scripted models, offline).

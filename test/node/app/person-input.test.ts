@@ -145,7 +145,7 @@ describe('PersonInputLog (the person-input gate)', () => {
     expect(log.judge(STUDIO, 1_060)).toEqual({ ok: true });
   });
 
-  it('gates deciding a call and every method that always opens one of main’s dialogs, and no other', () => {
+  it('gates deciding a call, answering an MCP server, and every method that always opens one of main’s dialogs or the browser, and no other', () => {
     const gated = [
       'approval:decide',
       'keys:set',
@@ -157,6 +157,10 @@ describe('PersonInputLog (the person-input gate)', () => {
       'file:delete',
       'rules:save',
       'rules:delete',
+      'mcp:answer',
+      'mcp:decide-sampling',
+      'mcp:login',
+      'mcp:logout',
     ];
     expect([...PERSON_INPUT_METHODS].sort()).toEqual([...gated].sort());
     expect(contractMethodNames.filter(needsPersonInput).sort()).toEqual([...gated].sort());

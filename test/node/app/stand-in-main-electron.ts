@@ -1,7 +1,7 @@
 /**
  * A STAND-IN for the `electron` module as main/app/main.ts uses it, for a Node test of the app's
  * start (no Electron binary runs here): `app`, `protocol`, `ipcMain`, `session`, `dialog`,
- * `Notification`, `BrowserWindow` and `screen`, recording what main does with them. The test
+ * `Notification`, `BrowserWindow`, `screen` and `shell`, recording what main does with them. The test
  * answers the dialogs (`answers`) and says when the app is ready (`control.becomeReady`).
  * `vi.mock('electron', () => import('./stand-in-main-electron.js'))`.
  */
@@ -31,6 +31,8 @@ export const recorded = {
   handlers: new Map<string, (request: Request) => Promise<Response> | Response>(),
   messageBoxes: [] as MessageBoxOptions[],
   openDialogs: [] as OpenDialogOptions[],
+  /** Each URL main handed the system browser (`shell.openExternal`). */
+  opened: [] as string[],
   quits: 0,
   exits: [] as number[],
 };
@@ -44,6 +46,8 @@ export const control = {
   window: new Promise<BrowserWindow>((resolve) => (windowOpened = resolve)),
   /** Where `app.getPath(name)` points: a folder of this test's own. */
   paths,
+  /** What the stand-in system browser does with a URL main opened. */
+  browser: async (_url: string): Promise<void> => undefined,
 };
 
 class StandInApp extends EventEmitter {
@@ -120,6 +124,14 @@ export class Notification {
     return false;
   }
 }
+
+/** The system browser, a stand-in: records the URL, then does what `control.browser` says (nothing, by default). */
+export const shell = {
+  async openExternal(url: string): Promise<void> {
+    recorded.opened.push(url);
+    await control.browser(url);
+  },
+};
 
 export const screen = { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] };
 

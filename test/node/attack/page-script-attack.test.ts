@@ -51,6 +51,8 @@ beforeAll(async () => {
       confirmPerson: async (question) => (shown.push(`question: ${question.title}`), true),
       chooseFolder: async () => (shown.push('folder picker'), workspace),
       chooseSaveFile: async () => (shown.push('save dialog'), path.join(workspace, 'export.jsonl')),
+      // The system browser counts as one of main's dialogs here: a script must not open it either.
+      openExternal: async (url) => void shown.push(`browser: ${url}`),
     });
     service = studio.service;
     return studio.handlers;
@@ -116,6 +118,18 @@ function requestFor(method: ContractMethodName, runId: string): unknown {
     'rules:save': { rule: { id: 'planted', decision: 'allow', workspace: '*', tools: '*' } },
     'rules:set-enabled': { id: 'planted', enabled: true },
     'rules:delete': { id: 'planted' },
+    'mcp:questions': {},
+    'mcp:check-answer': { id: 'elicitation-1', content: {} },
+    'mcp:answer': { id: 'elicitation-1', answer: { action: 'accept' } },
+    'mcp:decide-sampling': { id: 'sampling-1', decision: { kind: 'approve' } },
+    'mcp:resources': { server: 'none' },
+    'mcp:prompts': { server: 'none' },
+    'mcp:read-resource': { server: 'none', uri: 'text://x' },
+    'mcp:get-prompt': { server: 'none', name: 'x', arguments: {} },
+    'mcp:login-state': { server: 'none' },
+    'mcp:login': { server: 'none' },
+    'mcp:cancel-login': { server: 'none' },
+    'mcp:logout': { server: 'none' },
   };
   return requests[method];
 }

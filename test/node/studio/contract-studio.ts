@@ -43,6 +43,8 @@ export interface ContractStudio {
   runEvents(runId: string): RunEvent[];
   /** Every event pushed so far, in order. */
   pushed: StudioHarness['pushed'];
+  /** The person's system browser, a stand-in (see {@link StudioHarness.browser}). */
+  browser: StudioHarness['browser'];
   /** Waits for a run's `run-end` and returns it. */
   ended(runId: string): Promise<Extract<RunEvent, { type: 'run-end' }>>;
 }
@@ -56,7 +58,7 @@ const logger: StudioLogger = {
 
 /** A fresh studio service behind the contract's handlers, as the renderer reaches it. */
 export function contractStudio(options: { configDirectory?: string } = {}): ContractStudio {
-  const { service, person, folders, pushed, waitFor } = studio(options);
+  const { service, person, folders, pushed, browser, waitFor } = studio(options);
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
   const invoke = (method: ContractMethodName, request: unknown, press: PersonPress = pressStandIn()) =>
     dispatchContractCall(handlers, method, request, logger, press);
@@ -82,6 +84,7 @@ export function contractStudio(options: { configDirectory?: string } = {}): Cont
     next: waitFor,
     runEvents: (runId) => runEvents(pushed, runId),
     pushed,
+    browser,
     ended: (runId) =>
       waitFor('run-event', (event) => event.runId === runId && event.type === 'run-end') as Promise<
         Extract<RunEvent, { type: 'run-end' }>

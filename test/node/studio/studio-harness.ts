@@ -51,6 +51,11 @@ export interface StudioHarness {
   /** What main's folder dialog answers next, a stand-in: `workspace:choose` takes them in order, then cancels. */
   folders: string[];
   pushed: Pushed[];
+  /**
+   * The person's system browser, a stand-in: `opened` records every URL main opened through it
+   * (after main's own check), and `visit` is what it then does (nothing, unless a test sets it).
+   */
+  browser: { opened: string[]; visit: (url: string) => Promise<void> };
   /** The first pushed event `name` (already pushed, or the next one) for which `match` holds. */
   waitFor: <E extends ContractEventName>(
     name: E,
@@ -72,6 +77,7 @@ export function studio(options: { configDirectory?: string } = {}): StudioHarnes
   const pushed: Pushed[] = [];
   const person = standInPerson(true);
   const folders: string[] = [];
+  const browser: StudioHarness['browser'] = { opened: [], visit: async () => undefined };
   const waiters: { name: ContractEventName; match: (p: never) => boolean; resolve: (p: unknown) => void }[] = [];
   const service = new StudioService({
     userDataDirectory: mkdtempSync(path.join(tmpdir(), 'pf-studio-')),
@@ -81,6 +87,10 @@ export function studio(options: { configDirectory?: string } = {}): StudioHarnes
     ...(options.configDirectory !== undefined && { configDirectory: options.configDirectory }),
     confirmPerson: person.confirm,
     chooseFolder: async () => folders.shift() ?? null,
+    openExternal: async (url) => {
+      browser.opened.push(url);
+      await browser.visit(url);
+    },
     emit: (name, payload) => {
       pushed.push({ name, payload });
       for (const waiter of [...waiters]) {
@@ -102,7 +112,7 @@ export function studio(options: { configDirectory?: string } = {}): StudioHarnes
       waiters.push({ name, match: match as (p: never) => boolean, resolve: resolve as (p: unknown) => void }),
     );
   };
-  return { service, person, folders, pushed, waitFor };
+  return { service, person, folders, pushed, browser, waitFor };
 }
 
 /** The events of one run, as pushed. */
