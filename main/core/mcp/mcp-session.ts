@@ -7,8 +7,7 @@ import type { CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sd
 import type { ElicitationRequest } from './mcp-elicitation.js';
 import type { SamplingRequest } from './mcp-sampling.js';
 
-/** The largest token limit a server's sampling request gets; more is clamped (and the person is told). */
-export const MAX_SAMPLING_TOKENS = 4096;
+export { MAX_SAMPLING_TOKENS } from '../../../common/mcp-person.js';
 
 /** The JSON-RPC code of a request the person (or the host for them) declined, as the specification's examples use. */
 export const DECLINED_CODE = -1;

@@ -4,6 +4,8 @@ import { ForkDialog, type ForkTarget } from '../history/ForkDialog';
 import { RunHeader } from '../history/RunHeader';
 import { runStore } from './run-hooks';
 import { ApprovalsPanel } from '../approvals/ApprovalsPanel';
+import { McpQuestionsPanel } from '../mcp/McpQuestionsPanel';
+import type { McpQuestions } from '../mcp/use-mcp-questions';
 import type { ConversationSnapshot } from './conversation-builder';
 import { ConversationView, type RunFocus } from './ConversationView';
 import { InertText } from '../shell/InertText';
@@ -109,6 +111,7 @@ export function RunPanel({
   paging,
   onLoadMore,
   approvals,
+  questions,
   taintCheckOf,
   theme,
   running,
@@ -127,6 +130,8 @@ export function RunPanel({
   /** Reads the next page of the run; `explicit` when the person asked for it. */
   onLoadMore?: (explicit: boolean) => void;
   approvals: PendingApproval[];
+  /** The MCP servers' questions waiting for the person, shown above the tool calls in Approvals. */
+  questions: McpQuestions;
   /** The tool's taint-check setting; true when unknown. */
   taintCheckOf: (alias: string) => boolean;
   theme: Theme;
@@ -184,9 +189,9 @@ export function RunPanel({
             >
               {label}
               {extra !== undefined ? <span className="narrow-hidden">{extra}</span> : null}
-              {id === 'approvals' && approvals.length > 0 ? (
-                <span className="count-badge" aria-label={`${approvals.length} pending`}>
-                  {approvals.length}
+              {id === 'approvals' && approvals.length + questions.count > 0 ? (
+                <span className="count-badge" aria-label={`${approvals.length + questions.count} pending`}>
+                  {approvals.length + questions.count}
                 </span>
               ) : null}
             </button>
@@ -226,7 +231,12 @@ export function RunPanel({
             }
           />
         ) : null}
-        {tab === 'approvals' ? <ApprovalsPanel theme={theme} onOpenRules={onOpenRules} /> : null}
+        {tab === 'approvals' ? (
+          <>
+            <McpQuestionsPanel questions={questions} alone={approvals.length === 0} />
+            <ApprovalsPanel theme={theme} onOpenRules={onOpenRules} />
+          </>
+        ) : null}
         {tab === 'log' ? <LogView snapshot={snapshot} /> : null}
         {tab === 'usage' ? <UsageView snapshot={snapshot} /> : null}
       </div>

@@ -9,6 +9,7 @@ import { AppDialogs } from './AppDialogs';
 import { WorkspaceArea } from './WorkspaceArea';
 import { Explorer } from '../workspace/Explorer';
 import { useApprovals } from '../approvals/use-approvals';
+import { useMcpQuestions } from '../mcp/use-mcp-questions';
 import { Splitter } from './Splitter';
 import { usePanelLayout } from './use-panel-layout';
 import { useShortcuts } from './use-shortcuts';
@@ -46,7 +47,11 @@ export function App() {
   const center = useCenterView(buffers, setBanner);
   const { view, selectView, openAgent } = center;
   const panels = usePanelLayout(narrowsRunPanel(view));
-  const { pending: approvals, pendingText, reload: reloadApprovals } = useApprovals();
+  const { pending: approvals, pendingText: approvalsText, reload: reloadApprovals } = useApprovals();
+  // What MCP servers ask the person waits beside the tool calls (renderer/src/mcp).
+  const questions = useMcpQuestions();
+  const pendingCount = approvals.length + questions.count;
+  const pendingText = [approvalsText, questions.text].filter((text) => text !== '').join(', ');
 
   const { workspace, opening, openError, openExample, chooseFolder } = useWorkspace({
     onError: setBanner,
@@ -78,9 +83,9 @@ export function App() {
   const snapshot = runs.runView?.snapshot;
 
   useEffect(() => {
-    const marks = `${approvals.length > 0 ? `(${approvals.length}) ` : ''}${buffers.anyDirty || center.catalogDirty ? '● ' : ''}`;
+    const marks = `${pendingCount > 0 ? `(${pendingCount}) ` : ''}${buffers.anyDirty || center.catalogDirty ? '● ' : ''}`;
     document.title = `${marks}PromptForge Studio`;
-  }, [approvals.length, buffers.anyDirty, center.catalogDirty]);
+  }, [pendingCount, buffers.anyDirty, center.catalogDirty]);
 
   useStudioEvent('run-event', (event: RunEvent) => runStore.applyEvent(event));
 
@@ -151,7 +156,7 @@ export function App() {
       <AppHeader
         workspaceName={workspace?.name ?? null}
         pendingText={pendingText}
-        pendingCount={approvals.length}
+        pendingCount={pendingCount}
         onShowApprovals={showApprovals}
         view={view}
         onSelectView={selectView}
@@ -256,6 +261,7 @@ export function App() {
                     if (runs.selectedRunId !== null) void runStore.loadMore(runs.selectedRunId, undefined, explicit);
                   }}
                   approvals={approvals}
+                  questions={questions}
                   taintCheckOf={taintCheckOf}
                   theme={theme}
                   running={runs.running}

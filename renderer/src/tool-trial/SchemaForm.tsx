@@ -153,6 +153,8 @@ function SchemaField(props: FieldProps) {
   let control;
   if (kind === 'enum' || kind === 'boolean') {
     const choices = kind === 'boolean' ? [true, false] : enumValues(schema);
+    // An MCP server's choice field names its options (`enumNames`): the name beside the value.
+    const names = Array.isArray(schema['enumNames']) ? (schema['enumNames'] as unknown[]) : [];
     const index = choices.findIndex((choice) => JSON.stringify(choice) === JSON.stringify(value));
     control = (
       <select
@@ -169,6 +171,7 @@ function SchemaField(props: FieldProps) {
         {choices.map((choice, at) => (
           <option key={at} value={String(at)}>
             {typeof choice === 'string' ? choice : JSON.stringify(choice)}
+            {typeof names[at] === 'string' && names[at] !== choice ? ` (${names[at]})` : ''}
           </option>
         ))}
       </select>

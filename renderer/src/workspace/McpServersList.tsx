@@ -2,6 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import type { McpServersInfo } from '../../../common/studio-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
 import { ReviewTrustButton } from '../trust/ReviewTrustButton';
+import { McpServerExtras } from '../mcp/McpServerExtras';
 import { manifestServerNames, useWorkspaceTrust } from '../trust/trust-store';
 
 /** How much of a server's stderr the explorer shows (the main process keeps 64 KiB). */
@@ -209,6 +210,8 @@ export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
                 </li>
               ))}
             </ul>
+            {/* Sign-in, resources and prompts: a section of its own (renderer/src/mcp). */}
+            <McpServerExtras server={server} />
           </li>
         ))}
       </ul>

@@ -1,0 +1,183 @@
+/**
+ * One elicitation of an MCP server waiting for the person: a form built from its fields (the
+ * trial's schema form, checked by the core as the person types), or a URL that main opens in the
+ * system browser when the person presses Open. The server's words are shown as untrusted text.
+ * Its buttons act only once the card is armed, like an approval card's.
+ */
+import { useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import type { ElicitationAnswer, PendingElicitation } from '../../../common/mcp-person.js';
+import type { RunOrigin } from '../approvals/run-origins';
+import { useCardArming } from '../approvals/use-card-arming';
+import { call, describeError } from '../shell/studio-api';
+import { SchemaForm } from '../tool-trial/SchemaForm';
+import { elicitationSchema, initialAnswer } from './elicitation-form';
+import { QuestionHeading, UntrustedText } from './question-parts';
+import { useAnswerCheck } from './use-answer-check';
+
+export interface ElicitationCardProps {
+  pending: PendingElicitation;
+  origin: RunOrigin | undefined;
+  /** The cards above this one: when it changes, the card moved. */
+  place: string;
+  /** How often the panel saw the card move on screen: each move arms again. */
+  moved: number;
+  onAnswered: (announcement: string) => void;
+  /** The card is going away while focus is inside it. */
+  onFocusLost: () => void;
+}
+
+export function ElicitationCard({ pending, origin, place, moved, onAnswered, onFocusLost }: ElicitationCardProps) {
+  const card = useRef<HTMLElement>(null);
+  const { armed, arming, shown } = useCardArming(card, pending.askedAt, place, moved);
+  const fields = useMemo(() => pending.fields ?? [], [pending.fields]);
+  const schema = useMemo(() => elicitationSchema(fields), [fields]);
+  const [values, setValues] = useState<Record<string, unknown>>(() => initialAnswer(fields));
+  const check = useAnswerCheck(pending.id, pending.mode === 'form' ? values : undefined);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const focusLost = useRef(onFocusLost);
+  useLayoutEffect(() => {
+    focusLost.current = onFocusLost;
+  });
+  useLayoutEffect(() => {
+    const element = card.current;
+    return () => {
+      if (element?.contains(document.activeElement)) focusLost.current();
+    };
+  }, []);
+
+  const send = async (answer: ElicitationAnswer, announcement: string): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      await call('mcp:answer', { id: pending.id, answer });
+      onAnswered(announcement);
+    } catch (failure) {
+      setError(describeError(failure));
+      setBusy(false);
+    }
+  };
+  /** A click acts only on an armed card, and never as the second click of a double click. */
+  const onClick =
+    (act: () => void) =>
+    (event: MouseEvent<HTMLButtonElement>): void => {
+      if (event.detail > 1 || !armed || busy) return;
+      act();
+    };
+
+  const titleId = `elicitation-${pending.id}`;
+  const about = `${pending.server} ${pending.id}`;
+  const url = pending.mode === 'url';
+  return (
+    <article
+      ref={card}
+      className={`approval-card mcp-question-card${armed ? '' : ' arming'}`}
+      aria-labelledby={`${titleId} ${titleId}-origin`}
+      data-run-id={pending.runId}
+      data-call-id={pending.id}
+      data-armed={armed ? 'true' : 'false'}
+      data-shown={shown ? 'true' : 'false'}
+      tabIndex={0}
+    >
+      {armed ? null : (
+        <div
+          className="arm-bar"
+          aria-hidden="true"
+          title="This new or moved card accepts clicks in a moment"
+          key={arming}
+        />
+      )}
+      <QuestionHeading
+        id={titleId}
+        server={pending.server}
+        what={url ? 'asks you to open a page' : 'asks you'}
+        badge={<span className="reason-badge">{url ? 'URL' : 'form'}</span>}
+        question={pending}
+        origin={origin}
+      />
+      <UntrustedText label="the server's message" text={pending.message} />
+      {url ? (
+        <div className="mcp-url">
+          <p className="small">
+            It would open <strong className="mcp-url-host">{pending.urlHost}</strong> in your browser:
+          </p>
+          <code className="mcp-url-text" aria-label={`URL of ${about}`}>
+            {pending.url}
+          </code>
+          <p className="muted small">
+            The studio opens it in your system browser only when you press Open. The server asked for it, not your
+            agent.
+          </p>
+        </div>
+      ) : (
+        <form
+          className="mcp-elicitation-form"
+          aria-label={`Answer to ${about}`}
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (armed && !busy && check.state === 'valid')
+              void send({ action: 'accept', content: values as never }, `Answer sent to ${pending.server}.`);
+          }}
+        >
+          <SchemaForm
+            schema={schema}
+            value={values}
+            problems={check.state === 'invalid' ? check.problems : []}
+            onChange={setValues}
+          />
+          <p className="small muted" aria-live="polite">
+            {check.state === 'checking'
+              ? 'Checking the answer…'
+              : check.state === 'valid'
+                ? 'The answer fits the form.'
+                : 'Fix the fields marked above.'}
+          </p>
+        </form>
+      )}
+      <div className="button-row" role="group" aria-label={`Answer ${about}`}>
+        {url ? (
+          <button
+            type="button"
+            className="button button-primary"
+            disabled={busy || !armed}
+            onClick={onClick(() => void send({ action: 'accept' }, `Opened ${pending.urlHost} for ${pending.server}.`))}
+          >
+            Open in browser
+          </button>
+        ) : (
+          <button
+            type="button"
+            className="button button-primary"
+            disabled={busy || !armed || check.state !== 'valid'}
+            onClick={onClick(
+              () => void send({ action: 'accept', content: values as never }, `Answer sent to ${pending.server}.`),
+            )}
+          >
+            Send answer
+          </button>
+        )}
+        <button
+          type="button"
+          className="button"
+          disabled={busy || !armed}
+          onClick={onClick(() => void send({ action: 'decline' }, `Declined ${pending.server}'s question.`))}
+        >
+          Decline
+        </button>
+        <button
+          type="button"
+          className="button"
+          disabled={busy || !armed}
+          onClick={onClick(() => void send({ action: 'cancel' }, `Cancelled ${pending.server}'s question.`))}
+        >
+          Cancel
+        </button>
+      </div>
+      {error ? (
+        <p role="alert" className="error-text small">
+          {error}
+        </p>
+      ) : null}
+    </article>
+  );
+}
