@@ -1,10 +1,12 @@
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { contractMethodNames } from '../../../common/contract.js';
 import { APP_INDEX_URL, APP_SCHEME_PRIVILEGES } from '../../../main/core/studio/app-protocol.js';
 import { StandInWebFrameMain } from './electron-stand-ins.js';
+import { standInBrowser } from '../../fixtures/stand-in-browser.js';
+import { startOAuthFixture } from '../mcp/fixtures/oauth-fixture.js';
 import { answers, app, BrowserWindow, control, ipcMain, recorded } from './stand-in-main-electron.js';
 
 /**
@@ -151,5 +153,41 @@ describe('main/app/main.ts on a stand-in electron', () => {
     expect(recorded.openDialogs.at(-1)).toMatchObject({ properties: ['openDirectory', 'createDirectory'] });
     expect(await invoke('workspace:open', { path: chosen })).toMatchObject({ ok: true, value: { root: chosen } });
     expect((await invoke('workspace:open', { path: other })).error?.code).toBe('not-chosen');
+  });
+
+  it('opens the system browser through shell.openExternal only for a sign-in the person pressed for', async () => {
+    const oauth = await startOAuthFixture();
+    try {
+      const folder = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'promptforge-main-signin-')));
+      writeFileSync(path.join(folder, 'tools.yaml'), `web:\n  kind: mcp\n  url: ${oauth.mcpUrl}\n`);
+      answers.folders.push(folder);
+      press();
+      await invoke('workspace:choose', {});
+      expect(await invoke('workspace:open', { path: folder })).toMatchObject({ ok: true });
+      const status = (await invoke('trust:status', {})).value as { digest: string };
+      answers.messageBox.push(1);
+      press();
+      expect(await invoke('trust:grant', { digest: status.digest })).toMatchObject({ value: { granted: true } });
+      // Without a press main opens nothing.
+      expect((await invoke('mcp:login', { server: 'web' })).error?.code).toBe('no-person-input');
+      expect(recorded.opened).toEqual([]);
+      // The stand-in browser consents and comes back to the studio's loopback listener.
+      control.browser = async (url) => void (await standInBrowser(url));
+      press();
+      expect(await invoke('mcp:login', { server: 'web' })).toMatchObject({
+        ok: true,
+        value: { server: 'web', state: 'signed-in' },
+      });
+      expect(recorded.opened).toHaveLength(1);
+      expect(new URL(recorded.opened[0]!).origin).toBe(oauth.asUrl);
+      // Signing out asks in main's own message box first.
+      answers.messageBox.push(1);
+      press();
+      expect(await invoke('mcp:logout', { server: 'web' })).toMatchObject({ ok: true, value: { signedOut: true } });
+      expect(recorded.messageBoxes.at(-1)).toMatchObject({ title: 'Sign out of MCP server "web"?' });
+    } finally {
+      control.browser = async () => undefined;
+      await oauth.close();
+    }
   });
 });
