@@ -8,6 +8,7 @@ import {
 } from './conversation-builder';
 import { InertText } from '../shell/InertText';
 import { displayText } from './argument-display';
+import { McpQuestionRow } from '../mcp/McpQuestionRow';
 import type { PagingState } from './run-store';
 import {
   DISPATCH_ID_HINT,
@@ -139,6 +140,8 @@ function ItemView({
           ) : null}
         </div>
       );
+    case 'mcp-question':
+      return <McpQuestionRow event={item.event} />;
     case 'dispatch':
       return (
         <DispatchCard

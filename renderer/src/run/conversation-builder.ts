@@ -51,6 +51,8 @@ export type ConversationItem =
       step?: number;
     }
   | { kind: 'log'; key: string; text: string; t: string }
+  /** An MCP server's question during a call, and its answer (renderer/src/mcp/McpQuestionRow.tsx). */
+  | { kind: 'mcp-question'; key: string; event: EventOf<'mcp-elicitation'> | EventOf<'mcp-sampling'> }
   | { kind: 'run-end'; key: string; event: EventOf<'run-end'> };
 
 /** One row of the Usage/Timing tab. */
@@ -277,6 +279,10 @@ export class ConversationBuilder {
             text: `${event.error.kind}: ${event.error.message}`,
             level: 'error',
           });
+        break;
+      case 'mcp-elicitation':
+      case 'mcp-sampling':
+        this.items.push({ kind: 'mcp-question', key, event });
         break;
       case 'provider-raw':
         break;

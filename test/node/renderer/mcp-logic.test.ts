@@ -11,6 +11,7 @@ import {
 } from '../../../renderer/src/mcp/elicitation-form.js';
 import { loginSummary, promptArguments, promptSchema, sizeText } from '../../../renderer/src/mcp/mcp-lists.js';
 import { fieldPointers, unsupportedPart } from '../../../renderer/src/tool-trial/schema-form.js';
+import { ConversationBuilder } from '../../../renderer/src/run/conversation-builder.js';
 
 const FIELDS: ElicitationField[] = [
   { kind: 'string', name: 'name', title: 'Name', description: 'Your name', required: true, maxLength: 40 },
@@ -127,5 +128,39 @@ describe('a server’s sign-in, resources and prompts in words', () => {
       missing: ['city'],
     });
     expect(promptArguments(prompt, { city: 'Lyon' })).toEqual({ args: { city: 'Lyon' }, missing: [] });
+  });
+});
+
+describe('an MCP server’s question in the conversation', () => {
+  it('becomes a row of its own, in its place among the run’s events', () => {
+    const builder = new ConversationBuilder('r1');
+    const base = { runId: 'r1', t: '2026-12-04T10:00:00.000Z' };
+    builder.apply({ ...base, seq: 1, type: 'log', text: 'before' });
+    builder.apply({
+      ...base,
+      seq: 2,
+      type: 'mcp-elicitation',
+      server: 'ask',
+      callId: 'call-1',
+      alias: 'ask.elicit',
+      mode: 'form',
+      message: 'Who are you?',
+      action: 'accept',
+      content: { name: 'Ada' },
+      source: 'studio',
+    });
+    builder.apply({
+      ...base,
+      seq: 3,
+      type: 'mcp-sampling',
+      server: 'ask',
+      decision: 'deny',
+      reason: 'no',
+      source: 'studio',
+    });
+    const items = builder.snapshot().items;
+    expect(items.map((item) => item.kind)).toEqual(['log', 'mcp-question', 'mcp-question']);
+    expect(items[1]).toMatchObject({ key: 'e2', event: { type: 'mcp-elicitation', action: 'accept' } });
+    expect(items[2]).toMatchObject({ key: 'e3', event: { type: 'mcp-sampling', decision: 'deny' } });
   });
 });
