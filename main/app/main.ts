@@ -69,17 +69,20 @@ function openMainWindow(): void {
   });
 }
 
-function notifyPendingApproval(pending: ContractEventPayload<'approval-pending'>): void {
+function notify(title: string, body: string): void {
   if (mainWindow === null || mainWindow.isDestroyed() || mainWindow.isFocused() || !Notification.isSupported()) return;
-  const notification = new Notification({
-    title: `Approval needed: ${pending.alias}`,
-    body:
-      pending.reason === 'tainted'
-        ? 'Its arguments repeat untrusted output.'
-        : pending.description || 'A tool call is waiting.',
-  });
+  const notification = new Notification({ title, body });
   notification.on('click', focusMainWindow);
   notification.show();
+}
+
+function notifyPendingApproval(pending: ContractEventPayload<'approval-pending'>): void {
+  notify(
+    `Approval needed: ${pending.alias}`,
+    pending.reason === 'tainted'
+      ? 'Its arguments repeat untrusted output.'
+      : pending.description || 'A tool call is waiting.',
+  );
 }
 
 async function start(): Promise<void> {
@@ -104,6 +107,12 @@ async function start(): Promise<void> {
       // The renderer's own Notification is refused by the permission policy, so main tells the OS
       // when a call starts waiting and the window is in the background (docs/studio.md).
       if (name === 'approval-pending') notifyPendingApproval(payload as ContractEventPayload<'approval-pending'>);
+      // An MCP server's question waits the same way; the server's own words stay in the studio.
+      if (name === 'elicitation-pending' || name === 'sampling-pending')
+        notify(
+          `MCP server "${(payload as { server: string }).server}" asks you`,
+          name === 'sampling-pending' ? 'It wants an answer from your model.' : 'It waits in the Approvals tab.',
+        );
     },
     chooseFolder: async () => {
       const options: OpenDialogOptions = {

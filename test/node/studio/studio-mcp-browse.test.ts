@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNSAFE_FOR_TERMINAL } from '../cli/spawn-cli.js';
 import { standInBrowser } from '../../fixtures/stand-in-browser.js';
 import { startOAuthFixture, type OAuthFixture } from '../mcp/fixtures/oauth-fixture.js';
+import { MAX_MCP_OUTPUT_CHARS } from '../../../main/core/mcp/mcp-bounds.js';
+import { promptView, resourceView } from '../../../main/core/studio/studio-mcp-browse.js';
 import { contractStudio, type ContractStudio } from './contract-studio.js';
 
 /**
@@ -176,5 +178,51 @@ describe('a server’s sign-in in the studio', () => {
     expect(await waiting).toEqual({ code: 'cancelled', message: 'the sign-in to "web" was cancelled' });
     expect(await studio.call('mcp:cancel-login', { server: 'web' })).toEqual({ cancelled: false });
     expect(await studio.call('mcp:login-state', { server: 'web' })).toMatchObject({ state: 'signed-out' });
+  });
+});
+
+describe('what the studio shows of a read resource or a prompt', () => {
+  it('refuses text past what a run may read, naming its size, and describes binary content by its decoded size', () => {
+    const big = 'a'.repeat(MAX_MCP_OUTPUT_CHARS + 1);
+    expect(() => resourceView({ contents: [{ uri: 'x://big', text: big }] })).toThrow(
+      `the resource is ${(MAX_MCP_OUTPUT_CHARS + 1).toLocaleString('en')} characters, more than the ${MAX_MCP_OUTPUT_CHARS.toLocaleString('en')} the studio shows`,
+    );
+    // Two halves that together pass the limit are refused too.
+    const half = 'b'.repeat(MAX_MCP_OUTPUT_CHARS / 2 + 1);
+    expect(() =>
+      resourceView({
+        contents: [
+          { uri: 'x://1', text: half },
+          { uri: 'x://2', text: half },
+        ],
+      }),
+    ).toThrow(/more than the/);
+    expect(
+      resourceView({
+        contents: [
+          { uri: 'x://bin\u202e', mimeType: 'image/png\u0007', blob: Buffer.alloc(10).toString('base64') },
+          { uri: 'x://t', text: 'line\u001b[31m red \u200b' },
+        ],
+      }),
+    ).toEqual({
+      contents: [
+        { kind: 'binary', uri: 'x://bin\\u{202e}', mimeType: 'image/png', bytes: 10 },
+        { kind: 'text', uri: 'x://t', text: 'line\\u{1b}[31m red \\u{200b}' },
+      ],
+    });
+  });
+
+  it('refuses a prompt past what a run may read, and escapes what it shows', () => {
+    expect(() =>
+      promptView({
+        messages: [{ role: 'user', content: { type: 'text', text: 'c'.repeat(MAX_MCP_OUTPUT_CHARS + 1) } }],
+      }),
+    ).toThrow(/more than the/);
+    expect(
+      promptView({
+        description: 'd\u202e',
+        messages: [{ role: 'assistant', content: { type: 'text', text: 'ok\u0000' } }],
+      }),
+    ).toEqual({ description: 'd\\u{202e}', messages: [{ role: 'assistant', text: 'ok\\u{0}' }] });
   });
 });
