@@ -175,15 +175,17 @@ describe('studio: what MCP servers ask the person', () => {
     const form = card(/^MCP server ask asks you/);
     await form.waitFor();
     const [pending] = (await studio.call('mcp:questions', {})).elicitations;
-    studio.person.input = 'none';
-    try {
-      for (const answer of [{ action: 'accept', content: { age: 30 } }, { action: 'decline' }, { action: 'cancel' }]) {
-        const result = await fromPage('mcp:answer', { id: pending!.id, answer });
-        expect(result).toMatchObject({ ok: false, error: { code: 'no-person-input' } });
-      }
-    } finally {
-      studio.person.input = 'just-now';
+    // The person has not touched the window lately: the script's answers come with no press.
+    studio.person.forgetInput();
+    for (const answer of [{ action: 'accept', content: { age: 30 } }, { action: 'decline' }, { action: 'cancel' }]) {
+      const result = await fromPage('mcp:answer', { id: pending!.id, answer });
+      expect(result).toMatchObject({ ok: false, error: { code: 'no-person-input' } });
     }
+    // A synthetic click the script dispatches on the card's own button is no press either.
+    await armed(form).waitFor();
+    await form.getByRole('button', { name: 'Decline', exact: true }).dispatchEvent('click');
+    await form.getByRole('alert').waitFor();
+    expect(await form.getByRole('alert').textContent()).toMatch(/\(no-person-input\)$/);
     expect((await studio.call('mcp:questions', {})).elicitations.map((question) => question.id)).toEqual([pending!.id]);
     await armed(form).waitFor();
     await press(form, form.getByRole('button', { name: 'Decline', exact: true }));
@@ -204,15 +206,11 @@ describe('studio: what MCP servers ask the person', () => {
     expect(await page.locator('a').count()).toBe(0);
     // A page script accepting it without a press opens nothing.
     const [pending] = (await studio.call('mcp:questions', {})).elicitations;
-    studio.person.input = 'none';
-    try {
-      expect(await fromPage('mcp:answer', { id: pending!.id, answer: { action: 'accept' } })).toMatchObject({
-        ok: false,
-        error: { code: 'no-person-input' },
-      });
-    } finally {
-      studio.person.input = 'just-now';
-    }
+    studio.person.forgetInput();
+    expect(await fromPage('mcp:answer', { id: pending!.id, answer: { action: 'accept' } })).toMatchObject({
+      ok: false,
+      error: { code: 'no-person-input' },
+    });
     expect(studio.opened).toEqual([]);
     await studio.screenshot('mcp-elicitation-url');
     await press(page, page.getByRole('button', { name: 'Open in browser' }));

@@ -293,7 +293,8 @@ describe('a studio session through the stand-in glue', () => {
         expect(structuredClone(payload), name).toStrictEqual(payload);
       }
     }
-  });
+    // A whole session (runs, MCP servers, a sign-in, a test suite): room for a busy machine.
+  }, 180_000);
 
   it('answers every method with an error the page receives intact: a bad request, and no press for the gated ones', async () => {
     for (const method of contractMethodNames) {
