@@ -1,15 +1,20 @@
 /**
  * The open workspace's MCP servers in the studio: one manager per workspace (replaced when
  * tools.yaml changes its server list), shared by its runs, listed, restarted and stopped on
- * request, with `mcp-changed` pushed (coalesced) when a server's state or tools change.
+ * request, with `mcp-changed` pushed (coalesced) when a server's state or tools change; and, as
+ * its two parts, what the servers ask the person (studio-mcp-person.ts) and what the explorer
+ * shows of them beyond their tools (studio-mcp-browse.ts).
  */
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { McpServersInfo } from '../../../common/studio-schemas.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import type { Workspace } from '../catalog/workspace.js';
 import type { SecretStore } from '../credentials/secret-store.js';
-import { McpServerManager, type McpListChange } from '../mcp/mcp-manager.js';
-import type { BrowsedServer } from './studio-mcp-browse.js';
+import { McpServerManager } from '../mcp/mcp-manager.js';
+import { StudioMcpBrowse, type BrowsedServer } from './studio-mcp-browse.js';
+import { StudioMcpPerson } from './studio-mcp-person.js';
+import { checkedOpener } from './open-external.js';
+import type { PersonDialogs } from './person-dialogs.js';
 import { ContractError } from './contract-error.js';
 import { toToolInfo } from './studio-views.js';
 import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
@@ -24,17 +29,34 @@ export interface StudioMcpHost {
   requireWorkspace(): Workspace;
   /** Pushes `workspace-changed` for `ws` (its tools now include the MCP servers' new ones). */
   workspaceChanged(ws: Workspace): void;
-  /** A server's resources or prompts changed (studio-mcp-browse.ts pushes it). */
-  listChanged?(change: McpListChange): void;
-  /** The workspace's manager was closed (a sign-in waiting on it stops). */
-  managerClosed?(): void;
+  /** Judges the open workspace's trust again just before one of its servers may start (see StudioService). */
+  judgeAgain(ws: Workspace): Promise<void>;
+  /** Main's own dialogs, each paid for by the person's press. */
+  dialogs: PersonDialogs;
+  /** Opens a URL in the person's system browser (Electron's shell.openExternal); absent where the host cannot. */
+  openExternal?: ((url: string) => Promise<void>) | undefined;
 }
 
 export class StudioMcp {
   /** The open workspace's MCP servers: one manager per workspace, shared by its runs. */
   private mcp: { manager: McpServerManager; key: string; problems: CatalogProblem[] } | undefined;
   private mcpEmitScheduled = false;
-  constructor(private readonly host: StudioMcpHost) {}
+  /** The servers' questions waiting for the person, across runs. */
+  readonly person: StudioMcpPerson;
+  /** The servers' resources, prompts and sign-in. */
+  readonly browse: StudioMcpBrowse;
+
+  constructor(private readonly host: StudioMcpHost) {
+    // Only URLs open-external.ts allows reach the system browser.
+    const openExternal = host.openExternal && checkedOpener(host.openExternal);
+    this.person = new StudioMcpPerson({ emit: host.emit, openExternal });
+    this.browse = new StudioMcpBrowse({
+      emit: host.emit,
+      server: (name) => this.server(name),
+      openExternal,
+      dialogs: host.dialogs,
+    });
+  }
 
   /** The open workspace's MCP manager, when it has MCP servers. */
   get manager(): McpServerManager | undefined {
@@ -43,6 +65,11 @@ export class StudioMcp {
 
   /** The MCP servers with status and tools; lists (and so starts) every server not running. */
   async list(): Promise<McpServersInfo> {
+    await this.host.judgeAgain(this.host.requireWorkspace());
+    return this.listed();
+  }
+
+  private async listed(): Promise<McpServersInfo> {
     const workspace = this.host.requireWorkspace();
     const mcp = this.mcp;
     if (!mcp && (workspace.mcpServers?.length ?? 0) > 0)
@@ -56,10 +83,11 @@ export class StudioMcp {
   }
 
   async restart(server: string): Promise<McpServersInfo> {
+    await this.host.judgeAgain(this.host.requireWorkspace());
     await this.requireMcp(server)
       .restart(server)
       .catch(() => undefined);
-    return this.list();
+    return this.listed();
   }
 
   async stop(server: string): Promise<McpServersInfo> {
@@ -88,6 +116,12 @@ export class StudioMcp {
     return manager;
   }
 
+  /** The MCP servers as they are, starting none (refused without a workspace). */
+  status(): McpServersInfo {
+    this.host.requireWorkspace();
+    return this.describe();
+  }
+
   describe(): McpServersInfo {
     const mcp = this.mcp;
     if (!mcp) return { servers: [], problems: [] };
@@ -105,7 +139,8 @@ export class StudioMcp {
     if (this.mcp?.key === key) return;
     const old = this.mcp;
     void old?.manager.close();
-    if (old) this.host.managerClosed?.();
+    // A sign-in waiting on the old manager stops.
+    if (old) this.browse.close();
     this.mcp = undefined;
     if (old) this.host.emit('mcp-changed', this.describe());
     if (servers.length === 0 || !trusted) return;
@@ -120,7 +155,7 @@ export class StudioMcp {
     });
     this.mcp = { manager, key, problems: [] };
     manager.onListChanged((change) => {
-      if (this.mcp?.manager === manager) this.host.listChanged?.(change);
+      if (this.mcp?.manager === manager) this.browse.listChanged(change);
     });
     // Coalesced: a server flooding stderr cannot flood the renderer.
     let shownTools = '[]';

@@ -12,7 +12,6 @@ import type {
   RunComparison,
   KeyStatus,
   WorkspaceSecretStatus,
-  McpServersInfo,
   PendingApproval,
   StudioDecision,
   TranscriptPage,
@@ -45,9 +44,6 @@ import { StudioTests } from './studio-tests.js';
 import { resolveInWorkspace } from './workspace-paths.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
-import { StudioMcpBrowse } from './studio-mcp-browse.js';
-import { StudioMcpPerson } from './studio-mcp-person.js';
-import { checkedOpener } from './open-external.js';
 import { StudioTrust, type ConfirmWithPerson, type PersonQuestion } from './studio-trust.js';
 import { currentConfigDir } from '../trust/config-dir.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
@@ -121,11 +117,8 @@ export class StudioService {
   readonly tests: StudioTests;
   private readonly pending: PendingApprovals;
   private readonly pool: WorkerPool;
-  private readonly mcp: StudioMcp;
-  /** The MCP servers' questions waiting for the person (studio-mcp-person.ts). */
-  readonly mcpPerson: StudioMcpPerson;
-  /** The MCP servers' resources, prompts and sign-in (studio-mcp-browse.ts). */
-  readonly mcpBrowse: StudioMcpBrowse;
+  /** The open workspace's MCP servers, their questions to the person, resources, prompts and sign-in (studio-mcp.ts). */
+  readonly mcp: StudioMcp;
   private readonly keys: StudioKeys;
   private readonly history: StudioHistory;
   private readonly trust: StudioTrust;
@@ -152,22 +145,15 @@ export class StudioService {
         void now;
       },
     });
-    const openExternal = options.openExternal && checkedOpener(options.openExternal);
-    this.mcpPerson = new StudioMcpPerson({ emit: options.emit, openExternal });
-    this.mcpBrowse = new StudioMcpBrowse({
-      emit: options.emit,
-      server: (name) => this.mcp.server(name),
-      openExternal,
-      dialogs: this.dialogs,
-    });
     this.mcp = new StudioMcp({
       secrets: options.secrets,
       emit: options.emit,
       workspace: () => this.workspace,
       requireWorkspace: () => this.requireWorkspace(),
       workspaceChanged: (ws) => options.emit('workspace-changed', this.describe(ws)),
-      listChanged: (change) => this.mcpBrowse.listChanged(change),
-      managerClosed: () => this.mcpBrowse.close(),
+      judgeAgain: (ws) => this.judgeAgain(ws),
+      dialogs: this.dialogs,
+      openExternal: options.openExternal,
     });
     this.keys = new StudioKeys(options.secrets, () => this.workspace, this.dialogs);
     this.history = new StudioHistory((relative) => this.resolve(relative), {
@@ -201,7 +187,7 @@ export class StudioService {
       rules: this.rules.forRuns(),
       pool: this.pool,
       pending: this.pending,
-      mcpPerson: this.mcpPerson,
+      mcpPerson: this.mcp.person,
       secrets: options.secrets,
       trust: this.trust,
       mcp: this.mcp,
@@ -489,27 +475,6 @@ export class StudioService {
     return this.history.compare(left, right, window);
   }
 
-  /** The MCP servers with status and tools; lists (and so starts) every server not running. */
-  async listMcp(): Promise<McpServersInfo> {
-    await this.judgeAgain(this.requireWorkspace());
-    return this.mcp.list();
-  }
-
-  async restartMcp(server: string): Promise<McpServersInfo> {
-    await this.judgeAgain(this.requireWorkspace());
-    return this.mcp.restart(server);
-  }
-
-  /** The MCP servers as they are, starting none. */
-  mcpStatus(): McpServersInfo {
-    this.requireWorkspace();
-    return this.mcp.describe();
-  }
-
-  async stopMcp(server: string): Promise<McpServersInfo> {
-    return this.mcp.stop(server);
-  }
-
   /** The open workspace's trust and manifest. */
   trustStatus(): WorkspaceTrustInfo {
     this.requireWorkspace();
@@ -546,7 +511,7 @@ export class StudioService {
           { kind: 'deny', reason: 'trust in this workspace was revoked' },
           call.request.runId,
         );
-      this.mcpPerson.withdrawAll('trust in this workspace was revoked');
+      this.mcp.person.withdrawAll('trust in this workspace was revoked');
       this.options.emit('workspace-changed', this.describe(open));
     }
     return this.trust.list(this.workspace);
