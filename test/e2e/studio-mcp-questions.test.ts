@@ -131,7 +131,7 @@ describe('studio: what MCP servers ask the person', () => {
     const send = form.getByRole('button', { name: 'Send answer' });
     await form.getByText('Fix the fields marked above.').waitFor();
     expect(await fields.locator('.field-problem').allTextContents()).toEqual(['field "name" is required']);
-    expect(await send.isDisabled()).toBe(true);
+    expect(await send.getAttribute('aria-disabled')).toBe('true');
     await fields.getByLabel('name', { exact: true }).fill('Ada Lovelace');
     await fields.getByLabel('email', { exact: true }).fill('not an email');
     await fields.locator('.field-problem', { hasText: 'must be an email address' }).waitFor();
@@ -277,7 +277,7 @@ describe('studio: what MCP servers ask the person', () => {
     await edit.getByLabel('Message 1 (user)').fill('Name one colour, in one word.');
     await edit.getByLabel(/^Token limit/).fill('5000');
     await edit.getByText('The token limit is at most 4,096.').waitFor();
-    expect(await edit.getByRole('button', { name: 'Approve edited' }).isDisabled()).toBe(true);
+    expect(await edit.getByRole('button', { name: 'Approve edited' }).getAttribute('aria-disabled')).toBe('true');
     await edit.getByLabel(/^Token limit/).fill('20');
     await press(samplingCard, edit.getByRole('button', { name: 'Approve edited' }));
     await samplingCard.waitFor({ state: 'detached' });
@@ -293,6 +293,8 @@ describe('studio: what MCP servers ask the person', () => {
     // A letter key on a card the person did not click or tab into decides nothing.
     await samplingCard.focus();
     await studio.page.keyboard.press('a');
+    // The press is not dropped silently: the card says why it did not act.
+    await samplingCard.getByText('Ignored: keys decide only after you click or Tab into this card.').waitFor();
     expect((await studio.call('mcp:questions', {})).samplings).toHaveLength(1);
     await press(samplingCard, samplingCard.getByRole('button', { name: 'D Deny…' }));
     await samplingCard.getByLabel(/^Reason for denying/).fill('not for this server');

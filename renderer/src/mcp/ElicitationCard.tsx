@@ -2,9 +2,9 @@
  * One elicitation of an MCP server waiting for the person: a form built from its fields (the
  * trial's schema form, checked by the core as the person types), or a URL that main opens in the
  * system browser when the person presses Open. The server's words are shown as untrusted text.
- * Its buttons act only once the card is armed, like an approval card's.
+ * Its buttons act only once the card is armed, like an approval card's (a press it ignores says why).
  */
-import { useLayoutEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ElicitationAnswer, PendingElicitation } from '../../../common/mcp-person.js';
 import type { RunOrigin } from '../approvals/run-origins';
 import { useCardArming } from '../approvals/use-card-arming';
@@ -13,6 +13,7 @@ import { SchemaForm } from '../tool-trial/SchemaForm';
 import { elicitationSchema, initialAnswer } from './elicitation-form';
 import { QuestionHeading, UntrustedText } from './question-parts';
 import { useAnswerCheck } from './use-answer-check';
+import { useCardPress } from './use-card-press';
 
 export interface ElicitationCardProps {
   pending: PendingElicitation;
@@ -57,13 +58,12 @@ export function ElicitationCard({ pending, origin, place, moved, onAnswered, onF
       setBusy(false);
     }
   };
-  /** A click acts only on an armed card, and never as the second click of a double click. */
-  const onClick =
-    (act: () => void) =>
-    (event: MouseEvent<HTMLButtonElement>): void => {
-      if (event.detail > 1 || !armed || busy) return;
-      act();
-    };
+  // The approval card's rules for a press: only on an armed card, never a double click's second.
+  const press = useCardPress(armed, busy);
+  const onClick = press.onClick;
+  const inactive = busy || !armed;
+  const sendForm = (): void =>
+    void send({ action: 'accept', content: values as never }, `Answer sent to ${pending.server}.`);
 
   const titleId = `elicitation-${pending.id}`;
   const about = `${pending.server} ${pending.id}`;
@@ -115,8 +115,8 @@ export function ElicitationCard({ pending, origin, place, moved, onAnswered, onF
           aria-label={`Answer to ${about}`}
           onSubmit={(event) => {
             event.preventDefault();
-            if (armed && !busy && check.state === 'valid')
-              void send({ action: 'accept', content: values as never }, `Answer sent to ${pending.server}.`);
+            // Enter in a field submits: the same rules as the button.
+            if (check.state === 'valid' && press.submitMayAct()) sendForm();
           }}
         >
           <SchemaForm
@@ -139,7 +139,7 @@ export function ElicitationCard({ pending, origin, place, moved, onAnswered, onF
           <button
             type="button"
             className="button button-primary"
-            disabled={busy || !armed}
+            aria-disabled={inactive}
             onClick={onClick(() => void send({ action: 'accept' }, `Opened ${pending.urlHost} for ${pending.server}.`))}
           >
             Open in browser
@@ -148,10 +148,10 @@ export function ElicitationCard({ pending, origin, place, moved, onAnswered, onF
           <button
             type="button"
             className="button button-primary"
-            disabled={busy || !armed || check.state !== 'valid'}
-            onClick={onClick(
-              () => void send({ action: 'accept', content: values as never }, `Answer sent to ${pending.server}.`),
-            )}
+            aria-disabled={inactive || check.state !== 'valid'}
+            onClick={onClick(() => {
+              if (check.state === 'valid') sendForm();
+            })}
           >
             Send answer
           </button>
@@ -159,7 +159,7 @@ export function ElicitationCard({ pending, origin, place, moved, onAnswered, onF
         <button
           type="button"
           className="button"
-          disabled={busy || !armed}
+          aria-disabled={inactive}
           onClick={onClick(() => void send({ action: 'decline' }, `Declined ${pending.server}'s question.`))}
         >
           Decline
@@ -167,12 +167,15 @@ export function ElicitationCard({ pending, origin, place, moved, onAnswered, onF
         <button
           type="button"
           className="button"
-          disabled={busy || !armed}
+          aria-disabled={inactive}
           onClick={onClick(() => void send({ action: 'cancel' }, `Cancelled ${pending.server}'s question.`))}
         >
           Cancel
         </button>
       </div>
+      <p className="arming-notice small" role="status" aria-live="polite">
+        {press.notice}
+      </p>
       {error ? (
         <p role="alert" className="error-text small">
           {error}

@@ -5,7 +5,7 @@
  * as a tool call's card: it acts only once armed, and its keys (A, E, D) only after the person
  * clicked or tabbed into it.
  */
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { MAX_SAMPLING_TOKENS, type PendingSampling, type SamplingDecision } from '../../../common/mcp-person.js';
 import { decisionFor } from '../approvals/approval-card-logic';
 import { focusWasDeliberate } from '../approvals/deliberate-focus';
@@ -15,6 +15,7 @@ import { isTyping } from '../shell/keyboard';
 import { call, describeError } from '../shell/studio-api';
 import { editedTokens } from './elicitation-form';
 import { QuestionHeading, UntrustedText } from './question-parts';
+import { useCardPress } from './use-card-press';
 
 export interface SamplingCardProps {
   pending: PendingSampling;
@@ -79,19 +80,16 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
       }),
     deny: () => setMode({ kind: 'deny', reason: '' }),
   };
-  const onClick =
-    (act: () => void) =>
-    (event: MouseEvent<HTMLButtonElement>): void => {
-      if (event.detail > 1 || !armed || busy) return;
-      act();
-    };
+  // The approval card's rules for a press (use-card-press.ts): a press that does not act says why.
+  const press = useCardPress(armed, busy);
+  const onClick = press.onClick;
+  const inactive = busy || !armed;
   const onKeyDown = (event: KeyboardEvent<HTMLElement>): void => {
     if (mode.kind !== 'idle' || isTyping(event.nativeEvent)) return;
     const decision = decisionFor(event);
     if (decision === undefined || decision === 'allowForRun') return;
     event.preventDefault();
-    if (!deliberate.current || !armed || busy) return;
-    actions[decision]();
+    if (press.keyMayAct(deliberate.current)) actions[decision]();
   };
 
   const titleId = `sampling-${pending.id}`;
@@ -182,7 +180,7 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
           aria-label={`Edit ${about}`}
           onSubmit={(event) => {
             event.preventDefault();
-            if (!armed || busy || editProblem !== undefined || !tokens?.ok) return;
+            if (editProblem !== undefined || !tokens?.ok || !press.submitMayAct()) return;
             void send(
               {
                 kind: 'approve-edited',
@@ -247,10 +245,8 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
             <button
               type="submit"
               className="button button-primary"
-              disabled={busy || !armed || editProblem !== undefined}
-              onClick={(event) => {
-                if (event.detail > 1) event.preventDefault();
-              }}
+              aria-disabled={inactive || editProblem !== undefined}
+              onClick={press.onSubmitClick}
             >
               Approve edited
             </button>
@@ -275,7 +271,7 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
           onSubmit={(event) => {
             event.preventDefault();
             const reason = mode.reason.trim();
-            if (reason !== '' && armed && !busy)
+            if (reason !== '' && press.submitMayAct())
               void send({ kind: 'deny', reason }, `Denied by you: sampling for ${pending.server}.`);
           }}
         >
@@ -297,10 +293,8 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
             <button
               type="submit"
               className="button button-danger"
-              disabled={busy || !armed || mode.reason.trim() === ''}
-              onClick={(event) => {
-                if (event.detail > 1) event.preventDefault();
-              }}
+              aria-disabled={inactive || mode.reason.trim() === ''}
+              onClick={press.onSubmitClick}
             >
               Deny
             </button>
@@ -315,24 +309,27 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
           <button
             type="button"
             className="button button-primary"
-            disabled={busy || !armed}
+            aria-disabled={inactive}
             onClick={onClick(actions.approve)}
           >
             <kbd>A</kbd> Approve
           </button>
-          <button type="button" className="button" disabled={busy || !armed} onClick={onClick(actions.edit)}>
+          <button type="button" className="button" aria-disabled={inactive} onClick={onClick(actions.edit)}>
             <kbd>E</kbd> Edit then approve
           </button>
           <button
             type="button"
             className="button button-danger"
-            disabled={busy || !armed}
+            aria-disabled={inactive}
             onClick={onClick(actions.deny)}
           >
             <kbd>D</kbd> Deny…
           </button>
         </div>
       ) : null}
+      <p className="arming-notice small" role="status" aria-live="polite">
+        {press.notice}
+      </p>
       {error ? (
         <p role="alert" className="error-text small">
           {error}
