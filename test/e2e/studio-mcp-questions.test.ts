@@ -170,6 +170,19 @@ describe('studio: what MCP servers ask the person', () => {
     }
   });
 
+  it('a window reload shows the questions still waiting', async () => {
+    const runId = await start('reloaded', `print(tools.call('ask.elicit', { variant = 'form' }))`);
+    await card(/^MCP server ask asks you/).waitFor();
+    await studio.page.reload();
+    await studio.waitForAppShell();
+    await studio.showRunTab('Approvals');
+    const form = card(/^MCP server ask asks you/);
+    await form.waitFor();
+    expect(await form.locator('.approval-origin').textContent()).toContain(runId);
+    await press(form, form.getByRole('button', { name: 'Cancel', exact: true }));
+    expect((await ended(runId, 'mcp-elicitation'))[0]).toMatchObject({ action: 'cancel', source: 'studio' });
+  });
+
   it('a page script cannot answer for the person: without a press main refuses, and the question waits', async () => {
     const runId = await start('scripted-answer', `print(tools.call('ask.elicit', { variant = 'form' }))`);
     const form = card(/^MCP server ask asks you/);

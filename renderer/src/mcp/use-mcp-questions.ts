@@ -1,9 +1,9 @@
 /**
  * The MCP servers' questions waiting for the person (forms, URLs, sampling requests), kept up to
  * date from main's `elicitation-*` and `sampling-*` events, and read again from `mcp:questions`
- * when the page loads. Nothing here answers: the cards do, on the person's press.
+ * when a workspace opens (after a window reload too), as the waiting calls are. Nothing here answers: the cards do, on the person's press.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import type { PendingElicitation, PendingSampling } from '../../../common/mcp-person.js';
 import { call, useStudioEvent } from '../shell/studio-api';
 import { questionsText } from './elicitation-form';
@@ -16,7 +16,7 @@ export interface McpQuestions {
   count: number;
   /** "2 questions from MCP servers", or '' when none waits. */
   text: string;
-  /** Asks main for the questions waiting (after a workspace opened). */
+  /** Asks main for the questions waiting (after a workspace opened, or a window reload). */
   reload: () => Promise<void>;
 }
 
@@ -38,21 +38,6 @@ export function useMcpQuestions(): McpQuestions {
     const waiting = await call('mcp:questions', {});
     setElicitations(waiting.elicitations);
     setSamplings(waiting.samplings);
-  }, []);
-  // A reloaded window asks main what still waits.
-  useEffect(() => {
-    let live = true;
-    call('mcp:questions', {}).then(
-      (waiting) => {
-        if (!live) return;
-        setElicitations(waiting.elicitations);
-        setSamplings(waiting.samplings);
-      },
-      () => undefined,
-    );
-    return () => {
-      live = false;
-    };
   }, []);
   const count = elicitations.length + samplings.length;
   return { elicitations, samplings, count, text: questionsText(count), reload };

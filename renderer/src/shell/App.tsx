@@ -50,6 +50,7 @@ export function App() {
   const { pending: approvals, pendingText: approvalsText, reload: reloadApprovals } = useApprovals();
   // What MCP servers ask the person waits beside the tool calls (renderer/src/mcp).
   const questions = useMcpQuestions();
+  const reloadQuestions = questions.reload;
   const pendingCount = approvals.length + questions.count;
   const pendingText = [approvalsText, questions.text].filter((text) => text !== '').join(', ');
 
@@ -59,7 +60,7 @@ export function App() {
       buffers.reset();
       setFocus(null);
       try {
-        await reloadApprovals(state.runs);
+        await Promise.all([reloadApprovals(state.runs), reloadQuestions()]);
       } catch (error) {
         setBanner(describeError(error));
       }
