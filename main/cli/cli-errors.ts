@@ -6,6 +6,22 @@ export class UsageError extends Error {}
 /** Ctrl-C arrived before the command could finish. */
 export class InterruptedError extends Error {}
 
+/**
+ * The reason a command's interrupt signal carries when its output closed (`promptforge run … |
+ * head -1`, a pager quit early): nobody reads what it prints, so it stops as on Ctrl-C.
+ */
+export class OutputClosed {
+  constructor(readonly stream: 'stdout' | 'stderr') {}
+  get text(): string {
+    return `${this.stream} was closed (nothing reads the output any more)`;
+  }
+}
+
+/** Why `signal` stopped a command, in the words the CLI prints after the script's name. */
+export function stopText(signal: AbortSignal): string {
+  return signal.reason instanceof OutputClosed ? `stopped: ${signal.reason.text}` : 'interrupted (Ctrl-C)';
+}
+
 /** A command failed in a way the person can act on: the message is printed, exit code 1. */
 export class CommandError extends Error {}
 

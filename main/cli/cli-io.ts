@@ -32,6 +32,26 @@ export interface Printer {
   say(text: string): void;
 }
 
+/**
+ * Calls `onClosed` (once per stream) when stdout or stderr can no longer be written: the reader
+ * of a pipe went away (EPIPE) or the stream failed otherwise. The error is handled here, so a
+ * closed pipe never becomes an unhandled 'error' event with a stack trace. The listeners stay for
+ * the life of the stream: a late write after the command ended is handled too.
+ */
+export function watchOutput(
+  io: Pick<CliIo, 'stdout' | 'stderr'>,
+  onClosed: (stream: 'stdout' | 'stderr') => void,
+): void {
+  for (const name of ['stdout', 'stderr'] as const) {
+    let told = false;
+    io[name].on('error', () => {
+      if (told) return;
+      told = true;
+      onClosed(name);
+    });
+  }
+}
+
 export function printer(io: CliIo): Printer {
   const out = (text: string) => void io.stdout.write(`${terminalSafe(text)}\n`);
   const err = (text: string) => void io.stderr.write(`${terminalSafe(text)}\n`);

@@ -6,8 +6,16 @@ import { readFileSync } from 'node:fs';
 import { SecretStoreUnavailableError } from '../core/credentials/secret-store.js';
 import { UnsafeWorkspaceError } from '../core/catalog/workspace-root.js';
 import { unknownWord } from './cli-args.js';
-import { CommandError, InterruptedError, untilInterrupted, USAGE_HINT, UsageError } from './cli-errors.js';
-import { defaultIo, forLauncher, printer, type CliIo, type Printer } from './cli-io.js';
+import {
+  CommandError,
+  InterruptedError,
+  OutputClosed,
+  stopText,
+  untilInterrupted,
+  USAGE_HINT,
+  UsageError,
+} from './cli-errors.js';
+import { defaultIo, forLauncher, printer, watchOutput, type CliIo, type Printer } from './cli-io.js';
 import { EXIT } from './exit-codes.js';
 import { helpFor, wantsHelp } from './help.js';
 import { KEY_ACTIONS, keysCommand } from './keys-command.js';
@@ -31,6 +39,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   // Subscribed first, so a Ctrl-C at any moment is this CLI's to handle (never Node's default).
   const interrupt = new AbortController();
   const unsubscribe = io.onInterrupt(() => interrupt.abort());
+  // A closed stdout or stderr (`| head -1`) stops the command as Ctrl-C does, with its own reason.
+  watchOutput(io, (stream) => interrupt.abort(new OutputClosed(stream)));
   try {
     const [command, ...rest] = argv;
     switch (command) {
@@ -86,7 +96,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       return EXIT.scriptError;
     }
     if (error instanceof InterruptedError) {
-      print.say('interrupted (Ctrl-C)');
+      print.say(stopText(interrupt.signal));
       io.stdin.destroy();
       return EXIT.stopped;
     }

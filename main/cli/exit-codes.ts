@@ -5,6 +5,7 @@ export const EXIT = {
   ok: 0,
   scriptError: 1,
   usage: 2,
+  /** A limit was crossed, or the run was stopped: Ctrl-C, a signal, or its stdout or stderr closed. */
   stopped: 3,
   /** The workspace is not trusted (or a trust question went unanswered) and nothing ran. */
   untrusted: 4,

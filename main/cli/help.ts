@@ -11,7 +11,7 @@ function indented(text: string): string {
 }
 
 const EXIT_CODES = `Exit codes: 0 success, 1 script error, 2 usage or catalog error, 3 limit exceeded or stopped
-(Ctrl-C), 4 workspace not trusted (nothing ran; promptforge trust says what it would run),
+(Ctrl-C, or stdout/stderr closed), 4 workspace not trusted (nothing ran; promptforge trust says what it would run),
 5 a call was denied (run --fail-on-deny only).`;
 
 const TOP = `Usage: promptforge COMMAND [options]

@@ -13,7 +13,7 @@ import type * as PrepareRunModule from '../core/run/prepare-run.js';
 import { FORK_GO_LIVE_ADVICE } from '../core/run/run-errors.js';
 import type { WorkerPool } from '../core/run/worker-pool.js';
 import { parse, positiveNumber } from './cli-args.js';
-import { InterruptedError, untilInterrupted, UsageError } from './cli-errors.js';
+import { InterruptedError, stopText, untilInterrupted, UsageError } from './cli-errors.js';
 import { forLauncher, type CliIo, type Printer } from './cli-io.js';
 import { loadCatalogModules, workspaceRoot, type CatalogModules } from './cli-workspace.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
@@ -191,7 +191,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
   } catch (error) {
     void ownPool?.then((pool) => pool.close());
     if (!(error instanceof InterruptedError)) throw error;
-    print.say('interrupted (Ctrl-C) before the run started');
+    print.say(`${stopText(interrupt)} before the run started`);
     io.stdin.destroy(); // A trust question may still be reading it.
     return EXIT.stopped;
   }
@@ -277,10 +277,10 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
       },
     });
     if (interrupt.aborted) {
-      print.say('interrupted (Ctrl-C) before the run started');
+      print.say(`${stopText(interrupt)} before the run started`);
       return EXIT.stopped;
     }
-    const onInterrupt = () => run.stop('interrupted (Ctrl-C)');
+    const onInterrupt = () => run.stop(stopText(interrupt));
     interrupt.addEventListener('abort', onInterrupt, { once: true });
     // A run still going after a minute with nobody to watch it is told its deadline (short runs,
     // the most, finish first and print nothing more).
@@ -345,6 +345,9 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     } finally {
       clearTimeout(deadlineNotice);
       interrupt.removeEventListener('abort', onInterrupt);
+      // The prompt stops reading stdin once the run is over: an open pipe no one writes to any
+      // more (the person left, the output closed) does not keep the CLI from exiting.
+      if (approver instanceof TerminalApprover) approver.close();
     }
   } finally {
     if (ownPool) await pool.close();

@@ -6,7 +6,7 @@ import type { Workspace } from '../core/catalog/workspace.js';
 import type { WorkerPool } from '../core/run/worker-pool.js';
 import type * as TestingModules from '../core/testing/suite.js';
 import { parse } from './cli-args.js';
-import { untilInterrupted, UsageError } from './cli-errors.js';
+import { stopText, untilInterrupted, UsageError } from './cli-errors.js';
 import { forLauncher, type CliIo, type Printer } from './cli-io.js';
 import { loadCatalogModules, workspaceRoot } from './cli-workspace.js';
 import { TEST_EXIT } from './exit-codes.js';
@@ -126,7 +126,7 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
     cases = selected(cases);
   }
   if (interrupt.aborted) {
-    print.say('interrupted (Ctrl-C) before any case ran');
+    print.say(`${stopText(interrupt)} before any case ran`);
     return TEST_EXIT.interrupted;
   }
 
@@ -215,7 +215,7 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
     print.say(`transcripts and report.json in ${shownPath(folder)}`);
   }
   if (suite.interrupted) {
-    print.say('interrupted (Ctrl-C): running cases were stopped; the partial report is written');
+    print.say(`${stopText(interrupt)}: running cases were stopped; the partial report is written`);
     return TEST_EXIT.interrupted;
   }
   return summary.failed + summary.errors > 0 ? TEST_EXIT.failed : TEST_EXIT.passed;
