@@ -11,6 +11,7 @@ import { SecretStoreUnavailableError, type SecretStore } from '../core/credentia
 import { PROVIDER_PRESETS, providerPreset } from '../core/providers/presets.js';
 import type * as PrepareRunModule from '../core/run/prepare-run.js';
 import { FORK_GO_LIVE_ADVICE } from '../core/run/run-errors.js';
+import { wordsFor } from '../core/surface-words.js';
 import type { WorkerPool } from '../core/run/worker-pool.js';
 import { parse, positiveNumber } from './cli-args.js';
 import { InterruptedError, stopText, untilInterrupted, UsageError } from './cli-errors.js';
@@ -150,9 +151,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
   if (values.model !== undefined && !workspace.models.get(values.model)) {
     void ownPool?.then((pool) => pool.close());
     const known = workspace.models.list().map((model) => model.alias);
-    throw new UsageError(
-      `unknown model "${values.model}" (from --model); models.yaml defines ${known.length ? known.join(', ') : 'none'}`,
-    );
+    throw new UsageError(wordsFor('cli').unknownModel(values.model, known));
   }
   // A replay answers every call and every model round from its recording: nothing of the
   // workspace runs and no key or secret is read, so it never asks for trust, and trust changes

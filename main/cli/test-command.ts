@@ -7,6 +7,7 @@ import type { WorkerPool } from '../core/run/worker-pool.js';
 import type * as TestingModules from '../core/testing/suite.js';
 import { parse } from './cli-args.js';
 import { stopText, untilInterrupted, UsageError } from './cli-errors.js';
+import { wordsFor } from '../core/surface-words.js';
 import { forLauncher, type CliIo, type Printer } from './cli-io.js';
 import { loadCatalogModules, workspaceRoot } from './cli-workspace.js';
 import { TEST_EXIT } from './exit-codes.js';
@@ -35,10 +36,7 @@ function modelList(flag: string | undefined, workspace: Workspace): string[] | u
     throw new UsageError(`--model needs model aliases separated by commas, got "${flag}"`);
   const known = workspace.models.list().map((model) => model.alias);
   for (const model of models)
-    if (!workspace.models.get(model))
-      throw new UsageError(
-        `unknown model "${model}" (from --model); models.yaml defines ${known.length ? known.join(', ') : 'none'}`,
-      );
+    if (!workspace.models.get(model)) throw new UsageError(wordsFor('cli').unknownModel(model, known));
   return models;
 }
 

@@ -32,6 +32,7 @@ import { HOST_REFUSED, HOST_REFUSED_DATA, ServerProcessTransport } from './mcp-s
 import { McpStartError, serverTransport } from './mcp-transport.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { errorMessage } from '../../../common/error-message.js';
+import type { Surface } from '../surface-words.js';
 
 export { McpStartError, serverCwd } from './mcp-transport.js';
 
@@ -53,6 +54,8 @@ export interface McpConnectionOptions {
    * pass-through values it starts the server with, and redacts them all from what it exposes.
    */
   secretList?: McpSecretList;
+  /** Where the person reads start failures (default `cli`). */
+  surface?: Surface;
   /** Told whenever state or tools change (`tools`), or stderr grows (`stderr`). */
   onChange: (what: 'tools' | 'stderr') => void;
   /** Told when the server's resources or prompts change (a listing refreshed, or `resources/updated` for `uri`). */
@@ -487,6 +490,7 @@ export class McpConnection {
       onBroken,
       onStderr: (text) => this.pushStderr(text),
       ...(this.oauth && { oauth: this.oauth }),
+      surface: this.options.surface,
     });
   }
 

@@ -14,6 +14,7 @@ import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { mcpToolSpecs, serverProblem } from './mcp-tools.js';
 import { McpSecretList } from './mcp-secrets.js';
 import { errorMessage } from '../../../common/error-message.js';
+import type { Surface } from '../surface-words.js';
 
 /** Catalog entries listed by MCP servers, with the problems of those servers. */
 export interface McpListing {
@@ -65,6 +66,8 @@ export interface McpServerManagerOptions {
   login?: OAuthLoginPort;
   /** Bounds of sign-in requests and of the wait for the browser (tests shorten them). */
   oauthTimeouts?: { requestMs?: number; loginMs?: number };
+  /** Where the person reads start failures: their advice names a command or a view (default `cli`). */
+  surface?: Surface;
 }
 
 /** A change of a server's resources or prompts, for the studio's explorer. */
@@ -121,6 +124,7 @@ export class McpServerManager implements McpToolCaller {
           ...(options.keychain && { keychain: options.keychain }),
           ...(options.login && { login: options.login }),
           ...(options.oauthTimeouts && { oauthTimeouts: options.oauthTimeouts }),
+          ...(options.surface && { surface: options.surface }),
         }),
       );
     }

@@ -14,6 +14,7 @@ import { serverFetch } from './mcp-http.js';
 import { type McpSecretList, serverPassThroughSecrets } from './mcp-secrets.js';
 import { ServerProcessTransport } from './mcp-stdio.js';
 import type { McpOAuth } from './oauth/mcp-oauth.js';
+import { wordsFor, type Surface } from '../surface-words.js';
 
 /** The server could not be started or reached; the message says why and how to fix it. */
 export class McpStartError extends Error {
@@ -40,6 +41,8 @@ export interface TransportContext {
   onStderr: (text: string) => void;
   /** The server's sign-in (a Streamable HTTP server without an Authorization header). */
   oauth?: McpOAuth;
+  /** Where the person reads start failures: their advice names a command or a view (default `cli`). */
+  surface?: Surface | undefined;
 }
 
 /** A new transport to `context.spec`'s server (not started). */
@@ -103,7 +106,7 @@ async function readSecret(context: TransportContext, ref: SecretRef, what: strin
   }
   if (value === undefined)
     throw new McpStartError(
-      `MCP server "${name}": ${what} names keychain secret "${ref.secret}", which is not in the keychain; set it with \`promptforge keys set ${ref.secret}\``,
+      `MCP server "${name}": ${what} names keychain secret "${ref.secret}", which is not in the keychain; ${wordsFor(context.surface).setSecret(ref.secret)}`,
     );
   context.secretList.add(value);
   return value;

@@ -64,6 +64,7 @@ export class AnthropicProvider implements ModelProvider {
       label: options.label ?? 'Anthropic',
       hasKey: this.apiKey !== undefined,
       secrets: [options.apiKey, this.apiKey],
+      surface: options.surface,
     };
   }
 

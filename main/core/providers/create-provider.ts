@@ -34,6 +34,7 @@ export function createProvider(options: CreateProviderOptions): ModelProvider {
     ...(options.retry ? { retry: options.retry } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.maxRoundMs !== undefined ? { maxRoundMs: options.maxRoundMs } : {}),
+    ...(options.surface ? { surface: options.surface } : {}),
   };
   const apiKey = options.apiKey ? { apiKey: options.apiKey } : {};
   switch (preset.kind) {

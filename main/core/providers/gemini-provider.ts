@@ -78,6 +78,7 @@ export class GeminiProvider implements ModelProvider {
       label: options.label ?? 'Google Gemini',
       hasKey: this.apiKey !== undefined,
       secrets: [options.apiKey, this.apiKey],
+      surface: options.surface,
     };
   }
 

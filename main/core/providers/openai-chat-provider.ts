@@ -57,6 +57,7 @@ export class OpenAIChatProvider implements ModelProvider {
       label: options.label ?? options.providerId,
       hasKey: this.apiKey !== undefined,
       secrets: [options.apiKey, this.apiKey],
+      surface: options.surface,
       ...(options.connectionHint ? { connectionHint: options.connectionHint } : {}),
     };
   }

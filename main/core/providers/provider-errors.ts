@@ -1,5 +1,6 @@
 // How a provider exchange fails, in words: ProviderErrors with secrets scrubbed, and the mapping of HTTP statuses and network failures.
 import { ProviderError } from './model-provider.js';
+import { wordsFor, type Surface } from '../surface-words.js';
 import { redactSecrets } from '../secrets/redact.js';
 
 /** Who an HTTP exchange is with, for error messages. */
@@ -14,6 +15,8 @@ export interface ProviderEndpoint {
   hasKey: boolean;
   /** Values scrubbed from every message (the key). */
   secrets: readonly (string | undefined)[];
+  /** Where the person reads the errors (their advice names a command or a view). */
+  surface?: Surface | undefined;
 }
 
 /** Characters of a provider's error text shown in a message. */
@@ -76,7 +79,7 @@ export function httpStatusError(
     return providerError(
       endpoint,
       'auth',
-      `${lead} (HTTP ${status}). Set a new key with \`promptforge keys set ${providerId}\` or in the Credentials view of the studio.${said}`,
+      `${lead} (HTTP ${status}). Set a new key ${wordsFor(endpoint.surface).keyWhere(providerId)}.${said}`,
       status,
     );
   }

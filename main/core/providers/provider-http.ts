@@ -1,5 +1,6 @@
 // One provider exchange over HTTP: a JSON POST answered by SSE, with redirects kept in origin, retries, an inactivity timer and a cap per round.
 import { ProviderError } from './model-provider.js';
+import type { Surface } from '../surface-words.js';
 import { RedirectRefusedError, fetchFollowingRedirects } from '../net/redirects.js';
 import { SseParser, SseTooLongError, type SseItem } from './sse-parser.js';
 import {
@@ -32,6 +33,8 @@ export interface ProviderHttpOptions {
    * {@link DEFAULT_MAX_ROUND_MS}). A round over it fails with a `timeout` error.
    */
   maxRoundMs?: number;
+  /** Where the person reads errors: the advice names a command or a view (default `cli`). */
+  surface?: Surface;
 }
 
 /** One wire request: a JSON POST whose answer is an SSE stream. */

@@ -44,6 +44,7 @@ import type { Elicitor, SamplingApprover } from '../mcp/pending-questions.js';
 import type { OAuthLoginPort } from '../mcp/oauth/mcp-oauth.js';
 import { ToolFailure } from '../tools/tool-spec.js';
 import type { McpReadServer, McpReadSource } from './mcp-reads.js';
+import { wordsFor, type Surface } from '../surface-words.js';
 
 /** Largest script a run loads. */
 const MAX_SCRIPT_BYTES = 16 << 20;
@@ -84,8 +85,10 @@ export interface PrepareRunOptions {
   /** Allow provider keys from environment variables (the CLI's headless mode). */
   allowEnvKeys?: boolean;
   env?: Record<string, string | undefined>;
-  /** `--model`: a model alias that overrides the agent's default. */
+  /** `--model` (the studio: the model list's choice): a model alias that overrides the agent's default. */
   model?: string;
+  /** Where the person reads the run's messages: their advice names flags or buttons (default `cli`). */
+  surface?: Surface;
   /** `--base-url` and `--model-id`: a one-off OpenAI-compatible endpoint. */
   endpoint?: { baseUrl: string; modelId: string };
   /** A value the script receives as `...` (a tool trial's call); see `RunOptions.input`. */
@@ -228,7 +231,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const live = options.fork !== undefined && (options.model !== undefined || options.endpoint !== undefined);
   if (options.fork) {
     if (!replay) throw new RunSetupError('a fork needs the recording of the run it forks (--replay TRANSCRIPT)');
-    forkRecording(replay, options.fork, { script, displayPath, workspace, live });
+    forkRecording(replay, options.fork, { script, displayPath, workspace, live, surface: options.surface });
   }
   const offline = replay !== undefined && !live;
   let mcpManager: McpServerManager | undefined;
@@ -303,7 +306,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     // Nothing starts yet: a server starts when the script first advertises or calls an alias it may own.
     const live = new McpAwareCatalog(workspace.tools.list(), manager);
     liveMcp = live;
-    catalog = preparingCatalog(live, mcpServers, pinned, options.onMcpProblem);
+    catalog = preparingCatalog(live, mcpServers, pinned, options.onMcpProblem, options.surface);
     // Host values passed through to servers that look secret are redacted like command tools'.
     for (const value of mcpPassThroughSecrets(mcpServers, options.env ?? process.env))
       if (!secretValues.includes(value)) secretValues.push(value);
@@ -330,13 +333,14 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
       options.onGateEvent?.(event);
     },
   });
-  const gate = trusted ? personGate : refusingGate(personGate, catalog);
+  const gate = trusted ? personGate : refusingGate(personGate, catalog, options.surface);
   // A card whose MCP tool is redefined while it waits is withdrawn and asked again.
   liveMcp?.onDefinitionsChanged(() => personGate.definitionsChanged());
   // MCP calls carry the run's session: a server's questions during them are charged to this run.
   const manager = mcpManager;
   const workspaceRunner = createToolRunner({
     workspaceRoot: workspace.root,
+    ...(options.surface && { surface: options.surface }),
     secrets: toolSecretSource,
     ...(manager && {
       mcp: {
@@ -370,7 +374,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     runId,
     pool: options.pool,
     catalog,
-    toolRunner: trusted && pinned ? pinnedRunner(toolRunner, pinned) : refusingRunner(toolRunner),
+    toolRunner: trusted && pinned ? pinnedRunner(toolRunner, pinned) : refusingRunner(toolRunner, options.surface),
     gate,
     models,
     taint,
@@ -431,7 +435,9 @@ async function describeDefault(
   if (!spec) {
     const known = options.workspace.models.list().map((m) => m.alias);
     throw new RunSetupError(
-      `unknown model "${alias}"${options.model ? ' (from --model)' : ''}; models.yaml defines ${known.length ? known.join(', ') : 'none'}`,
+      options.model !== undefined
+        ? wordsFor(options.surface).unknownModel(alias, known)
+        : `unknown model "${alias}"; models.yaml defines ${known.length ? known.join(', ') : 'none'}`,
     );
   }
   return { alias, provider: spec.provider, modelId: spec.model };
@@ -444,7 +450,7 @@ async function describeDefault(
 function forkRecording(
   recording: ReplayRecording,
   fork: NonNullable<PrepareRunOptions['fork']>,
-  context: { script: string; displayPath: string; workspace: Workspace; live: boolean },
+  context: { script: string; displayPath: string; workspace: Workspace; live: boolean; surface?: Surface | undefined },
 ): void {
   const recorded = recording.start.script;
   const now = createHash('sha256').update(context.script).digest('hex');
@@ -456,7 +462,7 @@ function forkRecording(
         : `run ${recording.start.runId} recorded ${recorded.path}, not ${context.displayPath}`;
     throw new ForkError(
       'script-changed',
-      `${which} (script sha256 ${recorded.sha256.slice(0, 12)}… then, ${now.slice(0, 12)}… now): the fork would replay the recording against a different script and may diverge before its step. Fork anyway with --force (in the studio: Fork anyway)`,
+      `${which} (script sha256 ${recorded.sha256.slice(0, 12)}… then, ${now.slice(0, 12)}… now): the fork would replay the recording against a different script and may diverge before its step. ${wordsFor(context.surface).forkAnyway}`,
     );
   }
   recording.forkAt(fork.step, {
@@ -480,6 +486,7 @@ function preparingCatalog(
   servers: readonly McpServerSpec[],
   pinned: PinnedFiles | undefined,
   onProblem: PrepareRunOptions['onMcpProblem'],
+  surface: Surface | undefined,
 ): ToolCatalog {
   const refused = new Set<string>();
   return {
@@ -502,7 +509,7 @@ function preparingCatalog(
             line: stale.location.line,
             column: stale.location.column,
             message: `MCP server "${stale.name}": ${changedFilesRefusal(pinned!.changedServer(stale.name), 'it')}`,
-            fix: 'Trust the workspace again (promptforge trust, or Review and trust… in the studio), then start a new run.',
+            fix: wordsFor(surface).trustAgain,
           });
         }
         return false;
@@ -588,14 +595,11 @@ function workspaceResolver(
       };
     }
     const chosen = alias ?? options.model ?? options.workspace.models.defaultFor(scriptPath);
-    if (chosen === undefined)
-      throw new Error(
-        'no model chosen: pass opts.model, set defaultModel in promptforge.yaml, or use --model / --base-url with --model-id',
-      );
+    const words = wordsFor(options.surface);
+    if (chosen === undefined) throw new Error(words.noModelChosen);
     const spec = options.workspace.models.get(chosen);
     if (!spec) throw new Error(`unknown model "${chosen}" (not in the model catalog)`);
-    if (spec.provider === 'replay')
-      throw new Error(`model "${chosen}" is a replay model: run with --replay TRANSCRIPT to use it`);
+    if (spec.provider === 'replay') throw new Error(words.replayModel(chosen));
     const preset = providerPreset(spec.provider);
     // A provider key goes only to its provider's origin, or to one the person approved for it.
     const keyAllowed =
@@ -625,8 +629,8 @@ function workspaceResolver(
     const apiKey = keyAllowed ? await keyFor(spec.provider) : undefined;
     if (!apiKey && preset?.needsKey)
       throw new Error(
-        `no key for ${preset.label}: set one with \`promptforge keys set ${spec.provider}\` or in the Credentials view of the studio` +
-          (preset.keyEnvVar ? ` (headless runs may use ${preset.keyEnvVar})` : ''),
+        `no key for ${preset.label}: set one ${words.keyWhere(spec.provider)}` +
+          (preset.keyEnvVar && options.surface !== 'studio' ? ` (headless runs may use ${preset.keyEnvVar})` : ''),
       );
     return {
       alias: spec.alias,
@@ -634,6 +638,7 @@ function workspaceResolver(
       modelId: spec.model,
       provider: createProvider({
         providerId: spec.provider,
+        ...(options.surface && { surface: options.surface }),
         ...(spec.baseUrl && { baseUrl: spec.baseUrl }),
         ...(apiKey && { apiKey }),
       }),

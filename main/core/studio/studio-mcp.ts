@@ -152,6 +152,7 @@ export class StudioMcp {
       reservedAliases: ws.tools.list().map((tool) => tool.alias),
       // Sign-ins are the person's, in the keychain itself (by resource and issuer, not per workspace).
       keychain: this.host.secrets,
+      surface: 'studio',
     });
     this.mcp = { manager, key, problems: [] };
     manager.onListChanged((change) => {

@@ -18,6 +18,7 @@ import type { WorkerPool } from '../run/worker-pool.js';
 import type { Elicitor, SamplingApprover } from '../mcp/pending-questions.js';
 import { readTranscriptPage } from '../transcript/transcript-pages.js';
 import { ContractError } from './contract-error.js';
+import { wordsFor } from '../surface-words.js';
 import { transcriptContractError, type StudioHistory } from './studio-history.js';
 import type { StudioMcp } from './studio-mcp.js';
 import { keyMayGo } from '../trust/key-origins.js';
@@ -97,21 +98,36 @@ export class StudioRuns {
 
   private async startNow(request: StartRunRequest, press: PersonPress): Promise<{ runId: string }> {
     const ws = this.host.requireWorkspace();
+    // A model this workspace does not define (a page still showing another workspace's choice).
+    if (request.model && !ws.models.get(request.model))
+      throw new ContractError(
+        'unknown-model',
+        wordsFor('studio').unknownModel(
+          request.model,
+          ws.models.list().map((model) => model.alias),
+        ),
+      );
     await this.host.judgeAgain(ws);
     const scriptFile = this.host.resolve(request.script);
     if (!request.replay) await this.askBeforeStart(ws, request.model ?? ws.models.defaultFor(request.script), press);
-    const run = await prepareRun({
-      ...this.runBasics(ws, press),
-      scriptFile,
-      ...(request.text !== undefined && { scriptText: request.text }),
-      ...(request.model && { model: request.model }),
-      ...(request.replay && { replayPath: this.host.resolve(request.replay) }),
-      limits: {
-        ...(request.cpuLimitSeconds !== undefined && { cpuMs: request.cpuLimitSeconds * 1000 }),
-        ...(request.memoryLimitMiB !== undefined && { memoryBytes: request.memoryLimitMiB * 1024 * 1024 }),
-        ...(request.timeoutSeconds !== undefined && { wallMs: request.timeoutSeconds * 1000 }),
-      },
-    });
+    let run: Run;
+    try {
+      run = await prepareRun({
+        ...this.runBasics(ws, press),
+        scriptFile,
+        ...(request.text !== undefined && { scriptText: request.text }),
+        ...(request.model && { model: request.model }),
+        ...(request.replay && { replayPath: this.host.resolve(request.replay) }),
+        limits: {
+          ...(request.cpuLimitSeconds !== undefined && { cpuMs: request.cpuLimitSeconds * 1000 }),
+          ...(request.memoryLimitMiB !== undefined && { memoryBytes: request.memoryLimitMiB * 1024 * 1024 }),
+          ...(request.timeoutSeconds !== undefined && { wallMs: request.timeoutSeconds * 1000 }),
+        },
+      });
+    } catch (error) {
+      if (error instanceof RunSetupError) throw new ContractError('run-setup', error.message);
+      throw error;
+    }
     return this.launch(run);
   }
 
@@ -157,6 +173,7 @@ export class StudioRuns {
         via: 'studio' as const,
       },
       rules: this.host.rules,
+      surface: 'studio' as const,
       onEvent: (event: RunEvent) => this.host.emit('run-event', event),
     };
   }

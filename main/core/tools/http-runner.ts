@@ -3,6 +3,7 @@ import { redactSecrets } from '../secrets/redact.js';
 import { displayUrl, readBodyCapped, tail } from './bounded-text.js';
 import { ToolFailure } from './tool-spec.js';
 import { errorMessage } from '../../../common/error-message.js';
+import { wordsFor, type Surface } from '../surface-words.js';
 import {
   MAX_REDIRECTS as SHARED_MAX_REDIRECTS,
   type RedirectableInit,
@@ -45,6 +46,7 @@ export async function runHttp(
   signal: AbortSignal,
   secrets: SecretSource,
   fetchImpl: FetchLike,
+  surface?: Surface,
 ): Promise<string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -65,7 +67,7 @@ export async function runHttp(
     }
     if (secret === undefined) {
       throw new ToolFailure(
-        `secret "${value.secret}" for header "${name}" is not set; store it with \`promptforge keys set ${value.secret}\` or in the studio's credentials settings`,
+        `secret "${value.secret}" for header "${name}" is not set; ${wordsFor(surface).setSecret(value.secret)}`,
       );
     }
     secretValues.push(secret);

@@ -4,6 +4,7 @@ import { runCommand } from './command-runner.js';
 import { type FetchLike, runHttp, type SecretSource } from './http-runner.js';
 import { ToolFailure, type ToolRunner, type ToolSpec } from './tool-spec.js';
 import { errorMessage } from '../../../common/error-message.js';
+import type { Surface } from '../surface-words.js';
 
 /** What {@link createToolRunner} needs. Keys come in through `secrets`; the runner never looks them up elsewhere. */
 export interface ToolRunnerOptions {
@@ -17,6 +18,8 @@ export interface ToolRunnerOptions {
   now?: () => Date;
   /** Runs `mcp` tools (the workspace's or the run's MCP server manager). Undefined: mcp tools fail. */
   mcp?: McpToolCaller;
+  /** Where the person reads failures: their advice names a command or a view (default `cli`). */
+  surface?: Surface;
 }
 
 /** What the runner needs to call an MCP tool: the raw output text, or a ToolFailure. */
@@ -57,7 +60,7 @@ export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
       case 'command':
         return runCommand(options.workspaceRoot, settings, args, signal);
       case 'http':
-        return runHttp(settings, args, signal, options.secrets, fetchImpl);
+        return runHttp(settings, args, signal, options.secrets, fetchImpl, options.surface);
       case 'mcp':
         if (!options.mcp) throw new ToolFailure(`MCP server "${settings.server}" is not available in this run`);
         return options.mcp.callTool(settings.server, settings.tool, args, signal, settings.timeoutMs);

@@ -13,23 +13,21 @@ import {
   type Trust,
 } from '../tools/tool-spec.js';
 import { builtinDefaultsOf } from './workspace-manifest.js';
+import { wordsFor, type Surface } from '../surface-words.js';
 
 /** The builtins whose output is the workspace's own files. */
 const WORKSPACE_READERS = new Set(['read_file', 'list_files']);
 
-/** How to leave restricted mode, said once for every message. */
-export const HOW_TO_TRUST =
-  'trust the workspace first: run `promptforge trust` in it, or use Trust this workspace… in the studio, after reading what it would run';
-
 /** Why a tool of a restricted workspace does not run, or undefined when it may (asking first). */
-export function restrictedRefusal(tool: ToolSpec): string | undefined {
+export function restrictedRefusal(tool: ToolSpec, surface?: Surface): string | undefined {
   const settings = tool.settings;
+  const howToTrust = wordsFor(surface).trustWorkspace;
   if (settings.kind === 'command')
-    return `the workspace is restricted (not trusted), and its command tools do not run until you ${HOW_TO_TRUST}`;
+    return `the workspace is restricted (not trusted), and its command tools do not run until you ${howToTrust}`;
   if (settings.kind === 'mcp')
-    return `the workspace is restricted (not trusted), and its MCP servers do not start until you ${HOW_TO_TRUST}`;
+    return `the workspace is restricted (not trusted), and its MCP servers do not start until you ${howToTrust}`;
   if (settings.kind === 'http' && Object.values(settings.headers ?? {}).some((value) => typeof value !== 'string'))
-    return `the workspace is restricted (not trusted), and its http tools that send a secret do not run until you ${HOW_TO_TRUST}`;
+    return `the workspace is restricted (not trusted), and its http tools that send a secret do not run until you ${howToTrust}`;
   return undefined;
 }
 
@@ -149,11 +147,11 @@ export class RestrictedCatalog implements ToolCatalog {
  * A restricted run's gate: a call of a tool that does not run in restricted mode is denied before
  * anyone is asked, with the reason that names workspace trust; every other call goes to `gate`.
  */
-export function refusingGate(gate: ApprovalGate, catalog: Pick<ToolCatalog, 'get'>): ApprovalGate {
+export function refusingGate(gate: ApprovalGate, catalog: Pick<ToolCatalog, 'get'>, surface?: Surface): ApprovalGate {
   return {
     async decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
       const tool = catalog.get(request.alias);
-      const refusal = tool && restrictedRefusal(tool);
+      const refusal = tool && restrictedRefusal(tool, surface);
       if (refusal) return { kind: 'deny', source: 'policy', at: new Date().toISOString(), reason: refusal };
       return gate.decide(request, signal);
     },
@@ -161,10 +159,10 @@ export function refusingGate(gate: ApprovalGate, catalog: Pick<ToolCatalog, 'get
 }
 
 /** A restricted run's runner: the second lock on the same door, should any path reach it. */
-export function refusingRunner(runner: ToolRunner): ToolRunner {
+export function refusingRunner(runner: ToolRunner, surface?: Surface): ToolRunner {
   return {
     run(tool, args, signal) {
-      const refusal = restrictedRefusal(tool);
+      const refusal = restrictedRefusal(tool, surface);
       if (refusal) return Promise.reject(new ToolFailure(refusal));
       return runner.run(tool, args, signal);
     },

@@ -144,7 +144,7 @@ describe('promptforge run --fork-at: offline forks of a recording', () => {
     const refused = await fork(dir, '--fork-at', round3);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('agents/echo-loop.lua changed since run');
-    expect(refused.stderr).toContain('Fork anyway with --force');
+    expect(refused.stderr).toContain('pass --force to fork anyway');
     const forced = await fork(dir, '--fork-at', round3, '--force');
     expect(forced.code, forced.stderr).toBe(0);
     expect(start(transcriptOf(dir, forced.stderr)).forkOf?.scriptChanged).toBe(true);

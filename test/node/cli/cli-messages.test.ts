@@ -204,7 +204,7 @@ describe('where a key came from is said truthfully (real keychain, loopback prov
     expect(result.code).toBe(1);
     expect(result.stderr).not.toMatch(/key from/);
     expect(result.stderr).toContain(
-      'chat.lua:1: models.chat: no key for Groq: set one with `promptforge keys set groq` or in the Credentials view of the studio (headless runs may use GROQ_API_KEY)',
+      'chat.lua:1: models.chat: no key for Groq: set one with `promptforge keys set groq` (headless runs may use GROQ_API_KEY)',
     );
     expect(server.requests.length).toBe(0);
   }, 60_000);

@@ -363,7 +363,7 @@ describe('bad input', () => {
     const mcp = manager(`${hostile()}  env:\n    API_TOKEN: { secret: missing-entry }\n`);
     const { problems } = await mcp.listTools();
     expect(problems[0]?.message).toMatch(
-      /variable "API_TOKEN" names keychain secret "missing-entry", which is not in the keychain; set it with `promptforge keys set missing-entry`/,
+      /variable "API_TOKEN" names keychain secret "missing-entry", which is not in the keychain; store it with `promptforge keys set missing-entry`/,
     );
   });
 

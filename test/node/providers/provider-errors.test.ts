@@ -92,7 +92,7 @@ describe.each(adapters)('$name error table', (adapter) => {
     expect(error?.kind).toBe('auth');
     expect(error?.status).toBe(status);
     expect(error?.message).toBe(
-      `key rejected by ${adapter.label} (HTTP ${status}). Set a new key with \`promptforge keys set ${adapter.providerId}\` or in the Credentials view of the studio. ` +
+      `key rejected by ${adapter.label} (HTTP ${status}). Set a new key with \`promptforge keys set ${adapter.providerId}\`. ` +
         'Provider said: {"error":{"message":"Incorrect API key provided: [redacted]. You can find your API key at https://example.invalid.","code":"invalid_api_key"}}',
     );
     // The request event is yielded before the failure, for the transcript.
