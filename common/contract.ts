@@ -148,6 +148,26 @@ export const contractMethods = {
   },
 
   /**
+   * Chooses the model of an agent's live runs in the open workspace (`null`: its default again).
+   * Kept in the user's config folder, per workspace and agent; no workspace file changes. Refused
+   * with `unknown-model` when models.yaml does not define it. `workspace-changed` follows.
+   */
+  'model:choose': {
+    request: z.strictObject({ path: RelativePathSchema, model: z.string().min(1).max(1024).nullable() }),
+    response: z.object({ chosen: z.string().nullable() }),
+  },
+  /**
+   * Makes `model` the agent's default for everyone who shares the workspace: writes
+   * `agents: { <path>: { model } }` in promptforge.yaml (comments kept), and forgets the person's
+   * own choice, which it now equals. Refused with `unknown-model`, or `catalog-invalid` when
+   * promptforge.yaml does not parse or the edit would add an error.
+   */
+  'model:make-default': {
+    request: z.strictObject({ path: RelativePathSchema, model: z.string().min(1).max(1024) }),
+    response: z.object({ saved: z.literal(true) }),
+  },
+
+  /**
    * Tries one call of a catalog tool (builtin, command, http or mcp) as a recorded run: the same
    * dispatcher, approval gate, trust rules and envelope as a script's `tools.call`. Events follow
    * as `run-event`, approvals as `approval-pending`; the transcript joins History. Arguments that

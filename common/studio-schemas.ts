@@ -166,6 +166,20 @@ export const RecentWorkspacesSchema = z.object({
   problem: z.string().nullable(),
 });
 
+/**
+ * What an agent's model list shows: the model a run gets with no choice (the agent's `model` in
+ * promptforge.yaml, else `defaultModel`), the person's choice for this agent in this workspace
+ * (kept in their config folder, not in the workspace), and a remembered choice models.yaml does
+ * not define now (kept, not used, with why).
+ */
+export const AgentModelInfoSchema = z.object({
+  default: z.string().nullable(),
+  /** Where the default is written: the agent's own setting, or the workspace's `defaultModel`. */
+  defaultFrom: z.enum(['agent', 'workspace']).nullable(),
+  chosen: z.string().nullable(),
+  unavailable: z.object({ alias: z.string(), message: z.string() }).nullable(),
+});
+
 /** Everything the explorer shows for the open workspace. */
 export const WorkspaceStateSchema = z.object({
   root: z.string(),
@@ -178,6 +192,10 @@ export const WorkspaceStateSchema = z.object({
   runs: z.array(RunSummarySchema),
   /** Agent path → its recording in `recordings/`, so it can run offline. */
   recordings: z.record(z.string(), z.string()),
+  /** Agent path → its model list (see {@link AgentModelInfoSchema}). */
+  agentModels: z.record(z.string(), AgentModelInfoSchema),
+  /** Why the remembered model choices could not be read (the config file), or null. */
+  modelChoicesProblem: z.string().nullable(),
 });
 
 /** The catalog files the studio edits. */
@@ -376,6 +394,7 @@ export type WorkspaceState = z.infer<typeof WorkspaceStateSchema>;
 export type RecentWorkspaces = z.infer<typeof RecentWorkspacesSchema>;
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
 export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
+export type AgentModelInfo = z.infer<typeof AgentModelInfoSchema>;
 export type ModelSummary = z.infer<typeof ModelSummarySchema>;
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type CatalogProblemInfo = z.infer<typeof CatalogProblemSchema>;

@@ -16,6 +16,7 @@ import type { CatalogProblem } from './catalog-problem.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { FileReadError } from '../files/regular-file.js';
 import { buildWorkspace, readCatalogFile, readCatalogTexts, readProblem } from './workspace.js';
+import { normalizeAgentPath } from './model-catalog.js';
 
 /** The result of a catalog write. Nothing is written when `ok` is false. */
 export type CatalogWriteResult =
@@ -100,6 +101,50 @@ export function saveModelEntry(
 /** Removes model `alias` from models.yaml. */
 export function deleteModelEntry(root: string, alias: string): Promise<CatalogWriteResult> {
   return editEntry(root, 'models.yaml', alias, undefined, undefined);
+}
+
+/**
+ * Writes `model` as the default of the agent at `agentPath` (`agents/x.lua`) in promptforge.yaml:
+ * `agents: { <agentPath>: { model } }`, reusing the agent's entry however its key is spelled
+ * (`./agents/x.lua`), creating the file or the `agents:` map when missing. Only that value's text
+ * changes: comments and everything else stay. Refused (nothing written) when the file does not
+ * parse or the edit would add an error there.
+ */
+export function setAgentModel(root: string, agentPath: string, model: string): Promise<CatalogWriteResult> {
+  const file = 'promptforge.yaml';
+  const filePath = path.join(path.resolve(root), file);
+  return serialized(filePath, async () => {
+    let original = '';
+    try {
+      original = await readCatalogFile(filePath, file);
+    } catch (error) {
+      if (!(error instanceof FileReadError && error.reason === 'missing'))
+        return { ok: false, problems: [readProblem(file, error)] };
+    }
+    const document = parseDocument(original, { uniqueKeys: false });
+    if (document.errors.length > 0) {
+      const problems = await problemsFor(root, file, original);
+      return { ok: false, problems: problems.filter((problem) => problem.severity === 'error') };
+    }
+    const agents = document.get('agents', true);
+    const key =
+      (isMap(agents) &&
+        agents.items
+          .map((pair) => keyText(pair))
+          .find((written) => written !== undefined && normalizeAgentPath(written, undefined) === agentPath)) ||
+      agentPath;
+    // A file holding no mapping (empty, a comment, a lone scalar) starts over as one.
+    const base = isMap(document.contents) ? original : '';
+    const text = setYamlValue(base, ['agents', key, 'model'], model);
+    const before = (await problemsFor(root, file, original)).filter((problem) => problem.severity === 'error');
+    const after = await problemsFor(root, file, text);
+    const added = after.filter(
+      (problem) => problem.severity === 'error' && !before.some((old) => old.message === problem.message),
+    );
+    if (added.length > 0) return { ok: false, problems: added };
+    await writeFileAtomic(filePath, text);
+    return { ok: true, problems: after };
+  });
 }
 
 function editEntry(

@@ -71,6 +71,8 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'file:save-as': ({ name, text }) => service.saveAgentAs(name, text),
     'file:rename': ({ path, name }) => service.renameAgent(path, name),
     'file:delete': ({ path }, { press }) => service.deleteAgent(path, press),
+    'model:choose': ({ path, model }) => service.chooseModel(path, model),
+    'model:make-default': ({ path, model }) => service.makeModelDefault(path, model),
     'tool:trial': ({ alias, arguments: args }) => service.tryTool(alias, args),
     'args:check': ({ alias, arguments: args, runId }) => service.checkToolArguments(alias, args, runId),
     'catalog:check': ({ file, text }) => service.checkCatalog(file, text),

@@ -49,6 +49,7 @@ import { currentConfigDir } from '../trust/config-dir.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import { describeWorkspace, toPendingApproval } from './studio-views.js';
 import { StudioRules } from './studio-rules.js';
+import { ModelChoices, StudioModelChoices } from './model-choices.js';
 import {
   createAgent,
   deleteAgent,
@@ -127,6 +128,8 @@ export class StudioService {
   private readonly chosen = new ChosenFolders();
   private readonly recent: RecentWorkspaces;
   private readonly dialogs: PersonDialogs;
+  /** The model each agent runs with, chosen by the person (kept in the config folder). */
+  private readonly models: StudioModelChoices;
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
@@ -135,6 +138,7 @@ export class StudioService {
     this.dialogs = new PersonDialogs(options);
     const configDirectory = options.configDirectory ?? currentConfigDir();
     this.recent = new RecentWorkspaces(configDirectory);
+    this.models = new StudioModelChoices(new ModelChoices(configDirectory));
     this.trust = new StudioTrust({
       configDirectory,
       dialogs: this.dialogs,
@@ -267,6 +271,7 @@ export class StudioService {
     await this.tests.forget();
     this.history.forgetTestRuns();
     this.workspace = await loadWorkspace(dir);
+    await this.models.load(this.workspace.root);
     await this.trust.judge(this.workspace);
     this.mcp.sync(this.workspace, this.trust.trusted);
     // The rules as they apply here (a rules file this workspace holds is named in a warning).
@@ -378,20 +383,42 @@ export class StudioService {
     return this.afterFileChange(saveAgentAs(this.agentFiles(), name, text));
   }
 
-  /** Renames an agent and its recording; refused while it runs. */
+  /** Renames an agent and its recording; refused while it runs. Its model choice follows it. */
   async renameAgent(agent: string, name: string): Promise<AgentFileResult> {
-    return this.afterFileChange(renameAgent(this.agentFiles(), agent, name));
+    const root = this.requireWorkspace().root;
+    const result = await renameAgent(this.agentFiles(), agent, name);
+    await this.models.agentMoved(root, agent, result.path);
+    await this.refresh();
+    return result;
+  }
+
+  /** Chooses the model of an agent's live runs (kept in the config folder); see `model:choose`. */
+  async chooseModel(agent: string, model: string | null): Promise<{ chosen: string | null }> {
+    const ws = this.requireWorkspace();
+    const result = await this.models.choose(ws, agent, model);
+    if (this.workspace === ws) this.options.emit('workspace-changed', this.describe(ws));
+    return result;
+  }
+
+  /** Writes a model as the agent's default in promptforge.yaml; see `model:make-default`. */
+  async makeModelDefault(agent: string, model: string): Promise<{ saved: true }> {
+    const result = await this.models.makeDefault(this.requireWorkspace(), agent, model);
+    await this.refresh();
+    return result;
   }
 
   /**
    * Deletes an agent and its recording; refused while it runs, and done only when the person says
-   * yes in main's dialog, which names exactly what goes.
+   * yes in main's dialog, which names exactly what goes. Its model choice is forgotten.
    */
   async deleteAgent(agent: string, press: PersonPress): Promise<{ deleted: true; recording: string | null }> {
     const root = this.requireWorkspace().root;
-    return this.afterFileChange(
-      deleteAgent(this.agentFiles(), agent, (deletion) => this.dialogs.confirm(press, deleteQuestion(root, deletion))),
+    const result = await deleteAgent(this.agentFiles(), agent, (deletion) =>
+      this.dialogs.confirm(press, deleteQuestion(root, deletion)),
     );
+    await this.models.agentMoved(root, agent, null);
+    await this.refresh();
+    return result;
   }
 
   /** The core's verdict on arguments for a tool (an approval card's run, or the open workspace's catalog). */
@@ -559,7 +586,7 @@ export class StudioService {
   }
 
   private describe(ws: Workspace): WorkspaceState {
-    return describeWorkspace(ws, this.mcp.manager, this.rules.serverTrusted);
+    return { ...describeWorkspace(ws, this.mcp.manager, this.rules.serverTrusted), ...this.models.describe(ws) };
   }
 }
 

@@ -105,7 +105,7 @@ export function describeWorkspace(
   ws: Workspace,
   mcp: McpServerManager | undefined,
   trusted?: ServerTrustedForRules,
-): WorkspaceState {
+): Omit<WorkspaceState, 'agentModels' | 'modelChoicesProblem'> {
   const recordings: Record<string, string> = {};
   const recordingsDir = path.join(ws.root, RECORDINGS_DIR);
   const available = existsSync(recordingsDir) ? new Set(readdirSync(recordingsDir)) : new Set<string>();

@@ -1,10 +1,11 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { WorkspaceState } from '../../../common/studio-schemas.js';
 import { CodeEditor, type EditorStateKeeper } from './CodeEditor';
 import { openFilesStore } from './open-files-store';
 import { stopShortcutLabel } from '../shell/keyboard';
 import { luaCompletion, luaDiagnostics, luaLanguage } from './lua-language';
 import type { Theme } from '../shell/theme';
+import { call, describeError } from '../shell/studio-api';
 
 /** The center editor for one agent script, with its Run / Replay / Stop / Save toolbar. */
 export function AgentEditor({
@@ -15,8 +16,6 @@ export function AgentEditor({
   workspace,
   theme,
   running,
-  model,
-  onModel,
   onChange,
   onRun,
   onReplay,
@@ -30,8 +29,6 @@ export function AgentEditor({
   workspace: WorkspaceState;
   theme: Theme;
   running: boolean;
-  model: string;
-  onModel: (model: string) => void;
   onChange: (text: string) => void;
   onRun: () => void;
   onReplay: (() => void) | undefined;
@@ -39,6 +36,14 @@ export function AgentEditor({
   onSave: () => void;
 }) {
   const catalog = useRef({ tools: [] as string[], models: [] as string[] });
+  // The agent's model list: its default, the person's choice (kept by main in the config folder).
+  const models = workspace.agentModels[path];
+  const chosen = models?.chosen ?? null;
+  const [modelError, setModelError] = useState<{ path: string; text: string } | null>(null);
+  const modelCall = (work: Promise<unknown>): void => {
+    setModelError(null);
+    work.catch((error: unknown) => setModelError({ path, text: describeError(error) }));
+  };
   const handlers = useRef({ onRun, onSave });
   // Refs are written after rendering (react-hooks/refs); the editor reads them on a key or completion.
   useEffect(() => {
@@ -102,19 +107,35 @@ export function AgentEditor({
         </h2>
         <div className="toolbar-spacer" />
         <select
-          className="select"
-          value={model}
-          onChange={(event) => onModel(event.target.value)}
-          aria-label="Model for live runs"
-          title="Model for live runs"
+          className="select model-select"
+          value={chosen ?? ''}
+          onChange={(event) =>
+            modelCall(call('model:choose', { path, model: event.target.value === '' ? null : event.target.value }))
+          }
+          aria-label="Model for live runs of this agent"
+          title={
+            chosen === null
+              ? `Model for live runs: this agent's default${models?.default ? ` (${models.default}, ${models.defaultFrom === 'agent' ? "the agent's setting" : 'defaultModel'} in promptforge.yaml)` : ''}`
+              : `Model for live runs: ${chosen}, your choice for this agent (kept on this computer, not in the workspace)`
+          }
         >
-          <option value="">default{workspace.defaultModel ? ` (${workspace.defaultModel})` : ''}</option>
+          <option value="">default{models?.default ? ` (${models.default})` : ' (none)'}</option>
           {workspace.models.map((entry) => (
             <option key={entry.alias} value={entry.alias}>
               {entry.alias}
             </option>
           ))}
         </select>
+        {chosen !== null ? (
+          <button
+            type="button"
+            className="button"
+            onClick={() => modelCall(call('model:make-default', { path, model: chosen }))}
+            title={`Write ${chosen} as this agent's default in promptforge.yaml, for everyone who shares the workspace`}
+          >
+            Make default
+          </button>
+        ) : null}
         <button type="button" className="button" onClick={onSave} disabled={!dirty} title="Save (Ctrl/⌘+S)">
           Save
         </button>
@@ -139,6 +160,16 @@ export function AgentEditor({
           </button>
         )}
       </div>
+      {models?.unavailable ? (
+        <p className="editor-note" role="status">
+          {models.unavailable.message}
+        </p>
+      ) : null}
+      {modelError?.path === path ? (
+        <p className="editor-note editor-note-error" role="alert">
+          {modelError.text}
+        </p>
+      ) : null}
       <div className="agent-editor-body">
         <CodeEditor
           documentKey={`${path}#${revision}`}

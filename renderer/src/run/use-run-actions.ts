@@ -36,7 +36,6 @@ export function useRunActions({
   agent,
   agentShown,
   workspace,
-  model,
   guard,
   setBanner,
   setTab,
@@ -46,8 +45,6 @@ export function useRunActions({
   /** Whether the agent view is what the workspace area shows. */
   agentShown: boolean;
   workspace: WorkspaceState | null;
-  /** The model chosen in the editor's toolbar ('' for the workspace's default). */
-  model: string;
   guard: (dirty: boolean, title: string, message: string, confirmLabel: string, action: () => void) => void;
   setBanner: (message: string | null) => void;
   setTab: (tab: RunTab) => void;
@@ -78,7 +75,9 @@ export function useRunActions({
   const keyCheckRun = useRef<string | null>(null);
   const runAgent = (): void => {
     if (!agent || !agentShown) return;
-    void startRun({ script: agent.path, text: agent.text, ...(model !== '' && { model }) }).then((runId) => {
+    // The model the agent's list shows: the person's choice for it in this workspace, else its default.
+    const model = workspace?.agentModels[agent.path]?.chosen ?? null;
+    void startRun({ script: agent.path, text: agent.text, ...(model !== null && { model }) }).then((runId) => {
       keyCheckRun.current = runId;
     });
   };

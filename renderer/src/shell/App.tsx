@@ -37,7 +37,6 @@ export function App() {
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const [paletteOpen, setPaletteOpen] = useState(false);
   const [banner, setBanner] = useState<string | null>(null);
-  const [model, setModel] = useState('');
   const [tab, setTab] = useState<RunTab>('conversation');
   // A test case opened at the step where it diverged: the run panel shows its conversation there.
   const [focus, setFocus] = useState<RunFocus | null>(null);
@@ -76,7 +75,6 @@ export function App() {
     agent,
     agentShown: view.kind === 'agent',
     workspace,
-    model,
     guard: center.guard,
     setBanner,
     setTab,
@@ -221,8 +219,6 @@ export function App() {
               buffers={buffers}
               fileActions={fileActions}
               theme={theme}
-              model={model}
-              onModel={setModel}
               agentRunning={runs.agentRunning}
               opening={opening}
               onOpenAgent={(path) => void openAgent(path)}

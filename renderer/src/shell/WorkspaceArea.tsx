@@ -20,8 +20,6 @@ export function WorkspaceArea({
   buffers,
   fileActions,
   theme,
-  model,
-  onModel,
   agentRunning,
   opening,
   onOpenAgent,
@@ -41,8 +39,6 @@ export function WorkspaceArea({
   buffers: AgentBuffers;
   fileActions: AgentFileActions;
   theme: Theme;
-  model: string;
-  onModel: (model: string) => void;
   agentRunning: boolean;
   /** A workspace is being opened (the empty state's buttons wait). */
   opening: boolean;
@@ -82,8 +78,6 @@ export function WorkspaceArea({
             workspace={workspace}
             theme={theme}
             running={agentRunning}
-            model={model}
-            onModel={onModel}
             onChange={(text) => openFilesStore.edit(agent.path, text)}
             onRun={onRun}
             onReplay={workspace.recordings[agent.path] ? onReplay : undefined}

@@ -135,6 +135,8 @@ const steps: Record<ContractMethodName, () => Promise<unknown>> = {
   'file:save-as': () => ok('file:save-as', { name: 'glue-copy', text: script }),
   'file:rename': () => ok('file:rename', { path: 'agents/glue-copy.lua', name: 'glue-renamed' }),
   'file:delete': () => ok('file:delete', { path: 'agents/glue-renamed.lua' }),
+  'model:choose': () => ok('model:choose', { path: 'agents/glue.lua', model: 'elsewhere' }),
+  'model:make-default': () => ok('model:make-default', { path: 'agents/glue.lua', model: 'elsewhere' }),
   'catalog:check': () => ok('catalog:check', { file: 'tools.yaml', text: toolsYaml }),
   'catalog:write': () => ok('catalog:write', { file: 'tools.yaml', text: toolsYaml }),
   'args:check': () => ok('args:check', { alias: 'echo', arguments: { text: 42 } }),

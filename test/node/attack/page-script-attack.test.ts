@@ -84,6 +84,8 @@ function requestFor(method: ContractMethodName, runId: string): unknown {
     'file:save-as': { name: 'planted-copy', text: "log('x')\n" },
     'file:rename': { path: 'agents/planted.lua', name: 'planted-renamed' },
     'file:delete': { path: 'agents/pick.lua' },
+    'model:choose': { path: 'agents/chat.lua', model: 'elsewhere' },
+    'model:make-default': { path: 'agents/chat.lua', model: 'elsewhere' },
     'tool:trial': { alias: 'echo', arguments: { text: 'hi' } },
     'args:check': { alias: 'echo', arguments: { text: 'hi' } },
     'catalog:check': { file: 'tools.yaml', text: '' },
