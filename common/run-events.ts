@@ -27,6 +27,22 @@ export const RunLimitsSchema = z.object({
   memoryBytes: z.number().positive(),
   /** Optional wall-clock limit in milliseconds. */
   wallMs: z.number().positive().optional(),
+  /** Spending cap in tokens (input and output, every round): the round that reaches it ends the run (`limit`). */
+  maxTokens: z.number().positive().optional(),
+  /** Spending cap in US dollars, at each round's price: the round that reaches it ends the run (`limit`). */
+  maxCost: z.number().positive().optional(),
+});
+
+/** The price a round was charged at and where it came from (models.yaml, the price table, local, replay). */
+export const RoundPriceSchema = z.object({
+  inputPerMillion: z.number(),
+  outputPerMillion: z.number(),
+  currency: z.string(),
+  from: z.enum(['models.yaml', 'price-table', 'local', 'replay', 'test-file']),
+  /** For `price-table`: when the table's prices were read (YYYY-MM-DD). */
+  asOf: z.string().optional(),
+  /** For `price-table`: the provider's pricing page. */
+  url: z.string().optional(),
 });
 
 /** A tool call the model requested (unexecuted). */
@@ -168,8 +184,10 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     /** The provider's own word for it, when it differs (e.g. Gemini `SAFETY`). */
     providerFinishReason: z.string().optional(),
     usage: UsageSchema,
-    /** Cost of the round in the model's price currency, when the catalog has prices. */
+    /** Cost of the round in the model's price currency, when its price is known. */
     cost: z.number().optional(),
+    /** The price `cost` was reckoned at, and where it came from. */
+    price: RoundPriceSchema.optional(),
     durationMs: z.number(),
   }),
   z.object({ ...base, type: z.literal('provider-raw'), round: z.number().int(), note: z.string(), data: z.string() }),
@@ -326,8 +344,11 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     status: z.enum(['ok', 'error', 'stopped', 'limit']),
     error: z
       .object({
-        /** `output`: a per-run cap on log, event or transcript volume was crossed. */
-        kind: z.enum(['syntax', 'runtime', 'cpu', 'memory', 'timeout', 'stopped', 'crash', 'host', 'output']),
+        /**
+         * `output`: a per-run cap on log, event or transcript volume was crossed. `budget`: the
+         * spending cap (tokens or money) was reached, or a money cap met a model with no price.
+         */
+        kind: z.enum(['syntax', 'runtime', 'cpu', 'memory', 'timeout', 'stopped', 'crash', 'host', 'output', 'budget']),
         message: z.string(),
       })
       .optional(),

@@ -64,6 +64,8 @@ Options:
   --cpu-limit SECONDS    Lua compute budget (default 30)
   --memory-limit MIB     Lua heap cap (default 256)
   --timeout SECONDS      wall-clock limit (default none on a terminal, 30 minutes without one)
+  --max-run-tokens N     spending cap: the round that brings the run to N tokens ends it (status limit)
+  --max-run-cost USD     spending cap in US dollars, at models.yaml's price or the price table's
   --restricted           run without trusting the workspace: no command tools, MCP servers or
                          secrets, keys only to their providers (or origins you approved), and
                          every call asks

@@ -88,6 +88,8 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     'cpu-limit': { type: 'string' },
     'memory-limit': { type: 'string' },
     timeout: { type: 'string' },
+    'max-run-tokens': { type: 'string' },
+    'max-run-cost': { type: 'string' },
     'fork-at': { type: 'string' },
     'edit-output': { type: 'string' },
     'edit-reply': { type: 'string' },
@@ -126,6 +128,8 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
   const cpu = positiveNumber('--cpu-limit', values['cpu-limit'], 'seconds');
   const memory = positiveNumber('--memory-limit', values['memory-limit'], 'MiB');
   const timeout = positiveNumber('--timeout', values.timeout, 'seconds');
+  const maxTokens = positiveNumber('--max-run-tokens', values['max-run-tokens'], 'tokens');
+  const maxCost = positiveNumber('--max-run-cost', values['max-run-cost'], 'US dollars');
   // Nobody watches a run without a terminal: it gets a deadline unless it names its own.
   const wallSeconds = timeout ?? (io.stdin.isTTY ? undefined : UNATTENDED_TIMEOUT_SECONDS);
 
@@ -264,6 +268,8 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
         ...(cpu !== undefined && { cpuMs: cpu * 1000 }),
         ...(memory !== undefined && { memoryBytes: memory * 1024 * 1024 }),
         ...(wallSeconds !== undefined && { wallMs: wallSeconds * 1000 }),
+        ...(maxTokens !== undefined && { maxTokens }),
+        ...(maxCost !== undefined && { maxCost }),
       },
       onEvent,
       onMcpProblem: (problem) => print.err(formatProblem(problem)),

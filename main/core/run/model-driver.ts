@@ -9,6 +9,8 @@ import {
   type Usage,
 } from '../providers/model-provider.js';
 import { costOf, type TokenPrice } from '../providers/cost.js';
+import type { PriceSource } from '../providers/price-table.js';
+import { RunLimitError } from './run-errors.js';
 import type { ToolCatalog } from '../tools/tool-spec.js';
 import { canonicalJson } from './canonical-json.js';
 import { FatalRunError, ScriptError } from './run-errors.js';
@@ -22,8 +24,16 @@ import { errorMessage } from '../../../common/error-message.js';
  */
 export const MAX_ARGUMENT_DEPTH = MAX_LUA_DEPTH - 3;
 
-/** Prices per million tokens, from the model catalog. */
-export type ModelPrice = TokenPrice;
+/** Prices per million tokens (models.yaml's `price:`, else the price table), with where they came from. */
+export type ModelPrice = TokenPrice & { source?: PriceSource };
+
+/** The run's spending cap: the round that reaches it ends the run (docs/host-api.md#limits-and-stopping). */
+export interface SpendingCap {
+  /** Tokens, input and output, of every round. */
+  maxTokens?: number;
+  /** US dollars, at each round's price. */
+  maxCost?: number;
+}
 
 /** A model alias resolved to a provider adapter, with its catalog defaults. */
 export interface ResolvedModel {
@@ -114,7 +124,50 @@ export class ModelDriver {
     private readonly resolver: ModelResolver,
     private readonly catalog: ToolCatalog,
     private readonly emit: (event: RunEventBody) => void,
+    private readonly cap: SpendingCap = {},
   ) {}
+
+  private get tokens(): number {
+    return this.usage.inputTokens + this.usage.outputTokens;
+  }
+
+  /**
+   * Before a round is sent: a cap reached already (by rounds an MCP server's sampling added) ends
+   * the run, and so does a cap in dollars with a model whose price is unknown, before it costs.
+   */
+  private checkCapBefore(model: ResolvedModel): void {
+    const { maxTokens, maxCost } = this.cap;
+    if (maxTokens !== undefined && this.tokens >= maxTokens)
+      throw new RunLimitError(
+        'budget',
+        `spending cap reached: the run has used ${this.tokens} tokens (cap ${maxTokens})`,
+      );
+    if (maxCost !== undefined && (this.cost ?? 0) >= maxCost)
+      throw new RunLimitError(
+        'budget',
+        `spending cap reached: the run has cost ${dollars(this.cost ?? 0)} (cap ${dollars(maxCost)})`,
+      );
+    if (maxCost !== undefined && (!model.price || (model.price.currency ?? 'USD') !== 'USD'))
+      throw new RunLimitError(
+        'budget',
+        `the spending cap is in US dollars and model "${model.alias}" (${model.providerId} ${model.modelId}) has no price in USD, so the cap could not hold: add price: to its models.yaml entry, or cap the run in tokens instead; nothing was sent`,
+      );
+  }
+
+  /** After round `round`: the round that reached the cap ends the run, naming itself. */
+  private checkCapAfter(round: number): void {
+    const { maxTokens, maxCost } = this.cap;
+    if (maxTokens !== undefined && this.tokens >= maxTokens)
+      throw new RunLimitError(
+        'budget',
+        `spending cap reached: round ${round} brought the run to ${this.tokens} tokens (cap ${maxTokens})`,
+      );
+    if (maxCost !== undefined && this.cost !== undefined && this.cost >= maxCost)
+      throw new RunLimitError(
+        'budget',
+        `spending cap reached: round ${round} brought the run to ${dollars(this.cost)} (cap ${dollars(maxCost)})`,
+      );
+  }
 
   /** Adds a round made outside `models.chat` (an MCP server's sampling request) to the run's usage and cost. */
   addUsage(usage: Usage, cost: number | undefined): void {
@@ -144,6 +197,7 @@ export class ModelDriver {
     } catch (error) {
       throw new ScriptError(`models.chat: ${errorMessage(error)}`);
     }
+    this.checkCapBefore(model);
     const request = {
       model: model.modelId,
       messages,
@@ -241,9 +295,12 @@ export class ModelDriver {
       ...(finish.providerFinishReason && { providerFinishReason: finish.providerFinishReason }),
       usage: finish.usage,
       ...(roundCost !== undefined && { cost: roundCost }),
+      ...(roundCost !== undefined && model.price && { price: roundPrice(model.price) }),
       durationMs: performance.now() - started,
     });
     for (const call of requested) this.emit({ type: 'tool-call-requested', round, call });
+    // The round is recorded whole; the script gets no reply when it reached the cap.
+    this.checkCapAfter(round);
     for (const record of records) {
       this.issued.set(record.id, record);
       if (record.arguments) this.unclaimed.push({ id: record.id, key: claimKey(record.name, record.arguments) });
@@ -363,4 +420,29 @@ export class ModelDriver {
       }
     }
   }
+}
+
+/** Dollars as the cap messages write them: enough digits for a fraction of a cent. */
+function dollars(value: number): string {
+  return `$${value < 0.01 ? value.toPrecision(2) : value.toFixed(4)}`;
+}
+
+/** A round's price as its event records it. */
+function roundPrice(price: ModelPrice): {
+  inputPerMillion: number;
+  outputPerMillion: number;
+  currency: string;
+  from: PriceSource['from'];
+  asOf?: string;
+  url?: string;
+} {
+  const source = price.source ?? { from: 'models.yaml' as const };
+  return {
+    inputPerMillion: price.inputPerMillion,
+    outputPerMillion: price.outputPerMillion,
+    currency: price.currency ?? 'USD',
+    from: source.from,
+    ...(source.asOf !== undefined && { asOf: source.asOf }),
+    ...(source.url !== undefined && { url: source.url }),
+  };
 }

@@ -12,6 +12,7 @@ import { checkTranscriptFolder } from '../transcript/transcript-writer.js';
 import { resolveProviderKey, type ProviderKeySource } from '../credentials/resolve-provider-key.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { providerPreset } from '../providers/presets.js';
+import { priceFor } from '../providers/price-table.js';
 import { createToolRunner } from '../tools/tool-runner.js';
 import { collectToolSecrets, recordingSecretSource } from '../tools/tool-secrets.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
@@ -555,6 +556,8 @@ function replayResolver(recording: ReplayRecording): ModelResolver {
         providerId: 'replay',
         modelId: recorded?.modelId ?? 'replay',
         provider,
+        // A replayed round sends nothing: it costs nothing.
+        price: { inputPerMillion: 0, outputPerMillion: 0, currency: 'USD', source: { from: 'replay' } },
       };
     },
   };
@@ -627,6 +630,8 @@ function workspaceResolver(
         withheldFrom: originOf(spec.baseUrl ?? '') ?? spec.baseUrl ?? '',
       });
     const apiKey = keyAllowed ? await keyFor(spec.provider) : undefined;
+    // models.yaml's price, else the price table's (a local model: none to pay).
+    const price = priceFor(spec);
     if (!apiKey && preset?.needsKey)
       throw new Error(
         `no key for ${preset.label}: set one ${words.keyWhere(spec.provider)}` +
@@ -643,7 +648,7 @@ function workspaceResolver(
         ...(apiKey && { apiKey }),
       }),
       ...(spec.defaults && { defaults: spec.defaults }),
-      ...(spec.price && { price: spec.price }),
+      ...(price && { price }),
     };
   };
 

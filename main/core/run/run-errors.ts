@@ -18,6 +18,20 @@ export class FatalRunError extends Error {
 }
 
 /**
+ * A per-run limit the host checks (the spending cap) ends the run at once with status `limit`:
+ * uncatchable by the script, which gets no reply. `kind` is the run-end's error kind.
+ */
+export class RunLimitError extends Error {
+  constructor(
+    readonly kind: 'budget',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RunLimitError';
+  }
+}
+
+/**
  * A fork that cannot start: its step is past the end of the recording or names an event that is
  * not a step, its edit does not fit the step, or its script changed since the recording (without
  * `force`). `code` is stable (the studio passes it on); the message says what to change.

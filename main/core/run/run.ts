@@ -7,7 +7,7 @@ import { redactDeep } from '../secrets/redact.js';
 import { TranscriptWriter } from '../transcript/transcript-writer.js';
 import { ModelDriver, type ModelResolver } from './model-driver.js';
 import type { ReplayRecording } from './replay.js';
-import { FatalRunError, ScriptError } from './run-errors.js';
+import { FatalRunError, RunLimitError, ScriptError } from './run-errors.js';
 import { ToolDispatcher, type TaintChecker } from './tool-dispatcher.js';
 import type { LuaWorker, WorkerPool } from './worker-pool.js';
 import {
@@ -128,7 +128,7 @@ export interface RunResult {
   runId: string;
   status: RunStatus;
   error?: {
-    kind: 'syntax' | 'runtime' | 'cpu' | 'memory' | 'timeout' | 'stopped' | 'crash' | 'host' | 'output';
+    kind: 'syntax' | 'runtime' | 'cpu' | 'memory' | 'timeout' | 'stopped' | 'crash' | 'host' | 'output' | 'budget';
     message: string;
   };
   toolCalls: Record<string, number>;
@@ -194,7 +194,10 @@ export class Run {
         ...(options.workspace !== undefined && { workspace: options.workspace }),
       });
     const emit = (event: RunEventBody): void => this.emit(event);
-    this.driver = new ModelDriver(options.models, options.catalog, emit);
+    this.driver = new ModelDriver(options.models, options.catalog, emit, {
+      ...(this.limits.maxTokens !== undefined && { maxTokens: this.limits.maxTokens }),
+      ...(this.limits.maxCost !== undefined && { maxCost: this.limits.maxCost }),
+    });
     this.dispatcher = new ToolDispatcher({
       runId: this.id,
       nonce: this.nonce,
@@ -450,6 +453,9 @@ export class Run {
       if (error instanceof ScriptError) reply = failure(error.message);
       else if (error instanceof FatalRunError) {
         this.finish('error', { kind: 'host', message: error.message });
+        return;
+      } else if (error instanceof RunLimitError) {
+        this.finish('limit', { kind: error.kind, message: error.message });
         return;
       } else {
         reply = failure(`${method}: internal error: ${errorMessage(error)}`);

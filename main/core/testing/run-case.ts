@@ -191,6 +191,8 @@ export async function runCase(testCase: LoadedCase, context: CaseRunContext): Pr
         ...(limits.cpu !== undefined && { cpuMs: limits.cpu * 1000 }),
         ...(limits.memory !== undefined && { memoryBytes: limits.memory * 1024 * 1024 }),
         wallMs: (limits.timeout ?? DEFAULT_CASE_TIMEOUT_SECONDS) * 1000,
+        ...(limits.tokens !== undefined && { maxTokens: limits.tokens }),
+        ...(limits.cost !== undefined && { maxCost: limits.cost }),
       },
       onEvent: trace.onEvent,
     });

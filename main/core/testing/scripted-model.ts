@@ -59,5 +59,11 @@ export function inProcessModel(
   modelId: string,
   price?: { inputPerMillion: number; outputPerMillion: number },
 ): ResolvedModel {
-  return { alias: modelId, providerId: provider.id, modelId, provider, ...(price && { price }) };
+  return {
+    alias: modelId,
+    providerId: provider.id,
+    modelId,
+    provider,
+    ...(price && { price: { ...price, source: { from: 'test-file' as const } } }),
+  };
 }

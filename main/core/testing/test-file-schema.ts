@@ -187,6 +187,16 @@ const LimitsSchema = z
     cpu: z.number().positive().optional().meta({ description: 'Seconds of Lua compute (default 30).' }),
     memory: z.number().positive().optional().meta({ description: 'MiB of Lua heap (default 256).' }),
     timeout: z.number().positive().optional().meta({ description: 'Wall-clock seconds (default 60).' }),
+    tokens: z
+      .number()
+      .positive()
+      .optional()
+      .meta({ description: 'Spending cap in tokens: the round that reaches it ends the run (status limit).' }),
+    cost: z
+      .number()
+      .positive()
+      .optional()
+      .meta({ description: 'Spending cap in US dollars, at the model price: the round that reaches it ends the run.' }),
   })
   .strict();
 
