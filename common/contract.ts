@@ -34,6 +34,7 @@ import {
   TranscriptPageSchema,
   RecentWorkspacesSchema,
   WorkspaceStateSchema,
+  SpendingCapSettingSchema,
 } from './studio-schemas.js';
 import { TrustListSchema, WorkspaceTrustSchema } from './trust-schemas.js';
 import {
@@ -165,6 +166,17 @@ export const contractMethods = {
   'model:make-default': {
     request: z.strictObject({ path: RelativePathSchema, model: z.string().min(1).max(1024) }),
     response: z.object({ saved: z.literal(true) }),
+  },
+
+  /** The spending cap the studio applies to every run it starts (tokens, US dollars), kept in the config folder. */
+  'settings:spending-cap': { request: z.strictObject({}), response: SpendingCapSettingSchema },
+  /** Sets the spending cap (null: none). A run reaching it ends with status `limit` at that round. */
+  'settings:set-spending-cap': {
+    request: z.strictObject({
+      maxTokens: z.number().positive().max(1e12).nullable(),
+      maxCost: z.number().positive().max(1e9).nullable(),
+    }),
+    response: SpendingCapSettingSchema,
   },
 
   /**

@@ -180,6 +180,13 @@ export const AgentModelInfoSchema = z.object({
   unavailable: z.object({ alias: z.string(), message: z.string() }).nullable(),
 });
 
+/** The studio's spending cap for every run it starts (null: none), and why it could not be read. */
+export const SpendingCapSettingSchema = z.object({
+  maxTokens: z.number().positive().nullable(),
+  maxCost: z.number().positive().nullable(),
+  problem: z.string().nullable(),
+});
+
 /** Everything the explorer shows for the open workspace. */
 export const WorkspaceStateSchema = z.object({
   root: z.string(),
@@ -395,6 +402,7 @@ export type RecentWorkspaces = z.infer<typeof RecentWorkspacesSchema>;
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
 export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 export type AgentModelInfo = z.infer<typeof AgentModelInfoSchema>;
+export type SpendingCapSetting = z.infer<typeof SpendingCapSettingSchema>;
 export type ModelSummary = z.infer<typeof ModelSummarySchema>;
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type CatalogProblemInfo = z.infer<typeof CatalogProblemSchema>;

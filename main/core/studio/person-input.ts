@@ -92,6 +92,8 @@ export const PERSON_INPUT_METHODS: ReadonlySet<ContractMethodName> = new Set<Con
   'mcp:decide-sampling',
   'mcp:login',
   'mcp:logout',
+  // The person's spending cap: a page script must not lift it before starting runs.
+  'settings:set-spending-cap',
 ]);
 
 /**

@@ -72,6 +72,8 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'file:rename': ({ path, name }) => service.renameAgent(path, name),
     'file:delete': ({ path }, { press }) => service.deleteAgent(path, press),
     'model:choose': ({ path, model }) => service.chooseModel(path, model),
+    'settings:spending-cap': () => service.spendingCap.read(),
+    'settings:set-spending-cap': (cap) => service.spendingCap.set(cap),
     'model:make-default': ({ path, model }) => service.makeModelDefault(path, model),
     'tool:trial': ({ alias, arguments: args }) => service.tryTool(alias, args),
     'args:check': ({ alias, arguments: args, runId }) => service.checkToolArguments(alias, args, runId),

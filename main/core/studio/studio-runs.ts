@@ -19,6 +19,7 @@ import type { Elicitor, SamplingApprover } from '../mcp/pending-questions.js';
 import { readTranscriptPage } from '../transcript/transcript-pages.js';
 import { ContractError } from './contract-error.js';
 import { wordsFor } from '../surface-words.js';
+import type { SpendingCap } from './spending-cap.js';
 import { transcriptContractError, type StudioHistory } from './studio-history.js';
 import type { StudioMcp } from './studio-mcp.js';
 import { keyMayGo } from '../trust/key-origins.js';
@@ -47,6 +48,8 @@ export interface StudioRunsHost {
   resolve(relative: string): string;
   /** Pushes `workspace-changed` for the open workspace (a run started or ended shows in the history). */
   workspaceChanged(): void;
+  /** The person's spending cap, applied to every run that may call a model. */
+  spendingCap: SpendingCap;
 }
 
 /** A request of `run:start`. */
@@ -110,6 +113,7 @@ export class StudioRuns {
     await this.host.judgeAgain(ws);
     const scriptFile = this.host.resolve(request.script);
     if (!request.replay) await this.askBeforeStart(ws, request.model ?? ws.models.defaultFor(request.script), press);
+    const cap = await this.host.spendingCap.limits();
     let run: Run;
     try {
       run = await prepareRun({
@@ -122,6 +126,7 @@ export class StudioRuns {
           ...(request.cpuLimitSeconds !== undefined && { cpuMs: request.cpuLimitSeconds * 1000 }),
           ...(request.memoryLimitMiB !== undefined && { memoryBytes: request.memoryLimitMiB * 1024 * 1024 }),
           ...(request.timeoutSeconds !== undefined && { wallMs: request.timeoutSeconds * 1000 }),
+          ...cap,
         },
       });
     } catch (error) {
@@ -230,12 +235,14 @@ export class StudioRuns {
       );
     // A fork goes on live only with the model the person picked for it.
     if (request.model) await this.askBeforeStart(ws, request.model, press);
+    const cap = await this.host.spendingCap.limits();
     let run: Run;
     try {
       run = await prepareRun({
         ...this.runBasics(ws, press),
         scriptFile: this.host.resolve(script),
         replayPath: transcript,
+        limits: cap,
         fork: {
           step: request.step,
           ...(request.edit && { edit: request.edit }),

@@ -50,6 +50,7 @@ import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schema
 import { describeWorkspace, toPendingApproval } from './studio-views.js';
 import { StudioRules } from './studio-rules.js';
 import { ModelChoices, StudioModelChoices } from './model-choices.js';
+import { SpendingCap } from './spending-cap.js';
 import {
   createAgent,
   deleteAgent,
@@ -130,6 +131,8 @@ export class StudioService {
   private readonly dialogs: PersonDialogs;
   /** The model each agent runs with, chosen by the person (kept in the config folder). */
   private readonly models: StudioModelChoices;
+  /** The person's spending cap for every run (kept in the config folder). */
+  readonly spendingCap: SpendingCap;
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
@@ -139,6 +142,7 @@ export class StudioService {
     const configDirectory = options.configDirectory ?? currentConfigDir();
     this.recent = new RecentWorkspaces(configDirectory);
     this.models = new StudioModelChoices(new ModelChoices(configDirectory));
+    this.spendingCap = new SpendingCap(configDirectory);
     this.trust = new StudioTrust({
       configDirectory,
       dialogs: this.dialogs,
@@ -203,6 +207,7 @@ export class StudioService {
       workspaceChanged: () => {
         if (this.workspace) options.emit('workspace-changed', this.describe(this.workspace));
       },
+      spendingCap: this.spendingCap,
     });
     this.tests = new StudioTests({
       rules: this.rules.forRuns(),

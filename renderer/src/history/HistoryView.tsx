@@ -3,7 +3,7 @@ import type { ComparedRun, RunComparison, RunSummary } from '../../../common/stu
 import { call, describeError } from '../shell/studio-api';
 import { changedPart } from './compare-diff';
 import { forkTree } from './fork-tree';
-import { formatCost, formatDuration, formatTime } from './format';
+import { formatDuration, formatTime, runCostText } from './format';
 import './history.css';
 
 /** A column header of a comparison: the agent and when the run started. */
@@ -186,7 +186,7 @@ export function HistoryView({
                     {run.rounds}
                   </td>
                   <td className="usage-column">{formatDuration(run.durationMs)}</td>
-                  <td className="usage-column">{formatCost(run.cost)}</td>
+                  <td className="usage-column">{run.status === 'running' ? '…' : runCostText(run.cost, run.rounds)}</td>
                   <td className="actions-cell">
                     <button
                       type="button"

@@ -1,6 +1,6 @@
 import type { RunSummary } from '../../../common/studio-schemas.js';
 import type { ConversationSnapshot } from '../run/conversation-builder';
-import { formatCost, formatDuration, formatTime } from './format';
+import { formatDuration, formatTime, runCostText } from './format';
 
 /** The agent's name from a script path (`agents/echo-loop.lua` → `echo-loop`). */
 function agentOf(script: string): string {
@@ -80,7 +80,7 @@ export function RunHeader({ snapshot, summary }: { snapshot: ConversationSnapsho
       </div>
       <div>
         <dt>Cost</dt>
-        <dd>{formatCost(cost)}</dd>
+        <dd>{runCostText(cost, end ? snapshot.rounds.length : (summary?.rounds ?? snapshot.rounds.length))}</dd>
       </div>
       {forkOf ? (
         <div>

@@ -9,6 +9,7 @@ import type { McpQuestions } from '../mcp/use-mcp-questions';
 import type { ConversationSnapshot } from './conversation-builder';
 import { ConversationView, type RunFocus } from './ConversationView';
 import { InertText } from '../shell/InertText';
+import { formatCost, priceSourceText, priceText, runCostText } from '../history/format';
 import type { PagingState } from './run-store';
 import type { Theme } from '../shell/theme';
 import './run.css';
@@ -39,7 +40,6 @@ function UsageView({ snapshot }: { snapshot: ConversationSnapshot | undefined })
   const end = snapshot.ended;
   const totalIn = snapshot.rounds.reduce((sum, round) => sum + round.inputTokens, 0);
   const totalOut = snapshot.rounds.reduce((sum, round) => sum + round.outputTokens, 0);
-  const anyCost = snapshot.rounds.some((round) => round.cost !== undefined) || end?.cost !== undefined;
   return (
     <div className="usage-view">
       <table className="data-table" aria-label="Usage per round">
@@ -50,7 +50,8 @@ function UsageView({ snapshot }: { snapshot: ConversationSnapshot | undefined })
             <th scope="col">Input tokens</th>
             <th scope="col">Output tokens</th>
             <th scope="col">Duration</th>
-            {anyCost ? <th scope="col">Cost</th> : null}
+            <th scope="col">Cost</th>
+            <th scope="col">Price (from)</th>
           </tr>
         </thead>
         <tbody>
@@ -63,7 +64,11 @@ function UsageView({ snapshot }: { snapshot: ConversationSnapshot | undefined })
               <td>{round.inputTokens}</td>
               <td>{round.outputTokens}</td>
               <td>{formatMs(round.durationMs)}</td>
-              {anyCost ? <td>{round.cost !== undefined ? round.cost.toFixed(6) : '—'}</td> : null}
+              <td>{formatCost(round.cost, round.price?.currency)}</td>
+              <td className="usage-price" title={round.price?.url}>
+                {round.price ? `${priceText(round.price)} · ` : ''}
+                {priceSourceText(round.price)}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -75,7 +80,8 @@ function UsageView({ snapshot }: { snapshot: ConversationSnapshot | undefined })
             <td>{end?.usage.inputTokens ?? totalIn}</td>
             <td>{end?.usage.outputTokens ?? totalOut}</td>
             <td>{end ? formatMs(end.durationMs) : '…'}</td>
-            {anyCost ? <td>{end?.cost !== undefined ? end.cost.toFixed(6) : '—'}</td> : null}
+            <td>{end ? runCostText(end.cost, snapshot.rounds.length) : '…'}</td>
+            <td />
           </tr>
         </tfoot>
       </table>

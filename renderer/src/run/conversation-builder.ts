@@ -63,6 +63,8 @@ export interface RoundUsage {
   outputTokens: number;
   durationMs: number;
   cost?: number;
+  /** The price the cost was reckoned at, and where it came from. */
+  price?: NonNullable<EventOf<'round-response'>['price']>;
 }
 
 /** A snapshot of a run for the views. */
@@ -180,6 +182,7 @@ export class ConversationBuilder {
           outputTokens: event.usage.outputTokens,
           durationMs: event.durationMs,
           ...(event.cost !== undefined && { cost: event.cost }),
+          ...(event.price !== undefined && { price: event.price }),
         });
         break;
       }

@@ -5,6 +5,7 @@ import { ResultMessages } from './ResultMessages';
 import { KeyInput } from './KeyInput';
 import { useKeyEntry, type KeyTarget } from './use-key-entry';
 import { parseScopedSecretName, secretNoun } from './secret-name';
+import { SpendingCapSection } from './SpendingCapSection';
 import './settings.css';
 
 type Status =
@@ -321,6 +322,7 @@ export function CredentialsPanel() {
           <SecretsSection secrets={status.secrets} onChanged={changed} />
         </>
       ) : null}
+      <SpendingCapSection />
     </section>
   );
 }

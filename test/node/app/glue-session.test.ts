@@ -136,6 +136,8 @@ const steps: Record<ContractMethodName, () => Promise<unknown>> = {
   'file:rename': () => ok('file:rename', { path: 'agents/glue-copy.lua', name: 'glue-renamed' }),
   'file:delete': () => ok('file:delete', { path: 'agents/glue-renamed.lua' }),
   'model:choose': () => ok('model:choose', { path: 'agents/glue.lua', model: 'elsewhere' }),
+  'settings:spending-cap': () => ok('settings:spending-cap', {}),
+  'settings:set-spending-cap': () => ok('settings:set-spending-cap', { maxTokens: null, maxCost: null }),
   'model:make-default': () => ok('model:make-default', { path: 'agents/glue.lua', model: 'elsewhere' }),
   'catalog:check': () => ok('catalog:check', { file: 'tools.yaml', text: toolsYaml }),
   'catalog:write': () => ok('catalog:write', { file: 'tools.yaml', text: toolsYaml }),

@@ -145,8 +145,9 @@ describe('PersonInputLog (the person-input gate)', () => {
     expect(log.judge(STUDIO, 1_060)).toEqual({ ok: true });
   });
 
-  it('gates deciding a call, answering an MCP server, and every method that always opens one of main’s dialogs or the browser, and no other', () => {
+  it('gates deciding a call, answering an MCP server, the spending cap, and every method that always opens one of main’s dialogs or the browser, and no other', () => {
     const gated = [
+      'settings:set-spending-cap',
       'approval:decide',
       'keys:set',
       'keys:delete',

@@ -85,6 +85,8 @@ function requestFor(method: ContractMethodName, runId: string): unknown {
     'file:rename': { path: 'agents/planted.lua', name: 'planted-renamed' },
     'file:delete': { path: 'agents/pick.lua' },
     'model:choose': { path: 'agents/chat.lua', model: 'elsewhere' },
+    'settings:spending-cap': {},
+    'settings:set-spending-cap': { maxTokens: null, maxCost: null },
     'model:make-default': { path: 'agents/chat.lua', model: 'elsewhere' },
     'tool:trial': { alias: 'echo', arguments: { text: 'hi' } },
     'args:check': { alias: 'echo', arguments: { text: 'hi' } },

@@ -30,6 +30,7 @@ const NOT_IN_REPOSITORY = new Set([
   'trust-log.jsonl', // the trust store's log, in the user's config folder
   'approval-rules.yaml', // the person's approval rules, in the user's config folder
   'model-choices.json', // the models chosen per agent in the studio, in the user's config folder
+  'spending-cap.json', // the studio's spending cap, in the user's config folder
   'approval-rules-usage.json', // when each rule last decided a call, beside them
   'approval-rule-definitions.json', // the tool definitions rules were confirmed on, beside them
   'recent-workspaces.json', // the studio's recent workspaces, in the user's config folder
