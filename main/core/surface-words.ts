@@ -25,6 +25,8 @@ export interface SurfaceWords {
   trustAgain: string;
   /** How to let `provider`'s key go to `origin` (for `model`). */
   allowKeyOrigin(provider: string, origin: string, model: string): string;
+  /** How to sign in to an MCP server (after "…; "). */
+  mcpSignIn(server: string): string;
   /** How to fork anyway when the script changed since the recording. */
   forkAnyway: string;
   /** A choice of the model list that this workspace's models.yaml does not define now (the studio's). */
@@ -45,6 +47,7 @@ const CLI: SurfaceWords = {
   trustWorkspace: 'trust the workspace first: run `promptforge trust` in it, after reading what it would run',
   trustAgain: 'Trust the workspace again (promptforge trust), then start a new run.',
   allowKeyOrigin: (provider, origin) => `promptforge trust --allow-key ${provider} ${origin}`,
+  mcpSignIn: (server) => `sign in with \`promptforge mcp login ${server}\``,
   forkAnyway: 'pass --force to fork anyway',
   unavailableChoice: (alias, why) =>
     `model "${alias}" is not defined in models.yaml${why ? ` (${why})` : ''}; pass --model with one it defines`,
@@ -63,6 +66,7 @@ const STUDIO: SurfaceWords = {
     'trust the workspace first: use Review and trust… on the restricted-mode banner, after reading what it would run',
   trustAgain: 'Trust the workspace again (Review and trust… on the restricted-mode banner), then start a new run.',
   allowKeyOrigin: (_provider, _origin, model) => `Allow for model "${model}" in the Trust view`,
+  mcpSignIn: (server) => `sign in to "${server}" from its entry under MCP servers in the explorer`,
   forkAnyway: 'choose Fork anyway',
   unavailableChoice: (alias, why) =>
     `The model "${alias}" you chose for this agent is not in this workspace's models.yaml${why ? ` (${why})` : ''}. Runs use the agent's default until you pick another; your choice comes back if models.yaml defines "${alias}" again.`,

@@ -140,6 +140,7 @@ export class McpConnection {
         ...(options.login && { login: options.login }),
         ...(options.oauthTimeouts?.requestMs !== undefined && { requestTimeoutMs: options.oauthTimeouts.requestMs }),
         ...(options.oauthTimeouts?.loginMs !== undefined && { loginTimeoutMs: options.oauthTimeouts.loginMs }),
+        surface: options.surface,
       });
   }
 

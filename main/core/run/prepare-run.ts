@@ -622,6 +622,7 @@ function workspaceResolver(
         spec.alias,
         trusted,
         options.trust?.keyOriginNote?.(spec.provider, originOf(spec.baseUrl ?? '') ?? spec.baseUrl ?? ''),
+        options.surface,
       );
     // A provider that works without a key goes on without one to a local server: said, like any key source.
     if (!keyAllowed)

@@ -160,6 +160,7 @@ export class StudioTests {
           },
           secrets: this.host.secrets,
           rules: this.host.rules,
+          surface: 'studio',
           cases,
           concurrency: STUDIO_TEST_CONCURRENCY,
           folder,

@@ -43,6 +43,8 @@ export interface CaseRunContext {
   modelOverride?: string;
   /** The person's approval rules. */
   rules?: PrepareRunOptions['rules'];
+  /** Where the person reads the case's messages (the studio's Tests view, or the terminal). */
+  surface?: PrepareRunOptions['surface'];
 }
 
 /** How one case went. */
@@ -181,6 +183,7 @@ export async function runCase(testCase: LoadedCase, context: CaseRunContext): Pr
       ...(context.env && { env: context.env }),
       trust: context.trust,
       ...(context.rules && { rules: context.rules }),
+      ...(context.surface && { surface: context.surface }),
       ...(provider && { inProcessModel: inProcessModel(provider, label, price) }),
       ...(environment && { inProcessTools: environmentTools(environment.definition, environment.state) }),
       ...(live !== undefined && { model: live }),

@@ -23,6 +23,8 @@ export interface SuiteOptions {
   env?: Record<string, string | undefined>;
   /** The person's approval rules, applied to every case's run. */
   rules?: PrepareRunOptions['rules'];
+  /** Where the person reads the cases' messages (default: the terminal). */
+  surface?: PrepareRunOptions['surface'];
   cases: readonly LoadedCase[];
   /** `--model A,B`: every case once per model; undefined: each case's own model. */
   models?: readonly string[];
@@ -81,6 +83,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         ...(options.secrets && { secrets: options.secrets }),
         ...(options.env && { env: options.env }),
         ...(options.rules && { rules: options.rules }),
+        ...(options.surface && { surface: options.surface }),
         transcriptPath: options.folder === false ? false : caseTranscriptPath(options.folder, testCase, model),
         signal: options.signal,
         ...(model !== undefined && { modelOverride: model }),

@@ -1,6 +1,7 @@
 import { providerPreset } from '../providers/presets.js';
 import { originOf } from './workspace-manifest.js';
 import type { TrustStore, TrustVia } from './trust-store.js';
+import { wordsFor, type Surface } from '../surface-words.js';
 
 /** The origin a provider's key belongs to (its preset's API), or undefined when it has none. */
 export function providerHomeOrigin(providerId: string): string | undefined {
@@ -73,6 +74,7 @@ export function keyOriginRefusal(
   model: string,
   trusted: boolean,
   note?: string,
+  surface?: Surface,
 ): KeyOriginError {
   const origin = originOf(baseUrl) ?? baseUrl;
   const preset = providerPreset(provider);
@@ -82,8 +84,9 @@ export function keyOriginRefusal(
     preset?.needsKey === false
       ? `model "${model}" would send your prompts and tool outputs to ${origin}, which is not on this machine and was not approved for ${label}`
       : `model "${model}" sends requests to ${origin}, and your ${label} key goes only to ${home ?? 'origins you approve for it'}`;
+  const allow = wordsFor(surface).allowKeyOrigin(provider, origin, model);
   const fix = trusted
-    ? `${note ? `${note} ` : ''}If you mean it, approve that origin for the key: promptforge trust --allow-key ${provider} ${origin} (or Allow for model "${model}" in the studio's Trust view); else fix the baseUrl in models.yaml`
-    : `The workspace is restricted (not trusted), so it cannot ask for that: approve the origin yourself (promptforge trust --allow-key ${provider} ${origin}, or Allow for model "${model}" in the studio's Trust view), or trust the workspace first`;
+    ? `${note ? `${note} ` : ''}If you mean it, approve that origin for the key: ${allow}; else fix the baseUrl in models.yaml`
+    : `The workspace is restricted (not trusted), so it cannot ask for that: approve the origin yourself (${allow}), or trust the workspace first`;
   return new KeyOriginError(provider, origin, `${why}. ${fix}`);
 }

@@ -538,7 +538,11 @@ describe('a provider key and a base URL of another origin', () => {
     expect(refused.end.status).toBe('error');
     expect(refused.end.error?.message).toContain(`your OpenAI key goes only to https://api.openai.com`);
     expect(refused.end.error?.message).toContain("You said no to this in the studio's dialog");
-    expect(refused.end.error?.message).toContain('(or Allow for model "elsewhere" in the studio\'s Trust view)');
+    // The studio's words: its own view, never the CLI's command.
+    expect(refused.end.error?.message).toContain(
+      'approve that origin for the key: Allow for model "elsewhere" in the Trust view',
+    );
+    expect(refused.end.error?.message).not.toContain('promptforge trust');
     expect(model.requests.length).toBe(requestsBefore);
     expect(s.person.questions).toMatchObject([
       { title: `Send elsewhere's requests to ${origin()}?`, confirm: 'Send them there' },

@@ -16,6 +16,7 @@ function allAdvice(words: SurfaceWords): string[] {
     words.trustWorkspace,
     words.trustAgain,
     words.allowKeyOrigin('openai', 'https://proxy.example', 'm'),
+    words.mcpSignIn('search'),
     words.forkAnyway,
     words.unavailableChoice('m', 'models.yaml has an error'),
   ];

@@ -22,6 +22,7 @@ import type { McpSecretList } from '../mcp-secrets.js';
 import { authErrorIn, McpAuthError, oauthFetch, OAUTH_REQUEST_TIMEOUT_MS, secureEnough } from './oauth-fetch.js';
 import { LOGIN_TIMEOUT_MS, LoopbackRedirect, type RedirectExpectation } from './oauth-redirect.js';
 import { canonicalUrl, OAuthStore, type StoredTokens } from './oauth-store.js';
+import { wordsFor, type Surface } from '../../surface-words.js';
 
 /** Authorizations one request may go through before the host gives up on the server. */
 export const MAX_AUTHORIZATIONS_PER_REQUEST = 3;
@@ -55,6 +56,8 @@ export interface McpOAuthOptions {
   login?: OAuthLoginPort;
   requestTimeoutMs?: number;
   loginTimeoutMs?: number;
+  /** Where the person reads the advice: a command, or the studio's button (default `cli`). */
+  surface?: Surface | undefined;
 }
 
 /** One authorization in progress. */
@@ -248,7 +251,7 @@ export class McpOAuth {
   }
 
   private loginAdvice(): string {
-    return `sign in with \`promptforge mcp login ${this.options.server}\` (or Sign in on the server in the studio)`;
+    return wordsFor(this.options.surface).mcpSignIn(this.options.server);
   }
 
   /**
@@ -336,7 +339,7 @@ export class McpOAuth {
       if (value === undefined)
         throw new McpAuthError(
           'refused',
-          `MCP server "${server}": "oauth.clientSecret" names keychain secret "${spec.clientSecret.secret}", which is not in the keychain; set it with \`promptforge keys set ${spec.clientSecret.secret}\``,
+          `MCP server "${server}": "oauth.clientSecret" names keychain secret "${spec.clientSecret.secret}", which is not in the keychain; ${wordsFor(this.options.surface).setSecret(spec.clientSecret.secret)}`,
         );
       this.options.secretList.add(value);
       clientSecret = value;
