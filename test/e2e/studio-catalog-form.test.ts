@@ -99,7 +99,10 @@ describe('studio: the catalog form edits every field, adds, duplicates and remov
     await form.getByLabel('New tool kind').selectOption('command');
     await form.getByRole('button', { name: 'Add tool' }).click();
     const entry = card('tools.yaml', 'tool', 'lint');
-    await expect.poll(() => problemsOf('tools.yaml', 'tool', 'lint', 'command (argv)')).toMatch(/command/);
+    // One problem, in the catalog's words, with one fix (not the validator's two about two branches).
+    await expect
+      .poll(() => problemsOf('tools.yaml', 'tool', 'lint', 'command (argv)'))
+      .toBe('tool "lint": "command" is an empty list Fix: Add an item, e.g. [node, tools/search.js].');
     await entry.getByRole('button', { name: 'Add item to lint command (argv)' }).click();
     await entry.getByLabel('lint command (argv) item 1', { exact: true }).fill('node');
     await entry.getByRole('button', { name: 'Add item to lint command (argv)' }).click();
@@ -175,7 +178,7 @@ describe('studio: the catalog form edits every field, adds, duplicates and remov
 
     // A temperature out of range: the core's problem shows at the field, and Save is refused.
     await fast.getByLabel('fast temperature').fill('5');
-    await expect.poll(() => problemsOf('models.yaml', 'model', 'fast', 'temperature')).toMatch(/<= 2/);
+    await expect.poll(() => problemsOf('models.yaml', 'model', 'fast', 'temperature')).toMatch(/must be at most 2/);
     await studio.page.getByRole('button', { name: 'Save models.yaml' }).click();
     await editor('models.yaml').getByText('Not saved: fix the 1 error first').waitFor();
     expect(await readFile(path.join(root, 'models.yaml'), 'utf8')).toBe(originalModels);

@@ -120,8 +120,33 @@ export function BooleanControl(props: ControlProps<unknown>) {
   );
 }
 
-/** A list of strings: one input per item, with remove buttons and an Add button. */
+/**
+ * A list of strings: one input per item, with remove buttons and an Add button. A value written
+ * as text where the list goes (`command: node x.mjs`) is shown as it was typed, never as "None.",
+ * with a button that turns it into the list the file needs.
+ */
 export function ListControl(props: ControlProps<unknown> & { keepEmpty?: boolean; itemName: string }) {
+  if (typeof props.value === 'string') {
+    const words = props.value
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== '');
+    return (
+      <div className="list-control" role="group" aria-label={props.label} aria-describedby={props.describedBy}>
+        <TextControl {...props} />
+        <button
+          type="button"
+          className="button button-small"
+          disabled={words.length === 0}
+          onClick={() => props.onChange(words)}
+          title={`Write it as the list [${words.join(', ')}]`}
+        >
+          Make it a list of {words.length} {words.length === 1 ? props.itemName : `${props.itemName}s`}
+        </button>
+      </div>
+    );
+  }
+  if (props.value !== undefined && !Array.isArray(props.value)) return <JsonControl {...props} />;
   const items = Array.isArray(props.value)
     ? props.value.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)))
     : [];
