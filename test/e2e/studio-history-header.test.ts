@@ -37,7 +37,8 @@ describe('studio: history that says what it shows', () => {
     expect(text).toContain('replayed');
     expect(text).toMatch(/Duration\d/);
     expect(text).toContain('ok');
-    expect(text).toMatch(/Cost—/);
+    // A replay sent nothing: it cost nothing, and says so (not a bare dash).
+    expect(text).toMatch(/Cost\$0/);
     expect(await table.locator(`tr[data-run-id="${weather.runId}"]`).textContent()).toContain('weather-report');
     await studio.screenshot('history-run-header');
   });

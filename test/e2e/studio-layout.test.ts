@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionSpecs } from '../../renderer/src/shell/actions.js';
@@ -360,6 +360,195 @@ describe('studio layout: no overflow from 1024 px, resizable and collapsible pan
   it('ran without console errors or CSP violations', async () => {
     const [waiting] = studio.service.listApprovals();
     if (waiting) studio.service.stopRun(waiting.runId);
+    expect(studio.pageErrors).toEqual([]);
+  });
+});
+
+// ---- Every view, both themes, both sizes, with names that are long, right-to-left or stacked ----
+
+/** Names a person (or a cloned workspace) may use, each hard on a layout in its own way. */
+const LONG = 'a-very-long-agent-name-that-goes-on-and-on-to-test-every-header-and-cell-x';
+const RTL = 'סוכן-שמסכם-את-הדף-ומחזיר-תשובה';
+const MARKS = 'z\u0338\u0322\u031bg\u0335\u0322a\u0336\u0322l\u0337\u0322g\u0338\u0322o\u0335\u0322';
+const LONG_TEXT = `${'x'.repeat(400)} ${'שלום עולם '.repeat(30)} ${'e\u0301\u0302\u0303\u0304'.repeat(40)}`;
+
+/**
+ * What does not fit, in the page as it is: a box that scrolls sideways (code editors and preformatted
+ * text excepted: their long lines scroll on purpose), the page itself scrolling sideways, and any
+ * control (button, tab, field, link, status pill) cut off by a box around it or the window.
+ */
+const notFitting = (page: StudioHarness['page']): Promise<string[]> =>
+  page.evaluate(`(() => {
+    const found = [];
+    const name = (el) => (el.getAttribute('aria-label') || el.textContent || el.className || el.tagName).toString().trim().slice(0, 60);
+    const own = (el) => el.closest('.cm-editor, pre, textarea, .json-view');
+    // The tab strip may scroll when more agents are open than fit, as long as the active tab is in
+    // view, whole (its inactive neighbours shrink first, then scroll).
+    const strip = (el) => el.closest('.agent-tablist') && el.getAttribute('aria-selected') !== 'true';
+    if (document.documentElement.scrollWidth > window.innerWidth + 1)
+      found.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + window.innerWidth);
+    for (const el of document.querySelectorAll('body *')) {
+      const style = getComputedStyle(el);
+      if (style.display === 'none' || el.getClientRects().length === 0) continue;
+      if ((style.overflowX === 'auto' || style.overflowX === 'scroll') && el.scrollWidth > el.clientWidth + 1 && !own(el) && !el.matches('.agent-tablist'))
+        found.push('scrolls sideways: ' + (el.className || el.tagName) + ' ' + el.scrollWidth + ' > ' + el.clientWidth);
+    }
+    for (const control of document.querySelectorAll('button, [role="tab"], input, select, a, .status-pill, .tag')) {
+      const box = control.getBoundingClientRect();
+      if (box.width === 0 || own(control) || strip(control)) continue;
+      let left = 0;
+      let right = window.innerWidth;
+      for (let box = control.parentElement; box; box = box.parentElement) {
+        if (getComputedStyle(box).overflowX === 'visible') continue;
+        const edge = box.getBoundingClientRect();
+        left = Math.max(left, edge.left);
+        right = Math.min(right, edge.right);
+      }
+      if (box.right > right + 0.5 || box.left < left - 0.5)
+        found.push('cut off: ' + name(control) + ' [' + Math.round(box.left) + ', ' + Math.round(box.right) + '] outside [' + Math.round(left) + ', ' + Math.round(right) + ']');
+    }
+    return found;
+  })()`) as Promise<string[]>;
+
+describe('studio layout: every view fits from 1024×700 up, in both themes, with hard names and many runs', () => {
+  const studio = new StudioHarness({ viewport: { width: 1024, height: 700 } });
+  let replayIds: string[] = [];
+
+  beforeAll(async () => {
+    await studio.open();
+    studio.page.setDefaultTimeout(15_000);
+    await studio.openExampleWorkspace();
+    const root = studio.service.workspaceRoot!;
+    for (const name of [LONG, RTL, MARKS])
+      await writeFile(path.join(root, 'agents', `${name}.lua`), `log(${JSON.stringify(LONG_TEXT)})\n`);
+    await writeFile(
+      path.join(root, 'tools.yaml'),
+      `${await readFile(path.join(root, 'tools.yaml'), 'utf8')}\n${'t'.repeat(64)}:\n  kind: builtin\n  builtin: echo\n  description: ${JSON.stringify(LONG_TEXT)}\n`,
+    );
+    await studio.agentButton(LONG).waitFor();
+    for (const name of [LONG, RTL, MARKS]) {
+      const { runId } = await studio.call('run:start', { script: `agents/${name}.lua` });
+      await studio.waitForTranscriptEvent(runId, 'run-end');
+    }
+    // Many runs: the history's rows and their buttons, the comparison.
+    const state = (await studio.call('workspace:state', {}))!;
+    for (let index = 0; index < 18; index += 1) {
+      const { runId } = await studio.call('run:start', {
+        script: 'agents/summarize-page.lua',
+        replay: state.recordings['agents/summarize-page.lua']!,
+      });
+      await studio.waitForTranscriptEvent(runId, 'run-end');
+      replayIds.push(runId);
+    }
+    replayIds = replayIds.slice(0, 2);
+  }, 180_000);
+  afterAll(async () => {
+    await studio.close();
+  });
+
+  const explorer = () => studio.page.getByRole('navigation', { name: 'Workspace explorer' });
+
+  /** Each view: how to get there, and its name for the screenshot. */
+  const views: Array<[string, () => Promise<void>]> = [
+    ['agent', () => studio.openAgent('summarize-page')],
+    ['agent-long', () => studio.openAgent(LONG)],
+    ['agent-rtl', () => studio.openAgent(RTL)],
+    [
+      'history',
+      async () => {
+        await explorer()
+          .getByRole('button', { name: /^Runs history/ })
+          .click();
+        await studio.page.getByRole('table', { name: 'Runs' }).waitFor();
+      },
+    ],
+    [
+      'history-open-run',
+      async () => {
+        await studio.page.getByRole('button', { name: `Open ${replayIds[0]}` }).click();
+        await studio.page.getByRole('region', { name: 'Run panel' }).getByText('Run ok').first().waitFor();
+      },
+    ],
+    [
+      'history-compare',
+      async () => {
+        for (const runId of replayIds)
+          await studio.page.getByRole('checkbox', { name: `Select ${runId} for comparison` }).check();
+        await studio.page.getByRole('button', { name: 'Compare selected' }).click();
+        await studio.page.getByRole('region', { name: 'Run comparison' }).waitFor();
+      },
+    ],
+    [
+      'tools-form',
+      async () => {
+        await explorer()
+          .getByRole('button', { name: /^Tools tools\.yaml/ })
+          .click();
+        await studio.page.getByRole('button', { name: 'Form' }).click();
+        await studio.page.locator('.catalog-form').waitFor();
+      },
+    ],
+    [
+      'models-raw',
+      async () => {
+        await explorer()
+          .getByRole('button', { name: /^Models models\.yaml/ })
+          .click();
+        await studio.page.getByRole('button', { name: 'Raw' }).click();
+        await studio.page.locator('.catalog-editor .cm-content').waitFor();
+      },
+    ],
+    [
+      'tool-trial',
+      async () => {
+        await explorer()
+          .getByRole('button', { name: new RegExp(`^${'t'.repeat(64)}`) })
+          .click();
+        await studio.page.locator('.tool-trial').waitFor();
+      },
+    ],
+    [
+      'credentials',
+      async () => {
+        await studio.page.getByRole('button', { name: 'Credentials' }).click();
+        await studio.page.getByRole('heading', { name: 'Credentials' }).waitFor();
+      },
+    ],
+    [
+      'trust',
+      async () => {
+        await studio.page.getByRole('button', { name: 'Trust', exact: true }).click();
+        await studio.page.getByRole('heading', { name: 'Trust', exact: true }).first().waitFor();
+      },
+    ],
+    [
+      'tests',
+      async () => {
+        await studio.page.getByRole('button', { name: 'Tests', exact: true }).click();
+        await studio.page.locator('.tests-view').waitFor();
+      },
+    ],
+  ];
+
+  for (const [width, height] of [
+    [1024, 700],
+    [1440, 900],
+  ] as const)
+    for (const theme of ['dark', 'light'] as const)
+      it(`${width}×${height}, ${theme}: nothing is cut off and nothing scrolls sideways, in any view`, async () => {
+        await studio.page.setViewportSize({ width, height });
+        await studio.useTheme(theme);
+        const problems: string[] = [];
+        for (const [name, open] of views) {
+          await open();
+          problems.push(...(await notFitting(studio.page)).map((problem) => `${name}: ${problem}`));
+          await studio.screenshot(`view-${name}-${width}-${theme}`);
+        }
+        if (problems.length > 0) console.log(`LAYOUT ${width} ${theme}\n${problems.join('\n')}`);
+        expect(problems).toEqual([]);
+      });
+
+  it('ran without console errors or CSP violations', () => {
     expect(studio.pageErrors).toEqual([]);
   });
 });

@@ -136,29 +136,46 @@ export function AgentEditor({
             Make default
           </button>
         ) : null}
-        <button type="button" className="button" onClick={onSave} disabled={!dirty} title="Save (Ctrl/⌘+S)">
+        {/* aria-disabled, not disabled: a button clicked and then made unavailable keeps the focus. */}
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            if (dirty) onSave();
+          }}
+          aria-disabled={!dirty}
+          title={dirty ? 'Save (Ctrl/⌘+S)' : 'Saved: nothing to save'}
+        >
           Save
         </button>
         {onReplay ? (
           <button
             type="button"
             className="button"
-            onClick={onReplay}
-            disabled={running}
+            onClick={() => {
+              if (!running) onReplay();
+            }}
+            aria-disabled={running}
             title="Answer the model and tools from the recording, offline"
           >
             Run offline (replay)
           </button>
         ) : null}
-        {running ? (
-          <button type="button" className="button button-danger" onClick={onStop} title={`Stop (${stopShortcutLabel})`}>
-            <span className="spinner" aria-hidden="true" /> Stop
-          </button>
-        ) : (
-          <button type="button" className="button button-primary" onClick={onRun} title="Run (Ctrl/⌘+Enter)">
-            ▶ Run
-          </button>
-        )}
+        {/* One button that turns from Run into Stop and back: focus stays on it while the run goes. */}
+        <button
+          type="button"
+          className={running ? 'button button-danger run-button' : 'button button-primary run-button'}
+          onClick={running ? onStop : onRun}
+          title={running ? `Stop (${stopShortcutLabel})` : 'Run (Ctrl/⌘+Enter)'}
+        >
+          {running ? (
+            <>
+              <span className="spinner" aria-hidden="true" /> Stop
+            </>
+          ) : (
+            '▶ Run'
+          )}
+        </button>
       </div>
       {models?.unavailable ? (
         <p className="editor-note" role="status">

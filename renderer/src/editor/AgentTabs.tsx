@@ -178,6 +178,10 @@ export function AgentTabs({
     0,
     files.findIndex((file) => file.path === active),
   );
+  // The active tab is always in view, whole, when the strip has more tabs than room.
+  useEffect(() => {
+    tabs.current.get(active)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [active, files.length]);
 
   const close = (file: OpenFile): void => {
     if (isDirty(file)) {

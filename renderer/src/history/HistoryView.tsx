@@ -120,13 +120,17 @@ export function HistoryView({
           <table className="data-table history-table" aria-label="Runs">
             <thead>
               <tr>
-                <th scope="col">
+                <th scope="col" className="select-column">
                   <span className="visually-hidden">Compare</span>
                 </th>
-                <th scope="col">Started</th>
+                <th scope="col" className="started-column">
+                  Started
+                </th>
                 <th scope="col">Agent</th>
                 <th scope="col">Model</th>
-                <th scope="col">Status</th>
+                <th scope="col" className="status-column">
+                  Status
+                </th>
                 <th scope="col" className="usage-column">
                   Rounds
                 </th>
@@ -136,7 +140,9 @@ export function HistoryView({
                 <th scope="col" className="usage-column">
                   Cost
                 </th>
-                <th scope="col">Actions</th>
+                <th scope="col" className="actions-column">
+                  Actions
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -280,8 +286,12 @@ export function HistoryView({
             <table className="data-table compare-table">
               <thead>
                 <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">Kind</th>
+                  <th scope="col" className="compare-index-column">
+                    #
+                  </th>
+                  <th scope="col" className="compare-kind-column">
+                    Kind
+                  </th>
                   <th scope="col">
                     <ColumnTitle run={comparison.left} />
                   </th>

@@ -41,7 +41,8 @@ function UsageView({ snapshot }: { snapshot: ConversationSnapshot | undefined })
   const totalIn = snapshot.rounds.reduce((sum, round) => sum + round.inputTokens, 0);
   const totalOut = snapshot.rounds.reduce((sum, round) => sum + round.outputTokens, 0);
   return (
-    <div className="usage-view">
+    // Focusable: it scrolls when a run has many rounds, and a keyboard must reach that too.
+    <div className="usage-view" tabIndex={0} role="region" aria-label="Usage and timing">
       <table className="data-table" aria-label="Usage per round">
         <thead>
           <tr>

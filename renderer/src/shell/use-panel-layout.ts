@@ -85,7 +85,8 @@ export function usePanelLayout(narrowRunPanel: boolean): PanelLayoutControls {
 
   const explorerShown = layout.explorerCollapsed ? 0 : layout.explorerWidth;
   const runMax = Math.min(panelLimits.runPanel.max, windowWidth - explorerShown - panelLimits.centerMin);
-  const runDefault = windowWidth * (narrowRunPanel ? 0.32 : windowWidth < 1200 ? 0.34 : 0.37);
+  // Under 1200 px the editor gets the room: the run panel starts at its smallest useful width.
+  const runDefault = windowWidth * (narrowRunPanel ? 0.32 : windowWidth < 1200 ? 0.3 : 0.37);
   const runWidth = clamp(layout.runPanelWidth ?? runDefault, panelLimits.runPanel.min, runMax);
   const runShown = layout.runPanelCollapsed ? 0 : runWidth;
   const explorerMax = Math.min(panelLimits.explorer.max, windowWidth - runShown - panelLimits.centerMin);

@@ -229,7 +229,9 @@ export function ToolTrial({ tool, theme }: { tool: ToolSummary; theme: Theme }) 
   return (
     <section className="tool-trial" aria-label={`Try tool ${tool.alias}`}>
       <div className="editor-toolbar">
-        <h2 className="editor-title">Try {tool.alias}</h2>
+        <h2 className="editor-title" title={`Try ${tool.alias}`}>
+          Try {tool.alias}
+        </h2>
         <span className="tag">{tool.kind}</span>
         <span className={`trust-badge trust-${tool.trust}`}>{tool.trust}</span>
         <span className={`tag approval-${tool.approval}`}>approval: {tool.approval}</span>

@@ -3,6 +3,7 @@ import { McpServersList } from './McpServersList';
 import { agentNameOf } from '../../../common/agent-name.js';
 import type { HeaderViewKind } from '../shell/header-views';
 import { ToolClaims } from '../approvals/ToolClaims';
+import { useRovingList } from '../shell/use-roving-list';
 import './workspace.css';
 
 /** What the center area shows. */
@@ -44,6 +45,11 @@ export function Explorer({
   unsaved: ReadonlySet<string>;
   onNewAgent: () => void;
 }) {
+  // One tab stop per list; arrows, Home / End and a letter move inside it (shell/use-roving-list.ts).
+  const agents = useRovingList(workspace?.agents ?? [], view.kind === 'agent' ? view.path : undefined);
+  const toolAliases = (workspace?.tools ?? []).map((tool) => tool.alias);
+  const tools = useRovingList(toolAliases, view.kind === 'tool' ? view.alias : undefined);
+  const runs = useRovingList((workspace?.runs ?? []).slice(0, 8).map((run) => run.runId));
   if (workspace === null) {
     return (
       <nav className="explorer" aria-label="Workspace explorer">
@@ -86,10 +92,15 @@ export function Explorer({
             + New
           </button>
         </h2>
-        <ul className="explorer-list">
+        <ul className="explorer-list" onKeyDown={agents.onKeyDown}>
           {workspace.agents.map((agent) => (
             <li key={agent}>
-              <button type="button" {...item({ kind: 'agent', path: agent })} title={agent}>
+              <button
+                type="button"
+                {...item({ kind: 'agent', path: agent })}
+                {...agents.itemProps(agent)}
+                title={agent}
+              >
                 <span className="item-icon" aria-hidden="true">
                   ◆
                 </span>
@@ -112,13 +123,14 @@ export function Explorer({
       </section>
       <section className="explorer-section" aria-label="Tools">
         {catalogHeading('Tools', 'tools.yaml')}
-        <ul className="explorer-list">
+        <ul className="explorer-list" onKeyDown={tools.onKeyDown}>
           {workspace.tools.map((tool) => (
             <li key={tool.alias} className="explorer-entry">
               {/* Opens "Try a tool"; the name is the row's own text, so what is seen is what is read. */}
               <button
                 type="button"
                 {...item({ kind: 'tool', alias: tool.alias }, 'explorer-item tool-item')}
+                {...tools.itemProps(tool.alias)}
                 title={`Try ${tool.alias}: ${tool.description}`}
               >
                 {/* The alias is what a script types: never cut; it wraps, and the badges go below it. */}
@@ -162,13 +174,14 @@ export function Explorer({
             Runs <span className="muted">history</span>
           </button>
         </h2>
-        <ul className="explorer-list">
+        <ul className="explorer-list" onKeyDown={runs.onKeyDown}>
           {workspace.runs.slice(0, 8).map((run) => (
             <li key={run.runId}>
               <button
                 type="button"
                 className="explorer-item"
                 onClick={() => onOpenRun(run.runId)}
+                {...runs.itemProps(run.runId)}
                 data-run-id={run.runId}
                 title={`Open run ${run.runId}`}
               >

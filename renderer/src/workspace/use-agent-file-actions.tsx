@@ -40,6 +40,23 @@ function typedPath(name: string): string {
 }
 
 /**
+ * Focuses the first of `selectors` present once React has shown the change: tried on each frame,
+ * for a few frames (an agent opened after the change takes a read of its file to show).
+ */
+function focusWhenShown(selectors: readonly string[], frames = 30): void {
+  requestAnimationFrame(() => {
+    for (const selector of selectors) {
+      const element = document.querySelector<HTMLElement>(selector);
+      if (element) {
+        element.focus();
+        return;
+      }
+    }
+    if (frames > 0) focusWhenShown(selectors, frames - 1);
+  });
+}
+
+/**
  * A typed name whose file is open here with unsaved edits (its file deleted meanwhile, or a case
  * variant of it): refused here, so those edits are never mixed up with another file.
  */
@@ -163,11 +180,18 @@ export function useAgentFileActions({
     }
     setDeleteState({ busy: true, error: null });
     try {
+      let next: string | null = null;
       await openFilesStore.during([path], async () => {
         await call('file:delete', { path });
-        openFilesStore.close(path);
+        next = openFilesStore.close(path);
       });
       done();
+      // Focus goes where the person goes on from: the tab that took the deleted agent's place, else
+      // the explorer's list of agents, else the way to make one; never the vanished menu.
+      if (next !== null) {
+        await openAgent(next);
+        focusWhenShown(['.agent-tablist [role="tab"][aria-selected="true"]']);
+      } else focusWhenShown(['.explorer [data-roving-key][tabindex="0"]', '.explorer .section-action']);
     } catch (error) {
       if (error instanceof StudioCallError && error.code === 'cancelled') {
         setDeleteState({ busy: false, error: null });
