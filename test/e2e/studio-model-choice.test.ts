@@ -75,8 +75,13 @@ describe('studio: the model list is per agent and per workspace', () => {
     expect(await studio.page.getByText(/Could not start the run/).count()).toBe(0);
     expect(await studio.page.getByText(/--model/).count()).toBe(0);
 
-    // Back in the first workspace, the agent's choice is still there.
+    // Back in the first workspace, the agent's choice is still there, and the run panel no longer
+    // shows the other workspace's run.
     await openFolder(a);
+    await studio.page
+      .getByRole('region', { name: 'Run panel' })
+      .getByText(/^No run selected/)
+      .waitFor();
     await expect.poll(() => modelList().inputValue()).toBe('scripted');
   });
 
@@ -101,6 +106,19 @@ describe('studio: the model list is per agent and per workspace', () => {
       /agents:\n\s+agents\/agent\.lua:\n\s+model: scripted/,
     );
     expect(await studio.page.getByRole('button', { name: 'Make default' }).count()).toBe(0);
+  });
+
+  it('File ▾ → Open recent lists the other workspaces opened lately, and opens one with a click', async () => {
+    await studio.page.getByRole('button', { name: /^File/ }).click();
+    const recent = studio.page.getByRole('group', { name: 'Open recent' });
+    await recent.waitFor();
+    // The open workspace is not offered again.
+    expect(await recent.getByRole('button').allTextContents()).toEqual([`${path.basename(b)}${b}`]);
+    await recent.getByRole('button', { name: new RegExp(`^${path.basename(b)}`) }).click();
+    await studio.page
+      .getByRole('navigation', { name: 'Workspace explorer' })
+      .locator('.workspace-name', { hasText: path.basename(b) })
+      .waitFor();
   });
 
   it('ran without console errors or CSP violations', () => {

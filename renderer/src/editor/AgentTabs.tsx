@@ -1,6 +1,8 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { Modal } from '../shell/Dialogs';
-import { describeError } from '../shell/studio-api';
+import { call, describeError } from '../shell/studio-api';
+import type { RecentWorkspaces } from '../../../common/studio-schemas.js';
+import { openRecentWorkspace } from '../workspace/use-workspace';
 import { agentNameOf } from '../../../common/agent-name.js';
 import { isDirty, openFilesStore, type OpenFile } from './open-files-store';
 import { saveOpenFile } from './use-agent-buffers';
@@ -8,13 +10,26 @@ import { saveOpenFile } from './use-agent-buffers';
 /** What the tab strip's file menu offers for the active agent. */
 export interface AgentTabActions {
   onNew: () => void;
+  /** Main's folder dialog, then the folder opens as the workspace. */
+  onOpenFolder: () => void;
   onSaveAs: (path: string) => void;
   onRename: (path: string) => void;
   onDelete: (path: string) => void;
 }
 
 /** The File ▾ menu: a disclosure of plain buttons (Esc or a click elsewhere closes it). */
-function FileMenu({ path, actions, onClose }: { path: string; actions: AgentTabActions; onClose: () => void }) {
+function FileMenu({
+  path,
+  actions,
+  onClose,
+  currentRoot,
+}: {
+  path: string;
+  actions: AgentTabActions;
+  onClose: () => void;
+  /** The open workspace's folder (not offered again under Open recent). */
+  currentRoot: string | undefined;
+}) {
   const [open, setOpen] = useState(false);
   const root = useRef<HTMLDivElement>(null);
   const toggle = useRef<HTMLButtonElement>(null);
@@ -31,6 +46,20 @@ function FileMenu({ path, actions, onClose }: { path: string; actions: AgentTabA
     setOpen(false);
     action();
   };
+  // The workspaces opened lately (main keeps the list), read each time the menu opens.
+  const [recent, setRecent] = useState<RecentWorkspaces['workspaces']>([]);
+  useEffect(() => {
+    if (!open) return;
+    let live = true;
+    call('workspace:recent', {}).then(
+      (list) => live && setRecent(list.workspaces),
+      () => live && setRecent([]),
+    );
+    return () => {
+      live = false;
+    };
+  }, [open]);
+  const others = recent.filter((workspace) => workspace.exists && workspace.path !== currentRoot).slice(0, 8);
   return (
     <div
       className="file-menu"
@@ -60,6 +89,28 @@ function FileMenu({ path, actions, onClose }: { path: string; actions: AgentTabA
         <button type="button" className="button button-quiet" onClick={choose(() => actions.onSaveAs(path))}>
           Save as…
         </button>
+        <button type="button" className="button button-quiet" onClick={choose(actions.onOpenFolder)}>
+          Open folder…
+        </button>
+        {others.length > 0 ? (
+          <div role="group" aria-labelledby={`${menuId}-recent`} className="file-menu-group">
+            <p id={`${menuId}-recent`} className="file-menu-heading">
+              Open recent
+            </p>
+            {others.map((workspace) => (
+              <button
+                key={workspace.path}
+                type="button"
+                className="button button-quiet file-menu-recent"
+                title={workspace.path}
+                onClick={choose(() => void openRecentWorkspace(workspace.path))}
+              >
+                <span className="file-menu-recent-name">{workspace.name}</span>
+                <span className="muted small file-menu-recent-path">{workspace.path}</span>
+              </button>
+            ))}
+          </div>
+        ) : null}
         <button type="button" className="button button-quiet" onClick={choose(() => actions.onRename(path))}>
           Rename…
         </button>
@@ -142,12 +193,15 @@ export function AgentTabs({
   active,
   onSelect,
   actions,
+  workspaceRoot,
   children,
 }: {
   files: readonly OpenFile[];
   active: string;
   onSelect: (path: string) => void;
   actions: AgentTabActions;
+  /** The open workspace's folder. */
+  workspaceRoot?: string;
   /** The active agent's editor, shown as the tab panel. */
   children: ReactNode;
 }) {
@@ -287,6 +341,7 @@ export function AgentTabs({
         <FileMenu
           path={active}
           actions={actions}
+          currentRoot={workspaceRoot}
           onClose={() => {
             const file = files.find((candidate) => candidate.path === active);
             if (file) close(file);

@@ -58,6 +58,8 @@ export function App() {
     onOpened: async (state) => {
       buffers.reset();
       setFocus(null);
+      // The run panel shows nothing of the workspace left behind: its runs are not this one's.
+      runStore.select(null);
       try {
         await Promise.all([reloadApprovals(state.runs), reloadQuestions()]);
       } catch (error) {
@@ -230,6 +232,7 @@ export function App() {
               onOpenRun={runs.openRun}
               onReplayRun={runs.replayRun}
               onOpenExample={() => void openExample()}
+              onOpenFolder={() => void chooseFolder()}
               pickAgentButton={center.pickAgentButton}
               headerViewContext={headerViewContext}
             />

@@ -31,6 +31,7 @@ export function WorkspaceArea({
   onOpenRun,
   onReplayRun,
   onOpenExample,
+  onOpenFolder,
   pickAgentButton,
   headerViewContext,
 }: {
@@ -51,6 +52,7 @@ export function WorkspaceArea({
   onOpenRun: (runId: string) => void;
   onReplayRun: (run: RunSummary) => void;
   onOpenExample: () => void;
+  onOpenFolder: () => void;
   pickAgentButton: RefObject<HTMLButtonElement | null>;
   /** What a header view (Tests) may ask of the window. */
   headerViewContext: HeaderViewContext;
@@ -63,8 +65,10 @@ export function WorkspaceArea({
           files={buffers.files}
           active={agent.path}
           onSelect={onOpenAgent}
+          workspaceRoot={workspace.root}
           actions={{
             onNew: fileActions.newAgent,
+            onOpenFolder,
             onSaveAs: fileActions.saveAs,
             onRename: fileActions.rename,
             onDelete: fileActions.remove,

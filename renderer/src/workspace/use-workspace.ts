@@ -43,8 +43,10 @@ export function useWorkspace({
   const [opening, setOpening] = useState(false);
   const [openError, setOpenError] = useState<string | null>(null);
   const callbacks = useRef({ onOpened, onError });
+  const hasWorkspace = useRef(false);
   useEffect(() => {
     callbacks.current = { onOpened, onError };
+    hasWorkspace.current = workspace !== null;
   });
 
   useStudioEvent('workspace-changed', (state) => {
@@ -77,6 +79,8 @@ export function useWorkspace({
       if (state) await afterOpen(state);
     } catch (error) {
       setOpenError(describeError(error));
+      // With a workspace open the empty screen is not shown: the window's banner says it.
+      if (hasWorkspace.current) callbacks.current.onError(`Could not open the workspace: ${describeError(error)}`);
     } finally {
       setOpening(false);
     }
