@@ -44,8 +44,10 @@ describe('studio: open the example workspace and replay an agent offline', () =>
     const call = conversation.getByRole('article', { name: 'Tool call call-1' });
     expect(await call.locator('.state-badge').textContent()).toBe('done');
     expect(await call.locator('.trust-badge').allTextContents()).toEqual(['untrusted']);
-    // The recording's decision, in the studio's words (recorded as "approved by --approve auto").
-    expect(await call.locator('.decision-note').textContent()).toBe('Approved in the recorded run (policy: auto)');
+    // The recording's decision says what approved it: the run's flag, not the tool's policy (read_page asks).
+    expect(await call.locator('.decision-note').textContent()).toBe(
+      "Approved in the recorded run (approved without asking anyone: the run was started with the terminal's --approve auto, whatever the tool's policy)",
+    );
     // Untrusted page text is data: its <kbd> stays text, no element is created.
     expect(await call.locator('.tool-output').textContent()).toContain('New <kbd>Ctrl+K</kbd> command palette.');
     expect(await conversation.locator('kbd').count()).toBe(0);

@@ -244,7 +244,8 @@ describe('PolicyApprover', () => {
   it('--approve auto approves ask calls by policy', async () => {
     expect(await gate(new PolicyApprover('auto')).decide(request(), signal())).toEqual({
       kind: 'approve',
-      reason: 'approved by --approve auto',
+      reason:
+        "approved without asking anyone: the run was started with the terminal's --approve auto, whatever the tool's policy",
       source: 'policy',
       at: AT.toISOString(),
       scope: 'this call only',
