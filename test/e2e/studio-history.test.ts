@@ -64,6 +64,14 @@ describe('studio: run history; open, export and compare two runs', () => {
     const differing = comparison.locator('tr.row-differs');
     expect(await differing.count()).toBe(1);
     expect(await differing.first().textContent()).toContain('answer: - Lumen 2.4');
+    // It opens at the first difference (below the fold among all rows): scrolled to and focused.
+    const first = await studio.page.evaluate(`(() => {
+      const row = document.activeElement.closest('tr');
+      const pane = document.querySelector('.history-scroll').getBoundingClientRect();
+      const box = row.getBoundingClientRect();
+      return { differs: row.classList.contains('row-differs'), tag: row.querySelector('.tag')?.textContent, inView: box.top >= pane.top - 1 && box.bottom <= pane.bottom + 1 };
+    })()`);
+    expect(first).toEqual({ differs: true, tag: 'first difference', inView: true });
     expect(await comparison.locator('tr.row-same').count()).toBeGreaterThan(3);
     expect(await comparison.getByRole('heading').textContent()).toMatch(/^1 differing row of \d+$/);
     // The README's picture shows the differing row, which is below the fold among all rows.

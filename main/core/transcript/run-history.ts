@@ -227,6 +227,17 @@ function describe(event: RunEvent): { kind: CompareRow['kind']; text: string } |
     }
     case 'tool-dispatch':
       return { kind: 'call', text: `${event.alias}(${JSON.stringify(event.arguments)})` };
+    // What ran when it is not what was asked: the person's edited arguments, or a denial. (Who
+    // approved is not compared: a replay approves from its recording, the recording by a person.)
+    case 'approval-decision':
+      if (event.decision.kind === 'approve-edited')
+        return {
+          kind: 'call',
+          text: `${event.alias} ran with edited arguments (${JSON.stringify(event.decision.arguments ?? null)})`,
+        };
+      if (event.decision.kind === 'deny')
+        return { kind: 'call', text: `${event.alias} denied: ${event.decision.reason ?? ''}` };
+      return undefined;
     case 'tool-output':
       return { kind: 'call', text: `${event.alias} → ${event.trust}: ${JSON.stringify(event.output.slice(0, 200))}` };
     case 'tool-error':

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ComparedRun, RunComparison, RunSummary } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
 import { changedPart } from './compare-diff';
@@ -66,10 +66,20 @@ export function HistoryView({
         ...(window && { from: window.from, count: COMPARE_PAGE_ROWS }),
       });
       setComparison(result);
+      // A new comparison opens at its first difference: that row is scrolled to and focused.
+      if (!window) setOpenAt(result.firstDifference);
     } catch (failure) {
       setError(describeError(failure));
     }
   };
+  const [openAt, setOpenAt] = useState<number | null>(null);
+  useEffect(() => {
+    if (openAt === null) return;
+    setOpenAt(null);
+    const row = document.querySelector<HTMLElement>(`.compare-table tr[data-row="${openAt}"]`);
+    row?.scrollIntoView({ block: 'start' });
+    row?.focus({ preventScroll: true });
+  }, [openAt, comparison]);
   const firstShown = comparison?.rows[0]?.index ?? 1;
   const lastShown = comparison?.rows.at(-1)?.index ?? 0;
 
@@ -308,10 +318,18 @@ export function HistoryView({
                       key={row.index}
                       className={`${row.same ? 'row-same' : 'row-differs'}${row.index === comparison.fork?.row ? ' fork-point' : ''}`}
                       data-same={row.same}
+                      data-row={row.index}
+                      tabIndex={row.index === comparison.firstDifference ? -1 : undefined}
+                      aria-label={
+                        row.index === comparison.firstDifference ? `First difference, row ${row.index}` : undefined
+                      }
                     >
                       <td>
                         {row.index}
                         {row.index === comparison.fork?.row ? <span className="tag">fork point</span> : null}
+                        {row.index === comparison.firstDifference ? (
+                          <span className="tag">first difference</span>
+                        ) : null}
                       </td>
                       <td>{row.kind}</td>
                       <td>

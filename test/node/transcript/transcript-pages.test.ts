@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { RunEvent } from '../../../common/run-events.js';
 import { compareRuns, compareTranscripts } from '../../../main/core/transcript/run-history.js';
 import {
   readTranscriptPage,
@@ -190,6 +191,45 @@ describe('comparing two runs as streams', () => {
       { kind: 'log', index: 19_000, left: 'line 19000', right: 'CHANGED 19000', same: false },
     ]);
     expect(page).toMatchObject({ compared: 19_050, complete: false });
+  });
+
+  it('a call that ran with edited arguments shows what ran, and a denial its reason; who approved is not compared', () => {
+    const base = { t: '2026-01-01T00:00:00.000Z' };
+    const events = (runId: string, decision: Record<string, unknown>): RunEvent[] =>
+      [
+        { type: 'tool-dispatch', callId: 'c1', alias: 'send', arguments: { to: 'a@example.com' }, count: 1 },
+        {
+          type: 'approval-decision',
+          callId: 'c1',
+          alias: 'send',
+          proposedArguments: { to: 'a@example.com' },
+          decision: { at: base.t, ...decision },
+        },
+      ].map((event, index) => ({ ...base, runId, seq: index + 1, ...event }) as RunEvent);
+    const edited = compareRuns(
+      events('a', { kind: 'approve', source: 'policy' }),
+      events('b', { kind: 'approve-edited', source: 'studio', arguments: { to: 'me@example.com' } }),
+    );
+    expect(edited.rows.filter((row) => !row.same)).toEqual([
+      {
+        kind: 'call',
+        index: 2,
+        left: null,
+        right: 'send ran with edited arguments ({"to":"me@example.com"})',
+        same: false,
+      },
+    ]);
+    // A replay approves from its recording, the recording by a person: the same run, no difference.
+    const replayed = compareRuns(
+      events('a', { kind: 'approve', source: 'studio' }),
+      events('b', { kind: 'approve', source: 'replay' }),
+    );
+    expect(replayed.firstDifference).toBeNull();
+    const denied = compareRuns(
+      events('a', { kind: 'approve', source: 'studio' }),
+      events('b', { kind: 'deny', source: 'studio', reason: 'not that address' }),
+    );
+    expect(denied.rows.filter((row) => !row.same).map((row) => row.right)).toEqual(['send denied: not that address']);
   });
 
   it('pages a comparison with from/count, and says when both runs ended', () => {
