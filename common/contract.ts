@@ -35,6 +35,8 @@ import {
   RecentWorkspacesSchema,
   WorkspaceStateSchema,
   SpendingCapSettingSchema,
+  WorkspaceFilesSchema,
+  FileViewSchema,
 } from './studio-schemas.js';
 import { TrustListSchema, WorkspaceTrustSchema } from './trust-schemas.js';
 import {
@@ -147,6 +149,15 @@ export const contractMethods = {
     request: z.strictObject({ path: RelativePathSchema }),
     response: z.object({ deleted: z.literal(true), recording: z.string().nullable() }),
   },
+
+  /** The workspace's files for the file tree and quick open: bounded, without `.git` and `node_modules`. */
+  'files:list': { request: z.strictObject({}), response: WorkspaceFilesSchema },
+  /**
+   * One file of the workspace as the viewer shows it: its text (at most 2 MiB), or why not
+   * (too large, binary, not a regular file). Refused with `outside-workspace` for a path, or a
+   * link, that leads outside the workspace.
+   */
+  'file:view': { request: z.strictObject({ path: RelativePathSchema }), response: FileViewSchema },
 
   /**
    * Chooses the model of an agent's live runs in the open workspace (`null`: its default again).

@@ -187,6 +187,26 @@ export const SpendingCapSettingSchema = z.object({
   problem: z.string().nullable(),
 });
 
+/** The workspace's files for the file tree and quick open (bounded; see main/core/studio/workspace-files.ts). */
+export const WorkspaceFilesSchema = z.object({
+  files: z.array(
+    z.object({
+      /** Workspace-relative, with `/`. */
+      path: z.string(),
+      /** `link-outside`: a symbolic link that leads outside the workspace (never opened). `other`: a FIFO, socket, device. */
+      kind: z.enum(['folder', 'file', 'link-outside', 'other']),
+    }),
+  ),
+  /** More files than listed (the listing stops at 5,000 entries and 16 levels). */
+  truncated: z.boolean(),
+});
+
+/** One file as the viewer shows it: its text (editable for an agent script), or why it is not shown. */
+export const FileViewSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), text: z.string(), editable: z.boolean() }),
+  z.object({ kind: z.enum(['too-large', 'binary', 'unreadable']), message: z.string() }),
+]);
+
 /** Everything the explorer shows for the open workspace. */
 export const WorkspaceStateSchema = z.object({
   root: z.string(),
@@ -402,6 +422,8 @@ export type RecentWorkspaces = z.infer<typeof RecentWorkspacesSchema>;
 export type ToolSummary = z.infer<typeof ToolSummarySchema>;
 export type ToolAnnotations = z.infer<typeof ToolAnnotationsSchema>;
 export type AgentModelInfo = z.infer<typeof AgentModelInfoSchema>;
+export type WorkspaceFiles = z.infer<typeof WorkspaceFilesSchema>;
+export type FileView = z.infer<typeof FileViewSchema>;
 export type SpendingCapSetting = z.infer<typeof SpendingCapSettingSchema>;
 export type ModelSummary = z.infer<typeof ModelSummarySchema>;
 export type RunSummary = z.infer<typeof RunSummarySchema>;

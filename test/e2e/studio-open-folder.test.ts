@@ -34,13 +34,15 @@ describe('studio: "Open a folder…" asks for a folder and opens it as the works
     expect(methods.slice(0, 2).sort()).toEqual(['workspace:recent', 'workspace:state']);
     expect(methods.slice(2, 4)).toEqual(['workspace:choose', 'workspace:open']);
     // The explorer then loads, in whatever order their effects run: pending approvals and MCP
-    // servers' questions, the open agent, the workspace's trust, the person's approval rules (for the header's Rules button),
-    // and the workspace's MCP servers (none here). Since workspace trust, opening a folder starts
+    // servers' questions, the open agent, the workspace's trust, the person's approval rules (for
+    // the header's Rules button), the files for the explorer's file tree, and the workspace's MCP
+    // servers (none here). Since workspace trust, opening a folder starts
     // no server: the explorer reads them with `mcp:status` (which starts none, and is read again
     // once the trust is known), never `mcp:list` (which starts them).
     expect([...new Set(methods.slice(4))].sort()).toEqual([
       'approval:list',
       'file:read',
+      'files:list',
       'mcp:questions',
       'mcp:status',
       'rules:list',

@@ -71,6 +71,8 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'file:save-as': ({ name, text }) => service.saveAgentAs(name, text),
     'file:rename': ({ path, name }) => service.renameAgent(path, name),
     'file:delete': ({ path }, { press }) => service.deleteAgent(path, press),
+    'files:list': () => service.listFiles(),
+    'file:view': ({ path }) => service.viewFile(path),
     'model:choose': ({ path, model }) => service.chooseModel(path, model),
     'settings:spending-cap': () => service.spendingCap.read(),
     'settings:set-spending-cap': (cap) => service.spendingCap.set(cap),

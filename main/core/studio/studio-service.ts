@@ -16,6 +16,8 @@ import type {
   StudioDecision,
   TranscriptPage,
   WorkspaceState,
+  WorkspaceFiles,
+  FileView,
   RecentWorkspaces as RecentWorkspacesList,
 } from '../../../common/studio-schemas.js';
 import { PendingApprovals } from '../approval/pending-approvals.js';
@@ -51,6 +53,7 @@ import { describeWorkspace, toPendingApproval } from './studio-views.js';
 import { StudioRules } from './studio-rules.js';
 import { ModelChoices, StudioModelChoices } from './model-choices.js';
 import { SpendingCap } from './spending-cap.js';
+import { listWorkspaceFiles, viewWorkspaceFile } from './workspace-files.js';
 import {
   createAgent,
   deleteAgent,
@@ -395,6 +398,16 @@ export class StudioService {
     await this.models.agentMoved(root, agent, result.path);
     await this.refresh();
     return result;
+  }
+
+  /** The workspace's files for the file tree and quick open (bounded). */
+  listFiles(): Promise<WorkspaceFiles> {
+    return listWorkspaceFiles(this.requireWorkspace().root);
+  }
+
+  /** One file as the viewer shows it, or why it is not shown. */
+  viewFile(relative: string): FileView {
+    return viewWorkspaceFile(this.requireWorkspace().root, relative);
   }
 
   /** Chooses the model of an agent's live runs (kept in the config folder); see `model:choose`. */

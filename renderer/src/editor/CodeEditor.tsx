@@ -65,6 +65,8 @@ export interface CodeEditorProps {
   /** Keeps the state of the document of `documentKey`; read when the editor is (re)built. */
   stateKeeper?: EditorStateKeeper;
   className?: string;
+  /** Shown, selectable and searchable, never changed (the file viewer). */
+  readOnly?: boolean;
 }
 
 const sharedTheme = EditorView.theme({
@@ -187,6 +189,7 @@ export const CodeEditor = forwardRef<CodeEditorHandle, CodeEditorProps>(function
       }),
     ];
     if (language) extensions.push(language);
+    if (latest.current.readOnly) extensions.push(EditorState.readOnly.of(true));
     if (lint)
       extensions.push(
         lintGutter(),

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { RunEvent } from '../../../common/run-events.js';
 import { AboutPanel } from './AboutPanel';
+import { QuickOpen } from './QuickOpen';
 import { describeError, useStudioEvent } from './studio-api';
 import { hidesRunPanel, narrowsRunPanel, type HeaderViewContext } from './header-views';
 import { windowActionHandlers } from './window-actions';
@@ -36,6 +37,7 @@ export function App() {
   const [aboutOpen, setAboutOpen] = useState(false);
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const [paletteOpen, setPaletteOpen] = useState(false);
+  const [quickOpenOpen, setQuickOpenOpen] = useState(false);
   const [banner, setBanner] = useState<string | null>(null);
   const [tab, setTab] = useState<RunTab>('conversation');
   // A test case opened at the step where it diverged: the run panel shows its conversation there.
@@ -142,6 +144,7 @@ export function App() {
     showApprovals,
     panels,
     openPalette: () => setPaletteOpen(true),
+    openQuickOpen: () => setQuickOpenOpen(true),
     openShortcuts: () => setShortcutsOpen(true),
     openAbout: () => setAboutOpen(true),
     toggleTheme,
@@ -149,7 +152,12 @@ export function App() {
     chooseFolder: () => void chooseFolder(),
   });
   const modalOpen =
-    center.confirm !== null || shortcutsOpen || paletteOpen || runs.missingKey !== null || fileActions.dialog !== null;
+    center.confirm !== null ||
+    shortcutsOpen ||
+    paletteOpen ||
+    quickOpenOpen ||
+    runs.missingKey !== null ||
+    fileActions.dialog !== null;
   useShortcuts(actionHandlers, modalOpen);
 
   return (
@@ -287,6 +295,19 @@ export function App() {
         {aboutOpen ? <AboutPanel id="about-panel" onClose={() => setAboutOpen(false)} /> : null}
       </div>
 
+      {quickOpenOpen && workspace ? (
+        <QuickOpen
+          workspace={workspace}
+          onClose={() => setQuickOpenOpen(false)}
+          onOpen={(target) => {
+            if (target.kind === 'agent') void openAgent(target.path);
+            else if (target.kind === 'run') headerViewContext.openRunAt(target.runId);
+            else if (target.kind === 'tool') selectView({ kind: 'tool', alias: target.alias });
+            else if (target.kind === 'model') selectView({ kind: 'catalog', file: 'models.yaml' });
+            else selectView({ kind: 'file', path: target.path });
+          }}
+        />
+      ) : null}
       <AppDialogs
         confirm={center.confirm}
         onAnswerConfirm={center.answerConfirm}

@@ -4,6 +4,7 @@ import type { RunSummary, WorkspaceState } from '../../../common/studio-schemas.
 import { CatalogEditor } from '../catalog/CatalogEditor';
 import { AgentEditor } from '../editor/AgentEditor';
 import { AgentTabs } from '../editor/AgentTabs';
+import { FileViewer } from '../editor/FileViewer';
 import { openFilesStore } from '../editor/open-files-store';
 import type { AgentBuffers } from '../editor/use-agent-buffers';
 import { HistoryView } from '../history/HistoryView';
@@ -95,6 +96,7 @@ export function WorkspaceArea({
       ) : null}
       {view.kind === 'tool' ? <ToolTrialView alias={view.alias} tools={workspace.tools} theme={theme} /> : null}
       <HeaderViewContent view={view} context={headerViewContext} />
+      {view.kind === 'file' ? <FileViewer key={view.path} path={view.path} theme={theme} /> : null}
       {view.kind === 'history' ? <HistoryView runs={workspace.runs} onOpen={onOpenRun} onReplay={onReplayRun} /> : null}
       {view.kind === 'none' && workspace.agents.length === 0 ? (
         <div className="no-agents">

@@ -47,6 +47,7 @@ export type ActionId =
   | 'stop'
   | 'save'
   | 'palette'
+  | 'quick-open'
   | 'shortcuts'
   | 'toggle-explorer'
   | 'toggle-run-panel'
@@ -126,6 +127,16 @@ export const actionSpecs: readonly ActionSpec[] = [
     matches: (event) => mod(event) && event.shiftKey && letter(event, 'P'),
     whileTyping: true,
     keywords: 'commands',
+  },
+  {
+    id: 'quick-open',
+    title: 'Quick open: an agent, a run, a tool, a model or a file by name',
+    keys: 'Ctrl/⌘ + P',
+    scope: 'window',
+    // A chord: it works in an editor too (no editor binds it), and the browser's print never opens.
+    matches: (event) => mod(event) && !event.shiftKey && letter(event, 'P'),
+    whileTyping: true,
+    keywords: 'go to file find search open',
   },
   {
     id: 'shortcuts',

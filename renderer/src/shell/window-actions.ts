@@ -20,6 +20,7 @@ export function windowActionHandlers(deps: {
   showApprovals: () => void;
   panels: PanelLayoutControls;
   openPalette: () => void;
+  openQuickOpen: () => void;
   openShortcuts: () => void;
   openAbout: () => void;
   toggleTheme: () => void;
@@ -37,6 +38,7 @@ export function windowActionHandlers(deps: {
     stop: { run: () => void runs.stopRun(), unavailable: runs.liveRunIds.size > 0 ? null : 'nothing is running' },
     save: { run: deps.saveAgent, unavailable: view.kind === 'agent' && agent ? null : 'open an agent first' },
     palette: { run: deps.openPalette },
+    'quick-open': { run: deps.openQuickOpen, unavailable: noWorkspace },
     shortcuts: { run: deps.openShortcuts },
     'toggle-explorer': { run: () => panels.toggleExplorer() },
     'toggle-run-panel': { run: () => panels.toggleRunPanel(), unavailable: noWorkspace },

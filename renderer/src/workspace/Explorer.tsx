@@ -4,6 +4,7 @@ import { agentNameOf } from '../../../common/agent-name.js';
 import type { HeaderViewKind } from '../shell/header-views';
 import { ToolClaims } from '../approvals/ToolClaims';
 import { useRovingList } from '../shell/use-roving-list';
+import { FileTree } from './FileTree';
 import './workspace.css';
 
 /** What the center area shows. */
@@ -15,6 +16,8 @@ export type CenterView =
   /** A view opened from the header (Tests, Credentials, Trust): see shell/header-views.tsx. */
   | { kind: HeaderViewKind }
   | { kind: 'history' }
+  /** A workspace file in the read-only viewer (the file tree, quick open). */
+  | { kind: 'file'; path: string }
   | { kind: 'none' };
 
 function ProblemBadge({ count, label }: { count: number; label: string }) {
@@ -196,6 +199,17 @@ export function Explorer({
           ))}
           {workspace.runs.length === 0 ? <li className="muted small">No runs yet</li> : null}
         </ul>
+      </section>
+      <section className="explorer-section" aria-label="Files">
+        <h2>Files</h2>
+        <FileTree
+          workspaceRoot={workspace.root}
+          current={view.kind === 'file' ? view.path : view.kind === 'agent' ? view.path : undefined}
+          // An agent opens in its editor (editable); any other file in the read-only viewer.
+          onOpenFile={(path) =>
+            onSelect(workspace.agents.includes(path) ? { kind: 'agent', path } : { kind: 'file', path })
+          }
+        />
       </section>
     </nav>
   );

@@ -135,6 +135,8 @@ const steps: Record<ContractMethodName, () => Promise<unknown>> = {
   'file:save-as': () => ok('file:save-as', { name: 'glue-copy', text: script }),
   'file:rename': () => ok('file:rename', { path: 'agents/glue-copy.lua', name: 'glue-renamed' }),
   'file:delete': () => ok('file:delete', { path: 'agents/glue-renamed.lua' }),
+  'files:list': () => ok('files:list', {}),
+  'file:view': () => ok('file:view', { path: 'agents/glue.lua' }),
   'model:choose': () => ok('model:choose', { path: 'agents/glue.lua', model: 'elsewhere' }),
   'settings:spending-cap': () => ok('settings:spending-cap', {}),
   'settings:set-spending-cap': () => ok('settings:set-spending-cap', { maxTokens: null, maxCost: null }),

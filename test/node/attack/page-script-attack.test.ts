@@ -84,6 +84,8 @@ function requestFor(method: ContractMethodName, runId: string): unknown {
     'file:save-as': { name: 'planted-copy', text: "log('x')\n" },
     'file:rename': { path: 'agents/planted.lua', name: 'planted-renamed' },
     'file:delete': { path: 'agents/pick.lua' },
+    'files:list': {},
+    'file:view': { path: 'agents/chat.lua' },
     'model:choose': { path: 'agents/chat.lua', model: 'elsewhere' },
     'settings:spending-cap': {},
     'settings:set-spending-cap': { maxTokens: null, maxCost: null },
