@@ -227,6 +227,11 @@ export const contractMethods = {
       script: RelativePathSchema,
       text: z.string().optional(),
       model: z.string().min(1).optional(),
+      /**
+       * The person's message to the agent: the script receives it as `...` (`local message = ...`),
+       * and its run-start records it. At most 100,000 characters.
+       */
+      input: z.string().max(100_000).optional(),
       /** A workspace-relative transcript to replay offline. */
       replay: RelativePathSchema.optional(),
       cpuLimitSeconds: z.number().positive().optional(),

@@ -156,6 +156,12 @@ export const RunEventSchema = z.discriminatedUnion('type', [
      * no model: none is resolved, `model` is absent, and `models.chat` would fail.
      */
     toolTrial: z.object({ alias: z.string() }).optional(),
+    /**
+     * The value the script received as its chunk argument (`local message = ...`): the message the
+     * person typed in the studio, `--input` at the terminal, a test case's `input`, a tool trial's
+     * call. Absent when the script received none. A replay or fork of this run gives it again.
+     */
+    input: json.optional(),
     /** Set when this run replays a transcript. */
     replayOf: z.string().optional(),
     /** Set when this run is a fork of an earlier run: answered from its recording up to the step. */

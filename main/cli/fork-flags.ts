@@ -10,8 +10,11 @@ import type { CliIo } from './cli-io.js';
 /** Largest file an `--edit-*` flag reads with `@FILE`. */
 const MAX_EDIT_FILE_BYTES = 16 << 20;
 
-/** An `--edit-*` value: the text itself, `@FILE` for a file's text, `@@...` for text starting with `@`. */
-async function flagText(flag: string, value: string, io: CliIo): Promise<string> {
+/**
+ * An `--edit-*` or `--input` value: the text itself, `@FILE` for a file's text, `@@...` for text
+ * starting with `@`.
+ */
+export async function flagText(flag: string, value: string, io: CliIo): Promise<string> {
   if (!value.startsWith('@') || value.startsWith('@@')) return value.startsWith('@@') ? value.slice(1) : value;
   const file = path.resolve(io.cwd, value.slice(1));
   try {

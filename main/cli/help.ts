@@ -45,6 +45,9 @@ Options:
   --model ALIAS          model alias from models.yaml
   --base-url URL         one-off OpenAI-compatible endpoint, with --model-id (key from the
   --model-id ID          keychain entry "openai-compatible" or OPENAI_API_KEY, if any)
+  --input TEXT           the message the script receives as ... (local message = ...); @FILE
+                         reads it from a file, @@ starts a text with @ (a replay gives the
+                         recorded one)
   --approve MODE         ask | auto | deny: who answers the calls that still ask once your
                          approval rules, the tools' policies and the taint rule have had their
                          say (default: ask on a terminal, deny otherwise)

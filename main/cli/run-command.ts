@@ -18,7 +18,7 @@ import { InterruptedError, stopText, untilInterrupted, UsageError } from './cli-
 import { forLauncher, type CliIo, type Printer } from './cli-io.js';
 import { loadCatalogModules, workspaceRoot, type CatalogModules } from './cli-workspace.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
-import { forkOptions } from './fork-flags.js';
+import { flagText, forkOptions } from './fork-flags.js';
 import { TerminalApprover } from './terminal-approver.js';
 import { TerminalMcpPerson } from './terminal-mcp-person.js';
 import { shellWord, terminalSafeJson } from './terminal-text.js';
@@ -90,6 +90,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
     timeout: { type: 'string' },
     'max-run-tokens': { type: 'string' },
     'max-run-cost': { type: 'string' },
+    input: { type: 'string' },
     'fork-at': { type: 'string' },
     'edit-output': { type: 'string' },
     'edit-reply': { type: 'string' },
@@ -117,6 +118,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
   if (values['base-url'] !== undefined && !URL.canParse(values['base-url']))
     throw new UsageError(`--base-url is not a URL: "${values['base-url']}"`);
   const fork = await forkOptions(values, io);
+  const input = values.input === undefined ? undefined : await flagText('--input', values.input, io);
   if (
     values.replay !== undefined &&
     fork === undefined &&
@@ -258,6 +260,7 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
         endpoint: { baseUrl: values['base-url'], modelId: values['model-id']! },
       }),
       ...(values.replay !== undefined && { replayPath: path.resolve(io.cwd, values.replay) }),
+      ...(input !== undefined && { input }),
       ...(fork && { fork: { ...fork, transcriptName: values.replay! } }),
       ...(values.transcript !== undefined
         ? { transcriptPath: path.resolve(io.cwd, values.transcript) }

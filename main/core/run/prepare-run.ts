@@ -92,7 +92,10 @@ export interface PrepareRunOptions {
   surface?: Surface;
   /** `--base-url` and `--model-id`: a one-off OpenAI-compatible endpoint. */
   endpoint?: { baseUrl: string; modelId: string };
-  /** A value the script receives as `...` (a tool trial's call); see `RunOptions.input`. */
+  /**
+   * A value the script receives as `...` (the person's message, `--input`, a tool trial's call); see
+   * `RunOptions.input`. A replay or fork without one gives the script the recorded run's.
+   */
   input?: JsonValue;
   /**
    * A tool trial of `alias` (the studio's "Try a tool"): the run calls no model, so none is
@@ -235,6 +238,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     forkRecording(replay, options.fork, { script, displayPath, workspace, live, surface: options.surface });
   }
   const offline = replay !== undefined && !live;
+  const input = options.input ?? replay?.start.input;
   let mcpManager: McpServerManager | undefined;
   const secretValues: string[] = [];
   const models = options.toolTrial
@@ -381,7 +385,8 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     taint,
     ...(replay && { replay }),
     ...(options.limits && { limits: options.limits }),
-    ...(options.input !== undefined && { input: options.input }),
+    // A replay or a fork gives the script what the recorded run received, unless told otherwise.
+    ...(input !== undefined && { input }),
     ...(transcriptPath && { transcriptPath }),
     secrets: secretValues,
     workspace: workspace.root,

@@ -267,6 +267,7 @@ export class Run {
       ...(options.defaultModel && { model: options.defaultModel }),
       limits: this.limits,
       ...(options.toolTrial && { toolTrial: options.toolTrial }),
+      ...(options.input !== undefined && { input: options.input }),
       ...(options.replay &&
         (options.replay.forkOrigin ? { forkOf: options.replay.forkOrigin } : { replayOf: options.replay.path })),
     });

@@ -14,6 +14,10 @@ const HOST_API_TEMPLATE = `-- {{name}}: a new agent. It runs as it is, offline a
 -- log(...) (or print) writes one line to the run's log.
 log('hello from {{name}}')
 
+-- ... is the message you type under the editor ("Message to the agent"), or --input at the
+-- terminal; nil when there is none.
+local message = ... or 'Say hello to {{name}} in five words.'
+
 -- tools.call(alias, args) dispatches a tool of the catalog (tools.yaml, plus the builtins echo,
 -- read_file, list_files, http_get and now). The arguments are checked against the tool's JSON
 -- Schema, the approval gate decides, and the output comes back: a string, or a table for a tool
@@ -42,7 +46,7 @@ log('wrapped text:\\n' .. wrapped)
 -- turns that into a message instead of ending the run.
 local chat_ok, result = pcall(models.chat, {
   { role = 'system', content = 'You are terse.' },
-  { role = 'user', content = 'Say hello to {{name}} in five words.' },
+  { role = 'user', content = message },
 })
 if chat_ok then
   log('model: ' .. result.content)

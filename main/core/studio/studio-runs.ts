@@ -57,6 +57,7 @@ export interface StartRunRequest {
   script: string;
   text?: string;
   model?: string;
+  input?: string;
   replay?: string;
   cpuLimitSeconds?: number;
   memoryLimitMiB?: number;
@@ -121,6 +122,7 @@ export class StudioRuns {
         scriptFile,
         ...(request.text !== undefined && { scriptText: request.text }),
         ...(request.model && { model: request.model }),
+        ...(request.input !== undefined && { input: request.input }),
         ...(request.replay && { replayPath: this.host.resolve(request.replay) }),
         limits: {
           ...(request.cpuLimitSeconds !== undefined && { cpuMs: request.cpuLimitSeconds * 1000 }),

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { WorkspaceState } from '../../../common/studio-schemas.js';
 import { CodeEditor, type EditorStateKeeper } from './CodeEditor';
 import { openFilesStore } from './open-files-store';
+import { MAX_MESSAGE_CHARS, agentMessages, useAgentMessage } from './agent-messages';
 import { stopShortcutLabel } from '../shell/keyboard';
 import { luaCompletion, luaDiagnostics, luaLanguage } from './lua-language';
 import type { Theme } from '../shell/theme';
@@ -36,6 +37,8 @@ export function AgentEditor({
   onSave: () => void;
 }) {
   const catalog = useRef({ tools: [] as string[], models: [] as string[] });
+  const message = useAgentMessage(path);
+  const messageId = `agent-message-${path}`;
   // The agent's model list: its default, the person's choice (kept by main in the config folder).
   const models = workspace.agentModels[path];
   const chosen = models?.chosen ?? null;
@@ -187,6 +190,21 @@ export function AgentEditor({
           {modelError.text}
         </p>
       ) : null}
+      <div className="agent-message">
+        <label htmlFor={messageId}>Message</label>
+        <textarea
+          id={messageId}
+          className="text-input agent-message-input"
+          rows={1}
+          value={message}
+          maxLength={MAX_MESSAGE_CHARS}
+          onChange={(event) => agentMessages.set(path, event.target.value)}
+          aria-describedby={`${messageId}-hint`}
+        />
+        <span id={`${messageId}-hint`} className="muted small agent-message-hint">
+          the script’s <code>...</code>
+        </span>
+      </div>
       <div className="agent-editor-body">
         <CodeEditor
           documentKey={`${path}#${revision}`}

@@ -66,6 +66,15 @@ function ItemView({
             <> with no model (tool trial)</>
           ) : null}
           {item.event.replayOf ? <span className="tag">replay</span> : null}
+          {/* The message the script received as `...` (a tool trial's input is its call, shown below). */}
+          {item.event.input !== undefined && !item.event.toolTrial ? (
+            <div className="conversation-input">
+              <span className="role-label">Message</span>
+              <InertText
+                text={typeof item.event.input === 'string' ? item.event.input : JSON.stringify(item.event.input)}
+              />
+            </div>
+          ) : null}
         </div>
       );
     case 'request':

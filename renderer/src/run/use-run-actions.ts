@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ContractRequest } from '../../../common/contract.js';
 import type { RunSummary, WorkspaceState } from '../../../common/studio-schemas.js';
+import { agentMessages } from '../editor/agent-messages';
 import type { OpenFile } from '../editor/open-files-store';
 import { call, describeError } from '../shell/studio-api';
 import { findMissingKey, type MissingKey } from './key-check';
@@ -77,7 +78,14 @@ export function useRunActions({
     if (!agent || !agentShown) return;
     // The model the agent's list shows: the person's choice for it in this workspace, else its default.
     const model = workspace?.agentModels[agent.path]?.chosen ?? null;
-    void startRun({ script: agent.path, text: agent.text, ...(model !== null && { model }) }).then((runId) => {
+    // The message typed under the toolbar, if any: the script receives it as `...`.
+    const input = agentMessages.get(agent.path);
+    void startRun({
+      script: agent.path,
+      text: agent.text,
+      ...(model !== null && { model }),
+      ...(input !== '' && { input }),
+    }).then((runId) => {
       keyCheckRun.current = runId;
     });
   };

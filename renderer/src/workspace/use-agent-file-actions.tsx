@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { WorkspaceState } from '../../../common/studio-schemas.js';
 import { agentNameOf } from '../../../common/agent-name.js';
+import { agentMessages } from '../editor/agent-messages';
 import { isDirty, openFilesStore } from '../editor/open-files-store';
 import { runStore } from '../run/run-hooks';
 import { call, StudioCallError } from '../shell/studio-api';
@@ -165,6 +166,7 @@ export function useAgentFileActions({
       await openFilesStore.during([from, typedPath(name)], async () => {
         const renamed = await call('file:rename', { path: from, name });
         openFilesStore.renamed(from, renamed.path);
+        agentMessages.renamed(from, renamed.path);
       });
     }));
 
