@@ -41,10 +41,9 @@ describe('studio: what a run costs, and the spending cap', () => {
     await studio.page.getByRole('button', { name: 'Credentials' }).click();
     const cap = studio.page.getByRole('region', { name: 'Spending cap' });
     await cap.getByRole('textbox', { name: 'Tokens per run' }).fill('-3');
-    expect(await cap.getByText('Tokens per run: type a positive number, or leave it empty for no cap.').count()).toBe(
-      1,
-    );
-    expect(await cap.getByRole('button', { name: 'Save cap' }).isDisabled()).toBe(true);
+    // The form checks as the person types: wait for its word, then the button it turned off.
+    await cap.getByText('Tokens per run: type a positive number, or leave it empty for no cap.').waitFor();
+    await expect.poll(() => cap.getByRole('button', { name: 'Save cap' }).isDisabled()).toBe(true);
     await cap.getByRole('textbox', { name: 'Tokens per run' }).fill('100');
     await cap.getByRole('button', { name: 'Save cap' }).click();
     await cap
@@ -65,6 +64,8 @@ describe('studio: what a run costs, and the spending cap', () => {
       .waitFor();
 
     await studio.page.getByRole('button', { name: 'Credentials' }).click();
+    // The saved cap shows once read (what is typed before then stays), and the person clears it.
+    await expect.poll(() => cap.getByRole('textbox', { name: 'Tokens per run' }).inputValue()).toBe('100');
     await cap.getByRole('textbox', { name: 'Tokens per run' }).fill('');
     await cap.getByRole('button', { name: 'Save cap' }).click();
     await cap.getByRole('status').filter({ hasText: 'No cap' }).waitFor();

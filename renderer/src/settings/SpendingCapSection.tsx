@@ -1,5 +1,5 @@
 /** Credentials → Spending cap: the tokens and dollars a run of the studio may spend, kept by main. */
-import { useEffect, useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { SpendingCapSetting } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
 
@@ -31,6 +31,8 @@ export function SpendingCapSection() {
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // What the person typed before the saved cap was read is theirs: the read never overwrites it.
+  const typed = useRef({ tokens: false, dollars: false });
 
   useEffect(() => {
     let live = true;
@@ -38,8 +40,8 @@ export function SpendingCapSection() {
       .then((read) => {
         if (!live) return;
         setCap(read);
-        setTokens(read.maxTokens === null ? '' : String(read.maxTokens));
-        setDollars(read.maxCost === null ? '' : String(read.maxCost));
+        if (!typed.current.tokens) setTokens(read.maxTokens === null ? '' : String(read.maxTokens));
+        if (!typed.current.dollars) setDollars(read.maxCost === null ? '' : String(read.maxCost));
       })
       .catch((failure: unknown) => live && setError(describeError(failure)));
     return () => {
@@ -92,7 +94,10 @@ export function SpendingCapSection() {
             className="text-input"
             inputMode="numeric"
             value={tokens}
-            onChange={(event) => setTokens(event.target.value)}
+            onChange={(event) => {
+              typed.current.tokens = true;
+              setTokens(event.target.value);
+            }}
             placeholder="no cap"
             aria-invalid={tokensField.problem !== null}
             aria-describedby={tokensField.problem ? `${id}-tokens-problem` : undefined}
@@ -110,7 +115,10 @@ export function SpendingCapSection() {
             className="text-input"
             inputMode="decimal"
             value={dollars}
-            onChange={(event) => setDollars(event.target.value)}
+            onChange={(event) => {
+              typed.current.dollars = true;
+              setDollars(event.target.value);
+            }}
             placeholder="no cap"
             aria-invalid={dollarsField.problem !== null}
             aria-describedby={dollarsField.problem ? `${id}-dollars-problem` : undefined}
