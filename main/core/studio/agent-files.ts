@@ -79,6 +79,18 @@ export function checkAgentName(typed: string): string {
       'is a reserved device name on Windows (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM1-9, LPT1-9)',
       'pick another name',
     );
+  // What the New agent hint promises: letters and digits of any script, -, _ and dots inside. A
+  // space or a sign would need quoting at the terminal and in a test case's `agent:`.
+  const other = /[^\p{L}\p{M}\p{N}._-]/u.exec(name)?.[0];
+  if (other !== undefined)
+    refuse(
+      other === ' '
+        ? 'contains a space'
+        : /\s/u.test(other)
+          ? `contains the space character ${codePoint(other)}`
+          : `contains ${JSON.stringify(other)}`,
+      'use letters, digits, - or _ instead (my-agent, not my agent)',
+    );
   const bytes = Buffer.byteLength(name, 'utf8');
   if (bytes > MAX_AGENT_NAME_BYTES)
     refuse(`is ${bytes} bytes long`, `keep it to ${MAX_AGENT_NAME_BYTES} bytes (UTF-8)`);

@@ -85,7 +85,7 @@ export function AgentNameDialog({
           </span>
         </div>
         <p id={hintId} className="muted small">
-          Letters, digits, - and _; the file is <code>agents/NAME.lua</code>.
+          Letters, digits, - and _ (a dot inside too); the file is <code>agents/NAME.lua</code>.
         </p>
         {error !== null ? (
           <p id={errorId} className="error-text field-error" role="alert">

@@ -99,6 +99,12 @@ describe('file:create: a new agent from the host-api template', () => {
     ['nul\u0000byte', /contains a control character/],
     ['a:b', /contains one of < > : " \| \? \*/],
     ['x'.repeat(101), /is 101 bytes long; keep it to 100 bytes/],
+    ['my agent', /contains a space; use letters, digits, - or _ instead \(my-agent, not my agent\)/],
+    ['a+b', /contains "\+"; use letters, digits, - or _/],
+    ['price$', /contains "\$"/],
+    ['robot🤖', /contains "🤖"/],
+    ['50%', /contains "%"/],
+    ['a\u00a0b', /contains the space character U\+00A0/],
     ['é'.repeat(51), /is 102 bytes long/],
   ])('refuses the name %j with a message that says what to change', async (name, message) => {
     const { studio: s, root } = await withEmptyFolder();
@@ -111,7 +117,17 @@ describe('file:create: a new agent from the host-api template', () => {
 
   it('accepts ordinary names, including CONSOLE, com10 and non-ASCII ones', async () => {
     const { studio: s } = await withEmptyFolder();
-    for (const name of ['CONSOLE', 'com10', 'my agent', 'ågent-2', 'x'.repeat(100)])
+    for (const name of [
+      'CONSOLE',
+      'com10',
+      'my_agent',
+      'ågent-2',
+      'v1.2',
+      'cafe\u0301',
+      'вопрос',
+      '質問',
+      'x'.repeat(100),
+    ])
       expect((await s.call('file:create', { name })).path).toBe(`agents/${name}.lua`);
   });
 
