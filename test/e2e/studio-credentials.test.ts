@@ -126,10 +126,26 @@ describe('studio: Credentials sets a secret tools.yaml names, write-only, in the
     const field = row().getByLabel(`Value of the ${noun}`);
     expect(await field.getAttribute('type')).toBe('password');
     await field.fill(value);
-    await row()
-      .getByRole('button', { name: `Set ${noun}` })
-      .click();
-    await studio.page.getByText(`Stored the ${noun} in the keychain.`).waitFor();
+    // The keychain's status read is held back (a slow keychain): the row says "set" from the
+    // store's own answer, without waiting for it (it used to say "not set" until the read came).
+    const service = studio.service;
+    const realStatus = service.keyStatus.bind(service);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    service.keyStatus = async () => {
+      await held;
+      return realStatus();
+    };
+    try {
+      await row()
+        .getByRole('button', { name: `Set ${noun}` })
+        .click();
+      await studio.page.getByText(`Stored the ${noun} in the keychain.`).waitFor();
+      expect(await row().getByLabel(`${noun} status`).textContent()).toBe('set');
+    } finally {
+      release();
+      service.keyStatus = realStatus;
+    }
     await expect.poll(() => row().getByLabel(`${noun} status`).textContent()).toBe('set');
     expect(await field.inputValue()).toBe('');
     expect((await studio.service.keyStatus()).secrets).toContainEqual({

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-schemas.js';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
 import { ResultMessages } from './ResultMessages';
@@ -7,6 +7,12 @@ import { useKeyEntry, type KeyTarget } from './use-key-entry';
 import { parseScopedSecretName, secretNoun } from './secret-name';
 import { SpendingCapSection } from './SpendingCapSection';
 import './settings.css';
+
+/**
+ * A row's action finished (`text` says what it did, `set` whether the entry is set now), or started
+ * (`null`: the last result is cleared).
+ */
+type OnChanged = (text: string | null, after?: { target: KeyTarget; set: boolean }) => void;
 
 type Status =
   | { kind: 'loading' }
@@ -30,7 +36,7 @@ function KeyControls({
   fieldLabel: string;
   inputId: string;
   set: boolean;
-  onChanged: (message: string | null) => void;
+  onChanged: OnChanged;
 }) {
   const entry = useKeyEntry(target);
   const { key } = entry;
@@ -47,7 +53,8 @@ function KeyControls({
     setLastAction('set');
     onChanged(null);
     const result = await entry.submit();
-    if (result) onChanged(`${result.replaced ? 'Replaced' : 'Stored'} the ${noun} in the keychain.`);
+    if (result)
+      onChanged(`${result.replaced ? 'Replaced' : 'Stored'} the ${noun} in the keychain.`, { target, set: true });
   };
 
   const remove = async (): Promise<void> => {
@@ -57,7 +64,7 @@ function KeyControls({
     onChanged(null);
     try {
       const result = await call('keys:delete', target);
-      onChanged(result.deleted ? `Deleted the ${noun}.` : `There was no ${noun} to delete.`);
+      onChanged(result.deleted ? `Deleted the ${noun}.` : `There was no ${noun} to delete.`, { target, set: false });
     } catch (failure) {
       setError(describeError(failure));
     } finally {
@@ -168,13 +175,7 @@ function KeyRow({ status, onChanged }: { status: KeyStatus; onChanged: (message:
  * A secret by its scoped name (`NAME@DESTINATION`, see secret-name.ts): the name tools.yaml writes,
  * then where its value goes. One workspace's secret for one destination is one keychain entry.
  */
-function SecretRow({
-  status,
-  onChanged,
-}: {
-  status: WorkspaceSecretStatus;
-  onChanged: (message: string | null) => void;
-}) {
+function SecretRow({ status, onChanged }: { status: WorkspaceSecretStatus; onChanged: OnChanged }) {
   const { name, destinationText } = parseScopedSecretName(status.name);
   const noun = secretNoun(status.name);
   return (
@@ -212,13 +213,7 @@ function SecretRow({
 }
 
 /** The secrets the open workspace's tools.yaml names, or how to name one. */
-function SecretsSection({
-  secrets,
-  onChanged,
-}: {
-  secrets: WorkspaceSecretStatus[];
-  onChanged: (message: string | null) => void;
-}) {
+function SecretsSection({ secrets, onChanged }: { secrets: WorkspaceSecretStatus[]; onChanged: OnChanged }) {
   return (
     <section className="credentials-secrets" aria-labelledby="credentials-secrets-title">
       <h3 id="credentials-secrets-title">Secrets named in tools.yaml</h3>
@@ -255,6 +250,16 @@ function SecretsSection({
   );
 }
 
+/** `status` with the entry `target` set or not. */
+function withEntrySet(status: Extract<Status, { kind: 'ready' }>, target: KeyTarget, set: boolean): Status {
+  return 'provider' in target
+    ? { ...status, keys: status.keys.map((key) => (key.provider === target.provider ? { ...key, set } : key)) }
+    : {
+        ...status,
+        secrets: status.secrets.map((secret) => (secret.name === target.secret ? { ...secret, set } : secret)),
+      };
+}
+
 /**
  * Settings → Credentials: keychain status per provider and per secret the open workspace's
  * tools.yaml names; set, replace and delete them. Keys are write-only.
@@ -264,19 +269,27 @@ export function CredentialsPanel() {
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  // Bumped by each change made here: a status read that started before it is out of date.
+  const changes = useRef(0);
   const refresh = useCallback(async () => {
+    const at = changes.current;
     try {
       const result = await call('keys:status', {});
-      setStatus({ kind: 'ready', ...result });
+      if (at === changes.current) setStatus({ kind: 'ready', ...result });
     } catch (failure) {
       setError(describeError(failure));
     }
   }, []);
 
-  /** A row's action finished (`text` says what it did), or started (`null`: the last result is cleared). */
-  const changed = (text: string | null): void => {
+  const changed: OnChanged = (text, after) => {
     setMessage(text);
-    if (text !== null) void refresh();
+    if (text === null) return;
+    // The row shows what was just done at once; the keychain's own answer follows.
+    if (after) {
+      changes.current += 1;
+      setStatus((was) => (was.kind === 'ready' ? withEntrySet(was, after.target, after.set) : was));
+    }
+    void refresh();
   };
 
   // An edit of tools.yaml can name or drop secrets.
