@@ -91,7 +91,7 @@ describe('studio: an MCP server added in the catalog editor, its tools, a call, 
 
   it('shows the filesystem server ready with its tools; a tool opens its schema', async () => {
     await server('fs').getByLabel('status ready').waitFor();
-    const tool = server('fs').getByRole('button', { name: 'fs.read_text_file' });
+    const tool = server('fs').getByRole('button', { name: 'fs.read_text_file', exact: true });
     await tool.waitFor();
     expect(await server('fs').getByRole('button', { name: /^fs\./ }).allTextContents()).toEqual(
       expect.arrayContaining(['fs.read_text_file', 'fs.list_directory']),
@@ -110,13 +110,17 @@ describe('studio: an MCP server added in the catalog editor, its tools, a call, 
     await studio.screenshot('mcp-explorer');
   });
 
-  it("lists the server's tools with the workspace's tools, with their approval and trust tags", async () => {
+  it("lists each of the server's tools once, under the server, with their approval and trust tags and Try", async () => {
     const tools = explorer().getByRole('region', { name: 'Tools' });
-    const entry = (alias: string) => tools.locator('li.explorer-entry', { hasText: alias });
-    await entry('fs.read_text_file').waitFor();
+    const entry = (alias: string) => server('fs').locator('li', { hasText: alias });
+    await entry('fs.read_text_file').locator('.tag').first().waitFor();
     expect(await entry('fs.read_text_file').locator('.tag').allTextContents()).toEqual(['ask', 'untrusted']);
     expect(await entry('fs.list_directory').locator('.tag').allTextContents()).toEqual(['ask', 'untrusted']);
-    expect(await entry('word_count').count()).toBe(1);
+    // Once in the explorer: the workspace's own tools list holds word_count, not the server's tools.
+    expect(await explorer().getByText('fs.read_text_file', { exact: true }).count()).toBe(1);
+    expect(await tools.locator('li.explorer-entry', { hasText: 'word_count' }).count()).toBe(1);
+    await entry('fs.read_text_file').getByRole('button', { name: 'Try fs.read_text_file' }).click();
+    await studio.page.getByRole('region', { name: 'Try tool fs.read_text_file' }).waitFor();
   });
 
   it('shows a server that exits at start in error, with its stderr tail, and a missing command by name', async () => {
@@ -137,7 +141,7 @@ describe('studio: an MCP server added in the catalog editor, its tools, a call, 
     expect(await server('fs').getByRole('button', { name: 'Stop MCP server fs' }).isDisabled()).toBe(true);
     await server('fs').getByRole('button', { name: 'Restart MCP server fs' }).click();
     await server('fs').getByLabel('status ready').waitFor();
-    await server('fs').getByRole('button', { name: 'fs.read_text_file' }).waitFor();
+    await server('fs').getByRole('button', { name: 'fs.read_text_file', exact: true }).waitFor();
     // Restarting a broken server runs it again: it fails again, with its stderr.
     await server('broken').getByRole('button', { name: 'Restart MCP server broken' }).click();
     await expect.poll(() => studio.calls.filter((entry) => entry.method === 'mcp:restart' && entry.ok).length).toBe(2);

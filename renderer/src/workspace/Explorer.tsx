@@ -5,6 +5,7 @@ import type { HeaderViewKind } from '../shell/header-views';
 import { ToolClaims } from '../approvals/ToolClaims';
 import { useRovingList } from '../shell/use-roving-list';
 import { FileTree } from './FileTree';
+import { ToolTags } from './ToolTags';
 import './workspace.css';
 
 /** What the center area shows. */
@@ -50,7 +51,9 @@ export function Explorer({
 }) {
   // One tab stop per list; arrows, Home / End and a letter move inside it (shell/use-roving-list.ts).
   const agents = useRovingList(workspace?.agents ?? [], view.kind === 'agent' ? view.path : undefined);
-  const toolAliases = (workspace?.tools ?? []).map((tool) => tool.alias);
+  // An MCP tool is listed once, under its server (McpServersList), not here too.
+  const ownTools = (workspace?.tools ?? []).filter((tool) => tool.kind !== 'mcp');
+  const toolAliases = ownTools.map((tool) => tool.alias);
   const tools = useRovingList(toolAliases, view.kind === 'tool' ? view.alias : undefined);
   const runs = useRovingList((workspace?.runs ?? []).slice(0, 8).map((run) => run.runId));
   if (workspace === null) {
@@ -127,7 +130,7 @@ export function Explorer({
       <section className="explorer-section" aria-label="Tools">
         {catalogHeading('Tools', 'tools.yaml')}
         <ul className="explorer-list" onKeyDown={tools.onKeyDown}>
-          {workspace.tools.map((tool) => (
+          {ownTools.map((tool) => (
             <li key={tool.alias} className="explorer-entry">
               {/* Opens "Try a tool"; the name is the row's own text, so what is seen is what is read. */}
               <button
@@ -138,20 +141,17 @@ export function Explorer({
               >
                 {/* The alias is what a script types: never cut; it wraps, and the badges go below it. */}
                 <span className="item-label alias-label">{tool.alias}</span>
-                {tool.approval !== 'auto' || tool.trust === 'untrusted' ? (
-                  <span className="tool-badges">
-                    {tool.approval !== 'auto' ? (
-                      <span className={`tag approval-${tool.approval}`}>{tool.approval}</span>
-                    ) : null}
-                    {tool.trust === 'untrusted' ? <span className="tag trust-untrusted">untrusted</span> : null}
-                  </span>
-                ) : null}
+                <ToolTags tool={tool} />
               </button>
               <ToolClaims annotations={tool.annotations} trusted={tool.annotationsTrusted} />
             </li>
           ))}
         </ul>
-        <McpServersList workspaceRoot={workspace.root} />
+        <McpServersList
+          workspaceRoot={workspace.root}
+          tools={workspace.tools}
+          onTry={(alias) => onSelect({ kind: 'tool', alias })}
+        />
       </section>
       <section className="explorer-section" aria-label="Models">
         {catalogHeading('Models', 'models.yaml')}

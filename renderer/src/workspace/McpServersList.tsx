@@ -1,5 +1,7 @@
 import { useEffect, useId, useState } from 'react';
-import type { McpServersInfo } from '../../../common/studio-schemas.js';
+import type { McpServersInfo, ToolSummary } from '../../../common/studio-schemas.js';
+import { ToolClaims } from '../approvals/ToolClaims';
+import { ToolTags } from './ToolTags';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
 import { ReviewTrustButton } from '../trust/ReviewTrustButton';
 import { McpServerExtras } from '../mcp/McpServerExtras';
@@ -33,12 +35,23 @@ function RestrictedServers({ names }: { names: string[] }) {
 
 /**
  * The workspace's MCP servers in the explorer: each with its status (stopped, starting, ready,
- * error with the end of its stderr), its tools with their schemas, and restart and stop actions.
+ * error with the end of its stderr), its tools (the one place the explorer lists them: their
+ * approval and trust tags, the server's claims, their schemas, and Try), and restart and stop actions.
  * Showing them starts none (`mcp:status`); "Start servers and list their tools" starts those not
  * running (`mcp:list`), on the person's click only. In Restricted mode none starts, and it says
  * why. Everything a server sent is shown as plain text.
  */
-export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
+export function McpServersList({
+  workspaceRoot,
+  tools,
+  onTry,
+}: {
+  workspaceRoot: string;
+  /** The workspace's tools, for each MCP tool's approval, trust and claims. */
+  tools: readonly ToolSummary[];
+  /** Opens "Try a tool" for `alias`. */
+  onTry: (alias: string) => void;
+}) {
   // What the servers' list says, for the workspace it was read for: another workspace shows
   // "loading" (null) until its own list arrives, without an effect clearing the old one.
   const [state, setState] = useState<{ root: string; info: McpServersInfo | null; error: string | null }>({
@@ -160,7 +173,10 @@ export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
             {server.state === 'error' && server.stderrTail.trim() ? (
               <details>
                 <summary className="small">stderr</summary>
-                <pre className="small">{server.stderrTail.slice(-STDERR_SHOWN)}</pre>
+                {/* Focusable, so a keyboard can scroll a long stack trace. */}
+                <pre className="small" tabIndex={0} aria-label={`stderr of ${server.name}`}>
+                  {server.stderrTail.slice(-STDERR_SHOWN)}
+                </pre>
               </details>
             ) : null}
             <ul className="explorer-list">
@@ -178,6 +194,7 @@ export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
                   >
                     <span className="item-label alias-label">{tool.alias}</span>
                   </button>
+                  <ToolRowExtras summary={tools.find((entry) => entry.alias === tool.alias)} onTry={onTry} />
                   {openTool === tool.alias ? (
                     <div className="small">
                       <p
@@ -220,6 +237,25 @@ export function McpServersList({ workspaceRoot }: { workspaceRoot: string }) {
           {problem.file}:{problem.line}: {problem.message}
         </p>
       ))}
+    </div>
+  );
+}
+
+/** An MCP tool's tags and the server's claims, as the Tools list shows them, and its Try button. */
+function ToolRowExtras({ summary, onTry }: { summary: ToolSummary | undefined; onTry: (alias: string) => void }) {
+  if (!summary) return null;
+  return (
+    <div className="mcp-tool-extras">
+      <ToolTags tool={summary} />
+      <button
+        type="button"
+        className="button button-small"
+        onClick={() => onTry(summary.alias)}
+        aria-label={`Try ${summary.alias}`}
+      >
+        Try
+      </button>
+      <ToolClaims annotations={summary.annotations} trusted={summary.annotationsTrusted} />
     </div>
   );
 }
