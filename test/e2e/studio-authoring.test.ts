@@ -270,12 +270,12 @@ describe('studio: authoring agents as a new user (files, tabs, first run)', () =
     // until the rename returns, so the shortcut must do nothing: a save sent now would write the old
     // name again, leaving a stale copy beside the renamed agent.
     const service = studio.service;
-    const renameAgent = service.renameAgent.bind(service);
+    const renameAgent = service.files.renameAgent.bind(service.files);
     let entered!: () => void;
     const renameReachedCore = new Promise<void>((resolve) => (entered = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    service.renameAgent = async (...args: Parameters<typeof renameAgent>) => {
+    service.files.renameAgent = async (...args: Parameters<typeof renameAgent>) => {
       entered();
       await released;
       return renameAgent(...args);
@@ -292,7 +292,7 @@ describe('studio: authoring agents as a new user (files, tabs, first run)', () =
       await nameDialog('Rename renamed-agent').waitFor({ state: 'detached' });
     } finally {
       release();
-      service.renameAgent = renameAgent;
+      service.files.renameAgent = renameAgent;
     }
     await tab('gated-agent').getByLabel('unsaved changes').waitFor();
     expect(saves()).toBe(savesBefore);

@@ -32,7 +32,7 @@ describe('studio: run history; open, export and compare two runs', () => {
 
     const original = await studio.page.locator('.agent-editor .cm-content').textContent();
     expect(original).toContain("log('model: ' .. result.content)");
-    const edited = (await studio.service.readFile('agents/summarize-page.lua')).text.replace(
+    const edited = (await studio.service.files.readFile('agents/summarize-page.lua')).text.replace(
       "log('model: ' .. result.content)",
       "log('answer: ' .. result.content)",
     );

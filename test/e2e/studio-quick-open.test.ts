@@ -60,6 +60,8 @@ describe('studio: quick open (Ctrl/⌘+P) and the file tree', () => {
   it('opens a text file of the workspace read-only; a binary file says so; an agent file opens its editor', async () => {
     await studio.page.keyboard.press('ControlOrMeta+p');
     await input().fill('release-notes');
+    // The files are listed once the dialog has read them: pick when the file is offered.
+    await dialog().getByRole('option').first().filter({ hasText: 'release-notes.txt' }).waitFor();
     await studio.page.keyboard.press('Enter');
     const viewer = studio.page.getByRole('region', { name: 'File pages/release-notes.txt' });
     await viewer.waitFor();
@@ -77,6 +79,7 @@ describe('studio: quick open (Ctrl/⌘+P) and the file tree', () => {
 
     await studio.page.keyboard.press('ControlOrMeta+p');
     await input().fill('logo.bin');
+    await dialog().getByRole('option').first().filter({ hasText: 'logo.bin' }).waitFor();
     await studio.page.keyboard.press('Enter');
     await studio.page
       .getByRole('region', { name: 'File logo.bin' })

@@ -4,10 +4,7 @@ import { errorMessage } from '../../../common/error-message.js';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type { JsonObject } from '../../../common/json.js';
 import type {
-  AgentTemplate,
   ArgumentsVerdict,
-  CatalogFile,
-  CatalogProblemInfo,
   ForkRequest,
   RunComparison,
   KeyStatus,
@@ -16,24 +13,12 @@ import type {
   StudioDecision,
   TranscriptPage,
   WorkspaceState,
-  WorkspaceFiles,
-  FileView,
   RecentWorkspaces as RecentWorkspacesList,
 } from '../../../common/studio-schemas.js';
 import { PendingApprovals } from '../approval/pending-approvals.js';
-import { writeFileAtomic } from '../catalog/atomic-write.js';
-import { writeCatalogFile } from '../catalog/catalog-edit.js';
 import { watchWorkspace } from '../catalog/watch-workspace.js';
-import {
-  AGENTS_DIR,
-  buildWorkspace,
-  loadWorkspace,
-  readCatalogTexts,
-  RUNS_DIR,
-  type Workspace,
-} from '../catalog/workspace.js';
+import { loadWorkspace, RUNS_DIR, type Workspace } from '../catalog/workspace.js';
 import { WorkerPool } from '../run/worker-pool.js';
-import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { ChosenFolders, notChosen } from './chosen-folders.js';
 import { RecentWorkspaces } from './recent-workspaces.js';
@@ -46,30 +31,14 @@ import { StudioTests } from './studio-tests.js';
 import { resolveInWorkspace } from './workspace-paths.js';
 import { StudioKeys, type KeyTarget } from './studio-keys.js';
 import { StudioMcp } from './studio-mcp.js';
-import { StudioTrust, type ConfirmWithPerson, type PersonQuestion } from './studio-trust.js';
+import { StudioTrust, type ConfirmWithPerson } from './studio-trust.js';
 import { currentConfigDir } from '../trust/config-dir.js';
 import type { TrustList, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import { describeWorkspace, toPendingApproval } from './studio-views.js';
 import { StudioRules } from './studio-rules.js';
 import { ModelChoices, StudioModelChoices } from './model-choices.js';
 import { SpendingCap } from './spending-cap.js';
-import { listWorkspaceFiles, viewWorkspaceFile } from './workspace-files.js';
-import {
-  createAgent,
-  deleteAgent,
-  type AgentDeletion,
-  inAgentFilesQueue,
-  renameAgent,
-  saveAgentAs,
-  type AgentFileResult,
-  type AgentFilesContext,
-} from './agent-files.js';
-
-/** The files `file:write` saves: agent scripts, `agents/NAME.lua`. */
-const AGENT_SCRIPT = new RegExp(`^${AGENTS_DIR}/[^/\\\\]+\\.lua$`);
-
-/** Largest workspace file the studio opens in an editor. */
-const MAX_WORKSPACE_FILE_BYTES = 16 << 20;
+import { StudioFiles } from './studio-files.js';
 
 export type { KeyTarget } from './studio-keys.js';
 
@@ -136,6 +105,8 @@ export class StudioService {
   private readonly models: StudioModelChoices;
   /** The person's spending cap for every run (kept in the config folder). */
   readonly spendingCap: SpendingCap;
+  /** The workspace's files: agents, catalogs, the file tree, model choices (studio-files.ts). */
+  readonly files: StudioFiles;
 
   constructor(private readonly options: StudioServiceOptions) {
     this.pool = options.pool ?? new WorkerPool({ size: 2 });
@@ -211,6 +182,17 @@ export class StudioService {
         if (this.workspace) options.emit('workspace-changed', this.describe(this.workspace));
       },
       spendingCap: this.spendingCap,
+    });
+    this.files = new StudioFiles({
+      requireWorkspace: () => this.requireWorkspace(),
+      resolve: (relative) => this.resolve(relative),
+      refresh: () => this.refresh(),
+      describeAgain: (ws) => {
+        if (this.workspace === ws) options.emit('workspace-changed', this.describe(ws));
+      },
+      isRunning: (agent) => this.runs.isRunning(agent),
+      models: this.models,
+      dialogs: this.dialogs,
     });
     this.tests = new StudioTests({
       rules: this.rules.forRuns(),
@@ -323,45 +305,6 @@ export class StudioService {
     return this.workspace ? this.describe(this.workspace) : null;
   }
 
-  async readFile(relative: string): Promise<{ text: string }> {
-    const file = this.resolve(relative);
-    try {
-      return { text: await readRegularFileText(file, MAX_WORKSPACE_FILE_BYTES, 'file', relative) };
-    } catch (error) {
-      throw new ContractError('not-found', error instanceof FileReadError ? error.message : `${relative}: cannot read`);
-    }
-  }
-
-  async writeScript(relative: string, text: string): Promise<{ saved: true }> {
-    // Only an agent: a .lua file elsewhere may be one a trusted command loads, which its trust
-    // does not cover, so the page must not write it.
-    if (!AGENT_SCRIPT.test(relative))
-      throw new ContractError(
-        'not-a-script',
-        `${relative}: only agent scripts (${AGENTS_DIR}/NAME.lua) are saved here; catalogs go through catalog:write`,
-      );
-    const ws = this.requireWorkspace();
-    // In the same queue as create, save as, rename and delete: a save sent while the agent is being
-    // renamed or deleted runs after that, never half-way through it.
-    await inAgentFilesQueue(ws.root, () => writeFileAtomic(this.resolve(relative), text));
-    await this.refresh();
-    return { saved: true };
-  }
-
-  async checkCatalog(file: CatalogFile, text: string): Promise<{ problems: CatalogProblemInfo[] }> {
-    const ws = this.requireWorkspace();
-    const texts = await readCatalogTexts(ws.root);
-    texts[file] = text;
-    return { problems: buildWorkspace(ws.root, texts).problems.filter((p) => p.file === file) };
-  }
-
-  async writeCatalog(file: CatalogFile, text: string): Promise<{ saved: boolean; problems: CatalogProblemInfo[] }> {
-    const ws = this.requireWorkspace();
-    const result = await writeCatalogFile(ws.root, file, text);
-    if (result.ok) await this.refresh();
-    return { saved: result.ok, problems: result.problems };
-  }
-
   startRun(request: StartRunRequest, press?: PersonPress): Promise<{ runId: string }> {
     return this.runs.start(request, press);
   }
@@ -381,64 +324,6 @@ export class StudioService {
     return this.runs.fork(request, press);
   }
 
-  /** Creates `agents/<name>.lua` from a template. */
-  async createAgent(name: string, template?: AgentTemplate): Promise<AgentFileResult> {
-    return this.afterFileChange(createAgent(this.agentFiles(), name, template));
-  }
-
-  /** Writes the editor's text as a new agent. */
-  async saveAgentAs(name: string, text: string): Promise<AgentFileResult> {
-    return this.afterFileChange(saveAgentAs(this.agentFiles(), name, text));
-  }
-
-  /** Renames an agent and its recording; refused while it runs. Its model choice follows it. */
-  async renameAgent(agent: string, name: string): Promise<AgentFileResult> {
-    const root = this.requireWorkspace().root;
-    const result = await renameAgent(this.agentFiles(), agent, name);
-    await this.models.agentMoved(root, agent, result.path);
-    await this.refresh();
-    return result;
-  }
-
-  /** The workspace's files for the file tree and quick open (bounded). */
-  listFiles(): Promise<WorkspaceFiles> {
-    return listWorkspaceFiles(this.requireWorkspace().root);
-  }
-
-  /** One file as the viewer shows it, or why it is not shown. */
-  viewFile(relative: string): FileView {
-    return viewWorkspaceFile(this.requireWorkspace().root, relative);
-  }
-
-  /** Chooses the model of an agent's live runs (kept in the config folder); see `model:choose`. */
-  async chooseModel(agent: string, model: string | null): Promise<{ chosen: string | null }> {
-    const ws = this.requireWorkspace();
-    const result = await this.models.choose(ws, agent, model);
-    if (this.workspace === ws) this.options.emit('workspace-changed', this.describe(ws));
-    return result;
-  }
-
-  /** Writes a model as the agent's default in promptforge.yaml; see `model:make-default`. */
-  async makeModelDefault(agent: string, model: string): Promise<{ saved: true }> {
-    const result = await this.models.makeDefault(this.requireWorkspace(), agent, model);
-    await this.refresh();
-    return result;
-  }
-
-  /**
-   * Deletes an agent and its recording; refused while it runs, and done only when the person says
-   * yes in main's dialog, which names exactly what goes. Its model choice is forgotten.
-   */
-  async deleteAgent(agent: string, press: PersonPress): Promise<{ deleted: true; recording: string | null }> {
-    const root = this.requireWorkspace().root;
-    const result = await deleteAgent(this.agentFiles(), agent, (deletion) =>
-      this.dialogs.confirm(press, deleteQuestion(root, deletion)),
-    );
-    await this.models.agentMoved(root, agent, null);
-    await this.refresh();
-    return result;
-  }
-
   /** The core's verdict on arguments for a tool (an approval card's run, or the open workspace's catalog). */
   checkToolArguments(alias: string, args: unknown, runId?: string): Promise<ArgumentsVerdict> {
     return this.runs.checkToolArguments(alias, args, runId);
@@ -447,21 +332,6 @@ export class StudioService {
   /** Tries one call of a catalog tool as a recorded run (see tool-trial.ts). */
   tryTool(alias: string, args: JsonObject): Promise<{ runId: string }> {
     return this.runs.tryTool(alias, args);
-  }
-
-  private agentFiles(): AgentFilesContext {
-    const ws = this.requireWorkspace();
-    return {
-      root: ws.root,
-      agents: ws.agents,
-      isRunning: (agent) => this.runs.isRunning(agent),
-    };
-  }
-
-  private async afterFileChange<T>(change: Promise<T>): Promise<T> {
-    const result = await change;
-    await this.refresh();
-    return result;
   }
 
   stopRun(runId: string): { stopped: boolean } {
@@ -606,22 +476,6 @@ export class StudioService {
   private describe(ws: Workspace): WorkspaceState {
     return { ...describeWorkspace(ws, this.mcp.manager, this.rules.serverTrusted), ...this.models.describe(ws) };
   }
-}
-
-/** What the person reads before an agent is deleted: exactly the files that go, and what stays. */
-function deleteQuestion(root: string, deletion: AgentDeletion): PersonQuestion {
-  const name = path.posix.basename(deletion.agent, '.lua');
-  return {
-    title: `Delete the agent ${name}?`,
-    message: `Delete ${deletion.agent}${deletion.recording ? ` and its recording ${deletion.recording}` : ''} from the workspace ${root}?`,
-    detail: [
-      `Deleted for good (not moved to the trash): ${deletion.agent}${deletion.recording ? `, ${deletion.recording}` : ''}.`,
-      ...(deletion.settings ? ['Its settings in promptforge.yaml are removed.'] : []),
-      'Its past runs stay in History (runs/).',
-      'If you did not just ask the studio to delete it, choose Cancel.',
-    ].join('\n'),
-    confirm: 'Delete',
-  };
 }
 
 /** The real path of `folder`, or `folder` itself when it does not resolve. */

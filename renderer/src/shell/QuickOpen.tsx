@@ -19,18 +19,18 @@ export function QuickOpen({
   onClose: () => void;
 }) {
   // The files are read when the dialog opens; the rest is the workspace state at hand.
-  const [files, setFiles] = useState<string[]>([]);
+  const [files, setFiles] = useState<string[] | null>(null);
   useEffect(() => {
     let live = true;
     call('files:list', {}).then(
       (listing) => live && setFiles(listing.files.filter((file) => file.kind === 'file').map((file) => file.path)),
-      () => undefined,
+      () => live && setFiles([]),
     );
     return () => {
       live = false;
     };
   }, []);
-  const items = quickOpenItems(workspace, files);
+  const items = quickOpenItems(workspace, files ?? []);
   return (
     <PickerDialog
       label="Quick open"
@@ -40,7 +40,7 @@ export function QuickOpen({
       filter={(all, query) => rankQuickOpen(all as QuickItem[], query)}
       onPick={(item) => onOpen((item as QuickItem).target)}
       onClose={onClose}
-      hint="↑ ↓ to pick · Enter to open · Esc to close"
+      hint={`${files === null ? 'Reading the files… · ' : ''}↑ ↓ to pick · Enter to open · Esc to close`}
       optionClassName={(item) => `quick-${(item as QuickItem).target.kind}`}
     />
   );

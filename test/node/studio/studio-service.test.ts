@@ -164,14 +164,14 @@ describe('StudioService', () => {
     const state = await service.openExample();
     const original = readFileSync(path.join(state.root, 'tools.yaml'), 'utf8');
     const broken = original.replace('kind: command\n  command: [node, tools/weather.mjs]', 'kind: mcp');
-    const check = await service.checkCatalog('tools.yaml', broken);
+    const check = await service.files.checkCatalog('tools.yaml', broken);
     expect(check.problems[0]).toMatchObject({ severity: 'error', file: 'tools.yaml', pointer: '/weather/kind' });
     expect(check.problems[0]!.message).toContain('MCP server "weather" needs "command" (a stdio server) or "url"');
     expect(check.problems[0]!.line).toBeGreaterThan(1);
-    const refused = await service.writeCatalog('tools.yaml', broken);
+    const refused = await service.files.writeCatalog('tools.yaml', broken);
     expect(refused.saved).toBe(false);
     expect(readFileSync(path.join(state.root, 'tools.yaml'), 'utf8')).toBe(original);
-    const saved = await service.writeCatalog(
+    const saved = await service.files.writeCatalog(
       'tools.yaml',
       `${original}\nshout:\n  kind: builtin\n  builtin: echo\n  description: Echo, louder\n`,
     );
@@ -182,9 +182,9 @@ describe('StudioService', () => {
   it('saves only scripts, only inside the workspace', async () => {
     const { service } = studio();
     await service.openExample();
-    await expect(service.writeScript('tools.yaml', 'x')).rejects.toThrow(/only agent scripts/);
-    await service.writeScript('agents/new.lua', "log('new')");
-    expect((await service.readFile('agents/new.lua')).text).toBe("log('new')");
+    await expect(service.files.writeScript('tools.yaml', 'x')).rejects.toThrow(/only agent scripts/);
+    await service.files.writeScript('agents/new.lua', "log('new')");
+    expect((await service.files.readFile('agents/new.lua')).text).toBe("log('new')");
     expect(service.state()!.agents).toContain('agents/new.lua');
   });
 
