@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { realpathSync } from 'node:fs';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import path from 'node:path';
 import type { JsonValue } from '../../../common/json.js';
@@ -9,42 +8,32 @@ import type { Approver } from '../approval/approver.js';
 import { TaintTracker } from '../approval/taint-tracker.js';
 import { RUNS_DIR, type Workspace } from '../catalog/workspace.js';
 import { checkTranscriptFolder } from '../transcript/transcript-writer.js';
-import { resolveProviderKey, type ProviderKeySource } from '../credentials/resolve-provider-key.js';
+import type { ProviderKeySource } from '../credentials/resolve-provider-key.js';
 import type { SecretStore } from '../credentials/secret-store.js';
-import { providerPreset } from '../providers/presets.js';
-import { priceFor } from '../providers/price-table.js';
 import { createToolRunner } from '../tools/tool-runner.js';
 import { collectToolSecrets, recordingSecretSource } from '../tools/tool-secrets.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
-import { McpAwareCatalog, replayedMcpTools } from '../mcp/mcp-catalog.js';
-import { mcpPassThroughSecrets } from '../mcp/mcp-secrets.js';
-import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
 import type { McpServerManager } from '../mcp/mcp-manager.js';
-import { mcpSecretNames, type McpServerSpec } from '../catalog/mcp-spec.js';
-import type { ToolCatalog } from '../tools/tool-spec.js';
-import { withInProcessCatalog, withInProcessRunner, type InProcessTools } from './in-process-tools.js';
-import type { ModelResolver, ResolvedModel } from './model-driver.js';
-import { ReplayProvider, ReplayRecording } from './replay.js';
+import { withInProcessRunner, type InProcessTools } from './in-process-tools.js';
+import type { ResolvedModel } from './model-driver.js';
+import { ReplayRecording } from './replay.js';
 import { ForkError } from './run-errors.js';
 import { Run } from './run.js';
 import type { WorkerPool } from './worker-pool.js';
-import { refusingGate, refusingRunner, restrictWorkspace, RestrictedCatalog } from '../trust/restricted-mode.js';
-import { changedFilesRefusal, PinnedFiles, pinnedRunner } from '../trust/pinned-runner.js';
+import { refusingGate, refusingRunner, restrictWorkspace } from '../trust/restricted-mode.js';
+import { PinnedFiles, pinnedRunner } from '../trust/pinned-runner.js';
 import { scopedSecretUses, scopeWorkspaceSecrets, WorkspaceSecretStore } from '../trust/secret-scope.js';
-import { keyMayGo, keyOriginRefusal, type ConfirmKeyOrigin } from '../trust/key-origins.js';
-import { isLoopbackUrl } from '../net/loopback.js';
-import { originOf } from '../trust/workspace-manifest.js';
-import { GateRules } from '../rules/gate-rules.js';
+import type { ConfirmKeyOrigin } from '../trust/key-origins.js';
 import type { RuleStore, RulesSnapshot } from '../rules/rule-store.js';
 import type { RuleUsage } from '../rules/rule-usage.js';
 import type { RuleDefinitions } from '../rules/rule-definitions.js';
-import type { DefinedTool } from '../tools/tool-definition.js';
-import { serverIdentity } from '../rules/rule-match.js';
 import type { TrustStore, TrustVia, WorkspaceTrust } from '../trust/trust-store.js';
 import type { Elicitor, SamplingApprover } from '../mcp/pending-questions.js';
 import type { OAuthLoginPort } from '../mcp/oauth/mcp-oauth.js';
-import { ToolFailure } from '../tools/tool-spec.js';
 import type { McpReadServer, McpReadSource } from './mcp-reads.js';
+import { mcpReadSource, runCatalog } from './run-catalog.js';
+import { fixedResolver, forkResolver, noModelResolver, replayResolver, workspaceResolver } from './run-models.js';
+import { gateRules } from './run-rules.js';
 import { wordsFor, type Surface } from '../surface-words.js';
 
 /** Largest script a run loads. */
@@ -239,7 +228,6 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   }
   const offline = replay !== undefined && !live;
   const input = options.input ?? replay?.start.input;
-  let mcpManager: McpServerManager | undefined;
   const secretValues: string[] = [];
   const models = options.toolTrial
     ? noModelResolver()
@@ -283,46 +271,15 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
       ? new PinnedFiles(workspace.root, workspace.tools.list(), workspace.mcpServers ?? [])
       : undefined;
 
-  // MCP servers: started lazily, when the script first advertises or calls an alias they may own.
-  let catalog: ToolCatalog = workspace.tools;
-  let endMcp: (() => void) | undefined;
-  let liveMcp: McpAwareCatalog | undefined;
   const mcpServers = workspace.mcpServers ?? [];
-  if (offline && mcpServers.length > 0) {
-    const known = new Set(workspace.tools.list().map((tool) => tool.alias));
-    const standIns = replayedMcpTools(mcpServers, replay.recordedAliases(), known);
-    if (standIns.length > 0) catalog = new ToolCatalogImpl([...workspace.tools.list(), ...standIns]);
-  }
-  if (!offline && mcpServers.length > 0 && !trusted) catalog = new RestrictedCatalog(workspace.tools, mcpServers);
-  if (!offline && mcpServers.length > 0 && trusted) {
-    for (const name of mcpSecretNames(mcpServers)) await toolSecretSource.get(name).catch(() => undefined);
-    // The MCP client (the SDK) loads only for a workspace that has MCP servers.
-    const manager =
-      options.mcp ??
-      new (await import('../mcp/mcp-manager.js')).McpServerManager({
-        workspaceRoot: workspace.root,
-        servers: mcpServers,
-        secrets: toolSecretSource,
-        reservedAliases: workspace.tools.list().map((tool) => tool.alias),
-        // Sign-ins are the person's, kept in the keychain itself (by resource and issuer).
-        ...(options.secrets && { keychain: options.secrets }),
-        ...(options.mcpLogin && { login: options.mcpLogin }),
-      });
-    // Nothing starts yet: a server starts when the script first advertises or calls an alias it may own.
-    const live = new McpAwareCatalog(workspace.tools.list(), manager);
-    liveMcp = live;
-    catalog = preparingCatalog(live, mcpServers, pinned, options.onMcpProblem, options.surface);
-    // Host values passed through to servers that look secret are redacted like command tools'.
-    for (const value of mcpPassThroughSecrets(mcpServers, options.env ?? process.env))
-      if (!secretValues.includes(value)) secretValues.push(value);
-    endMcp = () => {
-      live.dispose();
-      if (!options.mcp) void manager.close();
-    };
-    mcpManager = manager;
-  }
-
-  if (options.inProcessTools && !offline) catalog = withInProcessCatalog(catalog, options.inProcessTools);
+  const { catalog, liveMcp, manager, endMcp } = await runCatalog(options, {
+    workspace,
+    trusted,
+    offline: offline ? replay : undefined,
+    pinned,
+    toolSecretSource,
+    secretValues,
+  });
 
   const taint = new TaintTracker();
   const rules = options.rules ? await gateRules(options.rules, workspace) : undefined;
@@ -342,7 +299,6 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   // A card whose MCP tool is redefined while it waits is withdrawn and asked again.
   liveMcp?.onDefinitionsChanged(() => personGate.definitionsChanged());
   // MCP calls carry the run's session: a server's questions during them are charged to this run.
-  const manager = mcpManager;
   const workspaceRunner = createToolRunner({
     workspaceRoot: workspace.root,
     ...(options.surface && { surface: options.surface }),
@@ -360,16 +316,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
       { trust: trusted ? server.trust : 'untrusted', timeoutMs: server.timeoutMs },
     ]),
   );
-  const readSource: McpReadSource | undefined = manager && {
-    readResource: (server, uri, request) => {
-      refuseChangedServer(pinned, server);
-      return manager.readResource(server, uri, request);
-    },
-    getPrompt: (server, name, args, request) => {
-      refuseChangedServer(pinned, server);
-      return manager.getPrompt(server, name, args, request);
-    },
-  };
+  const readSource: McpReadSource | undefined = manager && mcpReadSource(manager, pinned);
   const toolRunner = options.inProcessTools
     ? withInProcessRunner(workspaceRunner, options.inProcessTools)
     : workspaceRunner;
@@ -480,233 +427,5 @@ function forkRecording(
       const tool = context.workspace.tools.get(alias);
       return tool && { trust: tool.trust, structured: tool.outputSchema !== undefined };
     },
-  });
-}
-
-/**
- * `live`, whose `prepare` starts the servers an alias may come from and reports their problems. A
- * server whose files changed since the run started is not started: the problem names the files.
- */
-function preparingCatalog(
-  live: McpAwareCatalog,
-  servers: readonly McpServerSpec[],
-  pinned: PinnedFiles | undefined,
-  onProblem: PrepareRunOptions['onMcpProblem'],
-  surface: Surface | undefined,
-): ToolCatalog {
-  const refused = new Set<string>();
-  return {
-    get: (alias) => live.get(alias),
-    list: () => live.list(),
-    validateArguments: (alias, args) => live.validateArguments(alias, args),
-    argumentProblems: (alias, args) => live.argumentProblems(alias, args),
-    validateOutput: (alias, output) => live.validateOutput(alias, output),
-    prepare: async (aliases) => {
-      const ready = aliases.filter((alias) => {
-        const owners = servers.filter((server) => server.prefix === '' || alias.startsWith(server.prefix));
-        const stale = owners.find((server) => (pinned?.changedServer(server.name).length ?? 0) > 0);
-        if (!stale) return true;
-        if (!refused.has(stale.name)) {
-          refused.add(stale.name);
-          onProblem?.({
-            severity: 'error',
-            file: stale.location.file,
-            pointer: stale.location.pointer,
-            line: stale.location.line,
-            column: stale.location.column,
-            message: `MCP server "${stale.name}": ${changedFilesRefusal(pinned!.changedServer(stale.name), 'it')}`,
-            fix: wordsFor(surface).trustAgain,
-          });
-        }
-        return false;
-      });
-      for (const problem of await live.prepare(ready)) onProblem?.(problem);
-    },
-  };
-}
-
-/** Refuses a read from a server whose files changed since the run started (as its tool calls are). */
-function refuseChangedServer(pinned: PinnedFiles | undefined, server: string): void {
-  const changed = pinned?.changedServer(server) ?? [];
-  if (changed.length > 0) throw new ToolFailure(`MCP server "${server}": ${changedFilesRefusal(changed, 'it')}`);
-}
-
-/** A live fork's models: the recording up to the fork's step, the chosen model after it. */
-function forkResolver(recording: ReplayRecording, live: ModelResolver): ModelResolver {
-  const replayed = replayResolver(recording);
-  return { resolve: (alias) => (recording.answersNextRound() ? replayed : live).resolve(alias) };
-}
-
-/** A tool trial's models: none. Never reached by the trial's own script, which calls no model. */
-function noModelResolver(): ModelResolver {
-  return {
-    resolve: async () => {
-      throw new Error('a tool trial calls no model');
-    },
-  };
-}
-
-/** An in-process model's resolver: it answers every round, whatever alias the script names. */
-function fixedResolver(model: ResolvedModel): ModelResolver {
-  return { resolve: async () => model };
-}
-
-function replayResolver(recording: ReplayRecording): ModelResolver {
-  const provider = new ReplayProvider(recording);
-  const recorded = recording.start.model;
-  return {
-    async resolve(alias) {
-      return {
-        alias: alias ?? recorded?.alias ?? 'replay',
-        providerId: 'replay',
-        modelId: recorded?.modelId ?? 'replay',
-        provider,
-        // A replayed round sends nothing: it costs nothing.
-        price: { inputPerMillion: 0, outputPerMillion: 0, currency: 'USD', source: { from: 'replay' } },
-      };
-    },
-  };
-}
-
-function workspaceResolver(
-  options: PrepareRunOptions,
-  scriptPath: string,
-  secretValues: string[],
-  trusted: boolean,
-): ModelResolver {
-  const cache = new Map<string, Promise<ResolvedModel>>();
-  const keyFor = async (providerId: string, envVar?: string): Promise<string | undefined> => {
-    const resolved = await resolveProviderKey(providerId, {
-      ...(options.secrets && { store: options.secrets }),
-      allowEnv: options.allowEnvKeys ?? false,
-      ...(options.env && { env: options.env }),
-      ...(envVar && { envVar }),
-    });
-    options.onKeySource?.(providerId, resolved.source, { keychainUnavailable: resolved.keychainError !== undefined });
-    if (resolved.key) secretValues.push(resolved.key);
-    return resolved.key;
-  };
-
-  const build = async (alias: string | undefined): Promise<ResolvedModel> => {
-    const { createProvider } = await import('../providers/create-provider.js');
-    if (options.endpoint && (alias === undefined || alias === 'cli-endpoint')) {
-      const apiKey = await keyFor('openai-compatible', 'OPENAI_API_KEY');
-      return {
-        alias: 'cli-endpoint',
-        providerId: 'openai-compatible',
-        modelId: options.endpoint.modelId,
-        provider: createProvider({
-          providerId: 'openai-compatible',
-          baseUrl: options.endpoint.baseUrl,
-          ...(apiKey && { apiKey }),
-        }),
-      };
-    }
-    const chosen = alias ?? options.model ?? options.workspace.models.defaultFor(scriptPath);
-    const words = wordsFor(options.surface);
-    if (chosen === undefined) throw new Error(words.noModelChosen);
-    const spec = options.workspace.models.get(chosen);
-    if (!spec) throw new Error(`unknown model "${chosen}" (not in the model catalog)`);
-    if (spec.provider === 'replay') throw new Error(words.replayModel(chosen));
-    const preset = providerPreset(spec.provider);
-    // A provider key goes only to its provider's origin, or to one the person approved for it.
-    const keyAllowed =
-      spec.baseUrl === undefined ||
-      (await keyMayGo(spec.provider, spec.baseUrl, spec.alias, {
-        trusted,
-        ...(options.trust?.store && { store: options.trust.store }),
-        ...(options.trust?.confirmKeyOrigin && { confirm: options.trust.confirmKeyOrigin }),
-        ...(options.trust?.via && { via: options.trust.via }),
-      }));
-    // Without a key the requests still carry the conversation: they may go without one only to this
-    // machine (a local server); anywhere else is a destination the person approves, as for a key.
-    if (!keyAllowed && (preset?.needsKey !== false || !isLoopbackUrl(spec.baseUrl ?? '')))
-      throw keyOriginRefusal(
-        spec.provider,
-        spec.baseUrl ?? '',
-        spec.alias,
-        trusted,
-        options.trust?.keyOriginNote?.(spec.provider, originOf(spec.baseUrl ?? '') ?? spec.baseUrl ?? ''),
-        options.surface,
-      );
-    // A provider that works without a key goes on without one to a local server: said, like any key source.
-    if (!keyAllowed)
-      options.onKeySource?.(spec.provider, 'none', {
-        keychainUnavailable: false,
-        withheldFrom: originOf(spec.baseUrl ?? '') ?? spec.baseUrl ?? '',
-      });
-    const apiKey = keyAllowed ? await keyFor(spec.provider) : undefined;
-    // models.yaml's price, else the price table's (a local model: none to pay).
-    const price = priceFor(spec);
-    if (!apiKey && preset?.needsKey)
-      throw new Error(
-        `no key for ${preset.label}: set one ${words.keyWhere(spec.provider)}` +
-          (preset.keyEnvVar && options.surface !== 'studio' ? ` (headless runs may use ${preset.keyEnvVar})` : ''),
-      );
-    return {
-      alias: spec.alias,
-      providerId: spec.provider,
-      modelId: spec.model,
-      provider: createProvider({
-        providerId: spec.provider,
-        ...(options.surface && { surface: options.surface }),
-        ...(spec.baseUrl && { baseUrl: spec.baseUrl }),
-        ...(apiKey && { apiKey }),
-      }),
-      ...(spec.defaults && { defaults: spec.defaults }),
-      ...(price && { price }),
-    };
-  };
-
-  return {
-    resolve(alias) {
-      const key = alias ?? '';
-      let entry = cache.get(key);
-      if (!entry) {
-        entry = build(alias);
-        // A failure (say, a missing key) is not cached: the person may fix it and retry.
-        entry.catch(() => cache.delete(key));
-        cache.set(key, entry);
-      }
-      return entry;
-    },
-  };
-}
-
-/**
- * The person's rules for a run in `workspace`: read now (a file the workspace could have written,
- * or one from another user, is ignored with a warning; a broken one makes every call asks), with
- * MCP tools identified by how their server is reached.
- */
-async function gateRules(options: NonNullable<PrepareRunOptions['rules']>, workspace: Workspace): Promise<GateRules> {
-  const snapshot = await options.store.load(workspace.root);
-  for (const warning of snapshot.warnings) options.onWarning?.(warning);
-  for (const problem of options.store.describeProblems(snapshot))
-    options.onWarning?.(`${problem} (no approval rule applies, and every call asks, until the file is fixed)`);
-  let real: string | undefined;
-  try {
-    real = realpathSync.native(workspace.root);
-  } catch {
-    real = undefined;
-  }
-  const servers = workspace.mcpServers ?? [];
-  const definitions = options.definitions;
-  return new GateRules({
-    snapshot,
-    ...(real !== undefined && { workspace: real }),
-    serverOf: (spec) => {
-      if (spec.settings.kind !== 'mcp') return undefined;
-      const name = spec.settings.server;
-      const server = servers.find((candidate) => candidate.name === name);
-      return server && serverIdentity(server.transport, real);
-    },
-    confirm: (ruleId, confirmation) => options.store.confirm(ruleId, confirmation),
-    ...(definitions && {
-      definitions: await definitions.read(),
-      remember: (digest: string, tool: DefinedTool) => definitions.remember(digest, tool),
-    }),
-    ...(options.usage && {
-      used: (ruleId: string, alias: string, at: string) => options.usage?.note(ruleId, alias, at),
-    }),
   });
 }
