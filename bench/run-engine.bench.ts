@@ -10,7 +10,8 @@ import type { ApprovalDecision, ApprovalGate } from '../main/core/approval/appro
 import { PolicyApprover } from '../main/core/approval/policy-approver.js';
 import { createBuiltinCatalog } from '../main/core/catalog/tool-catalog.js';
 import type { ModelResolver } from '../main/core/run/model-driver.js';
-import { DEFAULT_CAPS, Run, type RunResult } from '../main/core/run/run.js';
+import { DEFAULT_CAPS } from '../main/core/run/run-limits.js';
+import { Run, type RunResult } from '../main/core/run/run.js';
 import { SIGNAL_SLOTS, Signal, type HostReply, type ToWorker } from '../main/core/run/worker-protocol.js';
 import { WorkerPool, type WorkerEntry } from '../main/core/run/worker-pool.js';
 import { createToolRunner } from '../main/core/tools/tool-runner.js';
@@ -123,7 +124,7 @@ async function settle(pool: WorkerPool, size: number): Promise<void> {
 
 /** The worker a finished run used (private field), to wait for its exit between cold samples. */
 async function workerExit(run: Run): Promise<void> {
-  const worker = (run as unknown as { worker?: { worker: Worker } }).worker?.worker;
+  const worker = (run as unknown as { link?: { worker: { worker: Worker } } }).link?.worker.worker;
   if (!worker || worker.threadId === -1) return;
   await Promise.race([new Promise((resolve) => worker.once('exit', resolve)), sleep(2000)]);
 }

@@ -13,7 +13,6 @@ import type { LuaWorker, WorkerPool } from './worker-pool.js';
 import {
   encodeForLua,
   mib,
-  Signal,
   type FromWorker,
   type HostReply,
   type ToWorker,
@@ -24,54 +23,8 @@ import { McpPersonSession } from '../mcp/mcp-person-session.js';
 import type { McpCallRef, McpRunSession } from '../mcp/mcp-session.js';
 import type { Elicitor, SamplingApprover } from '../mcp/pending-questions.js';
 import { McpReads, type McpReadsOptions } from './mcp-reads.js';
-
-/** Default limits (docs/host-api.md#limits-and-stopping): 30 s of Lua compute, a 256 MiB Lua heap, no wall-clock limit. */
-export const DEFAULT_LIMITS: RunLimits = { cpuMs: 30_000, memoryBytes: 256 * 1024 * 1024 };
-
-/**
- * Per-run bounds on what a run may make the host hold or write. Crossing one ends the run with
- * status `limit` and error kind `output` (`untrustedBytes` and `untrustedTexts` are catchable errors
- * instead). Event
- * volume is counted in characters of their JSON, the rest in bytes.
- */
-export interface RunCaps {
-  /** Log lines per run. */
-  logLines: number;
-  /** Log text per run in bytes (each line counted at its full length, before any cut). */
-  logBytes: number;
-  /** Longest log line (or error message) kept, in bytes; longer ones are cut with a note in the VM. */
-  logLineBytes: number;
-  /** Log lines the worker may have posted and the host not yet handled; past this `log` blocks. */
-  logsInFlight: number;
-  /** Largest text `untrusted()` accepts, in bytes. */
-  untrustedBytes: number;
-  /**
-   * Texts `untrusted()` accepts per run. Each is remembered for the taint rule and makes no event,
-   * so this, not the event cap, bounds what a loop of them makes the host hold.
-   */
-  untrustedTexts: number;
-  /** All events of the run together, as JSON (what listeners such as the studio receive). */
-  eventBytes: number;
-  /** The transcript file, in bytes; the final `run-end` line is always written. */
-  transcriptBytes: number;
-}
-
-const MiB = 1024 * 1024;
-
-/** Default caps: far above what a real agent produces, far below what would hurt the host. */
-export const DEFAULT_CAPS: RunCaps = {
-  logLines: 50_000,
-  logBytes: 64 * MiB,
-  logLineBytes: 64 * 1024,
-  logsInFlight: 64,
-  untrustedBytes: 4 * MiB,
-  untrustedTexts: 10_000,
-  eventBytes: 256 * MiB,
-  transcriptBytes: 256 * MiB,
-};
-
-/** A worker whose run's Lua heap peaked above this is retired instead of reused. */
-const REUSE_MAX_LUA_HEAP_BYTES = 32 * MiB;
+import { CpuClock, DEFAULT_CAPS, DEFAULT_LIMITS, type RunCaps } from './run-limits.js';
+import { WorkerLink } from './run-worker.js';
 
 /** Everything one run needs. Core only: no Electron, no terminal. */
 export interface RunOptions {
@@ -169,16 +122,14 @@ export class Run {
   private readonly listeners = new Set<(event: RunEvent) => void>();
   private readonly startedAt = performance.now();
   private seq = 0;
-  private worker: LuaWorker | undefined;
+  private link: WorkerLink | undefined;
   private ended = false;
   private resolveDone!: (result: RunResult) => void;
-  private cpuUsedMs = 0;
   private logCount = 0;
   private logBytes = 0;
   private eventChars = 0;
   private transcriptFailed = false;
-  private computingSince: number | undefined;
-  private cpuTimer: NodeJS.Timeout | undefined;
+  private readonly clock: CpuClock;
   private wallTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: RunOptions) {
@@ -186,6 +137,12 @@ export class Run {
       options.runId ?? `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.caps = { ...DEFAULT_CAPS, ...options.caps };
+    this.clock = new CpuClock(this.limits.cpuMs, () =>
+      this.finish('limit', {
+        kind: 'cpu',
+        message: `CPU limit of ${this.limits.cpuMs / 1000} s exceeded (the script computed without returning to the host)`,
+      }),
+    );
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     if (options.onEvent) this.listeners.add(options.onEvent);
     if (options.transcriptPath)
@@ -298,10 +255,15 @@ export class Run {
       options.pool.returnUnused(worker);
       return;
     }
-    this.worker = worker;
-    worker.worker.on('message', this.onWorkerMessage);
-    worker.worker.on('error', this.onWorkerError);
-    worker.worker.on('exit', this.onWorkerExit);
+    this.link = new WorkerLink(worker, this.limits.memoryBytes, {
+      started: () => this.clock.resume(),
+      log: (message) => this.onLog(message),
+      call: (method, payload) => {
+        this.clock.pause();
+        void this.answer(method, payload);
+      },
+      end: (status, error, reusable) => this.finish(status, error, reusable),
+    });
     const { logLineBytes, logsInFlight, untrustedBytes, untrustedTexts } = this.caps;
     const caps: WorkerCaps = { logLineBytes, logsInFlight, untrustedBytes, untrustedTexts };
     const start: ToWorker = {
@@ -335,33 +297,7 @@ export class Run {
     this.finish('stopped', { kind: 'stopped', message: reason });
   }
 
-  private readonly onWorkerMessage = (message: FromWorker): void => {
-    if (this.ended) return;
-    switch (message.type) {
-      case 'started':
-        this.resumeClock();
-        break;
-      case 'log':
-        this.onLog(message);
-        break;
-      case 'call':
-        this.pauseClock();
-        void this.answer(message.method, message.payload);
-        break;
-      case 'end':
-        this.pauseClock();
-        this.onScriptEnd(message);
-        break;
-      case 'ready':
-        break;
-    }
-  };
-
   private onLog(message: Extract<FromWorker, { type: 'log' }>): void {
-    // Acknowledge first: the worker blocks its script while too many lines are unacknowledged.
-    const worker = this.worker!;
-    Atomics.add(worker.signal, Signal.LogAck, 1);
-    Atomics.notify(worker.signal, Signal.LogAck);
     this.logCount += 1;
     this.logBytes += message.length;
     if (this.logCount > this.caps.logLines) {
@@ -376,47 +312,6 @@ export class Run {
       });
     } else {
       this.emit({ type: 'log', text: message.text });
-    }
-  }
-
-  /** The error a crashing worker reported: the run ends with it once the worker has exited. */
-  private workerError: Error | undefined;
-
-  // Node delivers an uncaught error before the messages the worker posted ahead of it, and
-  // drains those messages only before 'exit': so the run ends at 'exit', and nothing the script
-  // logged before the crash is lost.
-  private readonly onWorkerError = (error: Error): void => {
-    this.workerError ??= error;
-  };
-
-  private readonly onWorkerExit = (code: number): void => {
-    const error = this.workerError;
-    if (error === undefined) {
-      this.finish('error', { kind: 'crash', message: `the Lua worker exited unexpectedly (code ${code})` });
-    } else if ((error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-      this.finish('limit', { kind: 'memory', message: `the Lua worker ran out of memory (${error.message})` });
-    } else {
-      this.finish('error', { kind: 'crash', message: `the Lua VM crashed: ${error.message}` });
-    }
-  };
-
-  private onScriptEnd(message: Extract<FromWorker, { type: 'end' }>): void {
-    const reusable =
-      message.status !== 'crash' && message.reusable !== false && message.memoryUsed < REUSE_MAX_LUA_HEAP_BYTES;
-    if (message.status === 'ok') {
-      this.finish('ok', undefined, reusable);
-    } else if (/not enough memory/.test(message.message)) {
-      this.finish(
-        'limit',
-        {
-          kind: 'memory',
-          message: `${message.message} (the Lua heap limit is ${Math.round(this.limits.memoryBytes / 1048576)} MiB)`,
-        },
-        false,
-      );
-    } else {
-      const kind = message.status === 'syntax' ? 'syntax' : message.status === 'crash' ? 'crash' : 'runtime';
-      this.finish('error', { kind, message: message.message }, reusable);
     }
   }
 
@@ -467,70 +362,32 @@ export class Run {
 
   /** Answers the worker's blocking host call and restarts the CPU clock. */
   private reply(reply: HostReply): void {
-    if (this.ended || !this.worker) return;
-    this.worker.replyPort.postMessage(reply);
-    // Add, never store: the worker read the counter before posting its call and sleeps only while
-    // it is unchanged. (The counter lives as long as the worker, across runs, so a per-run count
-    // could write back the very value the worker is waiting on and leave it asleep.)
-    Atomics.add(this.worker.signal, Signal.Reply, 1);
-    Atomics.notify(this.worker.signal, Signal.Reply);
-    this.resumeClock();
-  }
-
-  private resumeClock(): void {
-    if (this.ended || this.computingSince !== undefined) return;
-    this.computingSince = performance.now();
-    if (this.cpuTimer === undefined) this.checkCpu();
-  }
-
-  /**
-   * One timer watches the budget. Pausing for a host call leaves it alone (no timer churn per
-   * call); when it fires it re-measures, and re-arms for what is left while the script computes.
-   * Timers may also fire a little early, which the re-measuring absorbs.
-   */
-  private checkCpu(): void {
-    this.cpuTimer = undefined;
-    if (this.ended || this.computingSince === undefined) return;
-    const remaining = this.limits.cpuMs - (this.cpuUsedMs + performance.now() - this.computingSince);
-    if (remaining <= 0) {
-      this.finish('limit', {
-        kind: 'cpu',
-        message: `CPU limit of ${this.limits.cpuMs / 1000} s exceeded (the script computed without returning to the host)`,
-      });
-      return;
-    }
-    this.cpuTimer = setTimeout(() => this.checkCpu(), Math.ceil(remaining));
-  }
-
-  private pauseClock(): void {
-    if (this.computingSince === undefined) return;
-    this.cpuUsedMs += performance.now() - this.computingSince;
-    this.computingSince = undefined;
+    if (this.ended || !this.link) return;
+    this.link.reply(reply);
+    this.clock.resume();
   }
 
   private finish(status: RunStatus, error?: EndError, reusable = false): void {
     if (this.ended) return;
-    this.pauseClock();
+    this.clock.pause();
     this.dispatcher.cancelPending(error?.message ?? 'the run ended');
     this.ended = true;
-    clearTimeout(this.cpuTimer);
+    this.clock.stop();
     clearTimeout(this.wallTimer);
     this.abort.abort(error?.message ?? 'the run ended');
-    const worker = this.worker;
-    if (worker) {
-      worker.worker.off('message', this.onWorkerMessage);
-      worker.worker.off('error', this.onWorkerError);
-      worker.worker.off('exit', this.onWorkerExit);
+    const link = this.link;
+    if (link) {
+      link.detach();
       // A worker stopped mid-script (stop, limit, fatal host error) is terminated; only one whose
       // script ended by itself goes back to the pool.
-      this.options.pool.release(worker, reusable);
+      this.options.pool.release(link.worker, reusable);
     }
     const result: RunResult = {
       runId: this.id,
       status,
       ...(error && { error: this.redact(error) }),
       toolCalls: this.toolCalls,
-      cpuMs: this.cpuUsedMs,
+      cpuMs: this.clock.usedMs,
       durationMs: performance.now() - this.startedAt,
       ...(this.options.transcriptPath && { transcriptPath: this.options.transcriptPath }),
     };
