@@ -3,9 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
-  ErrorCode,
   type GetPromptResult,
-  McpError,
   PromptListChangedNotificationSchema,
   type ReadResourceResult,
   ResourceListChangedNotificationSchema,
@@ -17,21 +15,21 @@ import type { JsonObject } from '../../../common/json.js';
 import type { McpPromptEntry, McpResourceEntry } from '../../../common/mcp-person.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import { CLIENT_CAPABILITIES, installServerRequestHandlers } from './mcp-client-handlers.js';
-import { listPrompts, listResources, type Listed } from './mcp-resources.js';
+import { HeldListings, type Listed } from './mcp-resources.js';
 import { InFlightCalls, type McpRunSession } from './mcp-session.js';
-import { McpOAuth, type McpLoginState, type OAuthLoginPort } from './oauth/mcp-oauth.js';
-import { authErrorIn } from './oauth/oauth-fetch.js';
-import { displayUrl, tail } from '../tools/bounded-text.js';
+import type { McpLoginState, McpOAuth, OAuthLoginPort } from './oauth/mcp-oauth.js';
 import type { SecretSource } from '../tools/http-runner.js';
 import { ToolFailure } from '../tools/tool-spec.js';
 import { BoundedTail, MCP_PROGRESS_TIMEOUT_FACTOR } from './mcp-bounds.js';
 import { listAll } from './mcp-listing.js';
+import { callFailure, describeStartError, startFailure, type FailureContext } from './mcp-failures.js';
 import { resultToOutput } from './mcp-result.js';
 import { McpSecretList } from './mcp-secrets.js';
-import { HOST_REFUSED, HOST_REFUSED_DATA, ServerProcessTransport } from './mcp-stdio.js';
+import { noSignIn, serverOAuth } from './mcp-sign-in.js';
+import { ServerProcessTransport } from './mcp-stdio.js';
+import { abortableDelay, untilAborted } from './mcp-waits.js';
 import { McpStartError, serverTransport } from './mcp-transport.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
-import { errorMessage } from '../../../common/error-message.js';
 import type { Surface } from '../surface-words.js';
 
 export { McpStartError, serverCwd } from './mcp-transport.js';
@@ -118,9 +116,7 @@ export class McpConnection {
   /** Sign-in, for a Streamable HTTP server that is not given an Authorization header. */
   readonly oauth: McpOAuth | undefined;
   /** The last listings of resources and prompts, once asked for (the explorer), refreshed on list_changed. */
-  private resources: Listed<McpResourceEntry> | undefined;
-  private prompts: Listed<McpPromptEntry> | undefined;
-  private readonly relisting = new Set<'resources' | 'prompts'>();
+  private readonly listings: HeldListings;
 
   constructor(
     readonly spec: McpServerSpec,
@@ -128,20 +124,8 @@ export class McpConnection {
   ) {
     this.secretList = options.secretList ?? new McpSecretList();
     this.secretList.addServers([spec]);
-    const transport = spec.transport;
-    if (transport.type === 'http' && !Object.keys(transport.headers).some((h) => h.toLowerCase() === 'authorization'))
-      this.oauth = new McpOAuth({
-        server: spec.name,
-        url: transport.url,
-        ...(transport.oauth && { spec: transport.oauth }),
-        ...(options.keychain && { keychain: options.keychain }),
-        secrets: options.secrets,
-        secretList: this.secretList,
-        ...(options.login && { login: options.login }),
-        ...(options.oauthTimeouts?.requestMs !== undefined && { requestTimeoutMs: options.oauthTimeouts.requestMs }),
-        ...(options.oauthTimeouts?.loginMs !== undefined && { loginTimeoutMs: options.oauthTimeouts.loginMs }),
-        surface: options.surface,
-      });
+    this.listings = new HeldListings(spec.timeoutMs);
+    this.oauth = serverOAuth(spec, options, this.secretList);
   }
 
   /** The last 64 KiB of the server's stderr, with the secrets the host knows redacted. */
@@ -221,23 +205,17 @@ export class McpConnection {
 
   /** The server's resources and templates (listed once, then kept up to date by its notifications). */
   async listResources(): Promise<Listed<McpResourceEntry>> {
-    const client = await this.ensureStarted();
-    if (!client.getServerCapabilities()?.resources) return { entries: [], dropped: 0 };
-    this.resources ??= await listResources(client, this.spec.timeoutMs);
-    return this.resources;
+    return this.listings.resourcesOf(await this.ensureStarted());
   }
 
   /** The server's prompts (listed once, then kept up to date by its notifications). */
   async listPrompts(): Promise<Listed<McpPromptEntry>> {
-    const client = await this.ensureStarted();
-    if (!client.getServerCapabilities()?.prompts) return { entries: [], dropped: 0 };
-    this.prompts ??= await listPrompts(client, this.spec.timeoutMs);
-    return this.prompts;
+    return this.listings.promptsOf(await this.ensureStarted());
   }
 
   /** Signs in to the server now, with the person on `port` (a Streamable HTTP server only). */
   async login(port: OAuthLoginPort, options: { scopes?: string[]; signal?: AbortSignal } = {}): Promise<McpLoginState> {
-    if (!this.oauth) throw new McpStartError(this.noSignIn());
+    if (!this.oauth) throw new McpStartError(noSignIn(this.spec));
     const state = await this.oauth.login(port, options);
     // A server that failed for want of a sign-in is started again at once, not after its backoff.
     if (this.state === 'error') {
@@ -248,7 +226,7 @@ export class McpConnection {
   }
 
   async logout(): Promise<boolean> {
-    if (!this.oauth) throw new McpStartError(this.noSignIn());
+    if (!this.oauth) throw new McpStartError(noSignIn(this.spec));
     const removed = await this.oauth.logout();
     await this.stop();
     return removed;
@@ -257,12 +235,6 @@ export class McpConnection {
   /** The server's sign-in, or undefined for a server that does not sign in (stdio, or an Authorization header). */
   async loginState(): Promise<McpLoginState | undefined> {
     return this.oauth?.state();
-  }
-
-  private noSignIn(): string {
-    return this.spec.transport.type === 'http'
-      ? `MCP server "${this.spec.name}" is given an Authorization header in tools.yaml, so the host does not sign in to it`
-      : `MCP server "${this.spec.name}" is a stdio server: it has no sign-in`;
   }
 
   /**
@@ -297,7 +269,7 @@ export class McpConnection {
       this.failures = 0;
       return result;
     } catch (error) {
-      throw this.callFailure(error, signal, timeoutMs);
+      throw callFailure(error, signal, timeoutMs, this.failureContext());
     } finally {
       release?.();
       signal.removeEventListener('abort', forward);
@@ -353,13 +325,19 @@ export class McpConnection {
       release = own?.busy();
       client.onerror = (error) => this.protocolError(client, error);
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.toolsChanged(client));
-      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.listChanged(client, 'resources'));
-      client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.listChanged(client, 'prompts'));
+      const relist = (what: 'resources' | 'prompts') =>
+        this.listings.listChanged(
+          client,
+          what,
+          () => this.client === client,
+          (changed) => this.options.onListChanged?.(changed),
+        );
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, () => relist('resources'));
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () => relist('prompts'));
       client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) =>
         this.options.onListChanged?.('resource-updated', notification.params.uri.slice(0, 4096)),
       );
-      this.resources = undefined;
-      this.prompts = undefined;
+      this.listings.clear();
       client.onclose = () => this.closed(client, generation);
       this.client = client;
       await client.connect(transport, { timeout: this.spec.startTimeoutMs });
@@ -370,7 +348,7 @@ export class McpConnection {
       this.options.onChange('tools');
       return client;
     } catch (error) {
-      const failure = this.describeStartError(error);
+      const failure = describeStartError(error, this.failureContext());
       if (generation === this.generation) {
         const client = this.client;
         this.client = undefined;
@@ -417,28 +395,6 @@ export class McpConnection {
     } finally {
       this.refreshing = false;
     }
-  }
-
-  /**
-   * Refreshes a listing of resources or prompts the host holds after its `list_changed`: one
-   * listing at a time, a flood of notifications coalesced (as for tools). Tells who listens.
-   */
-  private async listChanged(client: Client, what: 'resources' | 'prompts'): Promise<void> {
-    if (this.client !== client || this.relisting.has(what)) return;
-    const held = what === 'resources' ? this.resources : this.prompts;
-    if (held === undefined) {
-      this.options.onListChanged?.(what);
-      return;
-    }
-    this.relisting.add(what);
-    try {
-      if (what === 'resources')
-        this.resources = await listResources(client, this.spec.timeoutMs).catch(() => held as Listed<McpResourceEntry>);
-      else this.prompts = await listPrompts(client, this.spec.timeoutMs).catch(() => held as Listed<McpPromptEntry>);
-    } finally {
-      this.relisting.delete(what);
-    }
-    if (this.client === client) this.options.onListChanged?.(what);
   }
 
   /**
@@ -507,98 +463,14 @@ export class McpConnection {
     this.process = undefined;
   }
 
-  private describeStartError(error: unknown): McpStartError {
-    if (error instanceof McpStartError) return error;
-    const spec = this.spec;
-    const where =
-      spec.transport.type === 'http'
-        ? `at ${displayUrl(spec.transport.url)}`
-        : `("${[spec.transport.command, ...spec.transport.args].join(' ').slice(0, 200)}")`;
-    const code = (error as NodeJS.ErrnoException).code;
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    let reason: string;
-    const auth = authErrorIn(error);
-    if (auth) return new McpStartError(this.redact(auth.message));
-    if (this.stopReason !== undefined) reason = `the host stopped it while starting because ${this.stopReason}`;
-    else if (code === 'ENOENT')
-      reason = `the command "${spec.transport.type === 'stdio' ? spec.transport.command : ''}" was not found; check "command:" (a name on PATH, or a path relative to the workspace)`;
-    else if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
-      reason = `it did not answer initialize within ${spec.startTimeoutMs} ms; raise "startTimeoutMs:" or check the server`;
-    else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
-      reason = 'it exited while starting';
-    else if (cause === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(errorMessage(error)))
-      reason = 'the connection was refused; check that the server is running and "url:" is right';
-    else reason = `it failed to start: ${errorMessage(error).slice(0, 500)}`;
-    const stderr = tail(this.stderrTail(), 2000);
-    return new McpStartError(
-      this.redact(`MCP server "${spec.name}" ${where} is not available: ${reason}`),
-      stderr || undefined,
-    );
-  }
-
-  private callFailure(error: unknown, signal: AbortSignal, timeoutMs: number): ToolFailure {
-    if (signal.aborted) return new ToolFailure('cancelled: the run was stopped');
-    if (error instanceof ToolFailure) return error;
-    const auth = authErrorIn(error);
-    if (auth) return new ToolFailure(this.redact(auth.message));
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout)
-        return new ToolFailure(
-          /total timeout/i.test(error.message)
-            ? `timed out after ${timeoutMs * MCP_PROGRESS_TIMEOUT_FACTOR} ms in all (${MCP_PROGRESS_TIMEOUT_FACTOR}× timeoutMs; progress notifications restart the clock only up to that; the request was cancelled)`
-            : `timed out after ${timeoutMs} ms (the request was cancelled)`,
-        );
-      // A server can send the ConnectionClosed code itself; only a closed connection counts.
-      if (error.code === ErrorCode.ConnectionClosed && this.client === undefined) {
-        const stderr = tail(this.stderrTail(), 2000);
-        const message =
-          this.stopReason !== undefined
-            ? `MCP server "${this.spec.name}" was stopped during the call because ${this.stopReason}; it is started again on the next call`
-            : `MCP server "${this.spec.name}" stopped during the call; it is started again on the next call`;
-        return stderr ? new ToolFailure(`${message}; its stderr ends: ${stderr}`, stderr) : new ToolFailure(message);
-      }
-      // Only an error the host made carries its private data object; a server can send the code.
-      if (error.code === HOST_REFUSED && error.data === HOST_REFUSED_DATA)
-        return new ToolFailure(error.message.replace(/^MCP error -?\d+: /, ''));
-      // Any other error message was written by the server.
-      const text = this.redact(error.message.slice(0, 4000));
-      return new ToolFailure(`the server answered with an error: ${text}`, text);
-    }
-    const text = this.redact(errorMessage(error).slice(0, 4000));
-    return new ToolFailure(`the call failed: ${text}`, text);
-  }
-}
-
-/** A start failure as a call's error: host words, then the server's stderr tail as tool text. */
-function startFailure(error: unknown): ToolFailure {
-  if (error instanceof McpStartError)
-    return error.serverText
-      ? new ToolFailure(`${error.message}; its stderr ends: ${error.serverText}`, error.serverText)
-      : new ToolFailure(error.message);
-  return new ToolFailure(`the MCP server failed: ${errorMessage(error)}`);
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts (the work behind `promise` goes on). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Error('cancelled'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Error('cancelled'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function abortableDelay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new Error('cancelled'));
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new Error('cancelled'));
+  /** What a failure's words need of this connection, now. */
+  private failureContext(): FailureContext {
+    return {
+      spec: this.spec,
+      redact: (text) => this.redact(text),
+      stderrTail: () => this.stderrTail(),
+      stopReason: this.stopReason,
+      closed: this.client === undefined,
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  }
 }

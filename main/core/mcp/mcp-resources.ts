@@ -118,3 +118,63 @@ export async function listPrompts(client: Client, timeout: number): Promise<List
     timeout,
   );
 }
+
+/**
+ * The listings of resources and prompts the host holds of one server: listed once asked for, then
+ * relisted after the server's `list_changed`, one listing at a time, a flood of notifications
+ * coalesced (as for tools).
+ */
+export class HeldListings {
+  private resources: Listed<McpResourceEntry> | undefined;
+  private prompts: Listed<McpPromptEntry> | undefined;
+  private readonly relisting = new Set<'resources' | 'prompts'>();
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** Forgets both listings (the server starts again). */
+  clear(): void {
+    this.resources = undefined;
+    this.prompts = undefined;
+  }
+
+  /** The server's resources and templates (listed once, then kept up to date by its notifications). */
+  async resourcesOf(client: Client): Promise<Listed<McpResourceEntry>> {
+    if (!client.getServerCapabilities()?.resources) return { entries: [], dropped: 0 };
+    this.resources ??= await listResources(client, this.timeoutMs);
+    return this.resources;
+  }
+
+  /** The server's prompts (listed once, then kept up to date by its notifications). */
+  async promptsOf(client: Client): Promise<Listed<McpPromptEntry>> {
+    if (!client.getServerCapabilities()?.prompts) return { entries: [], dropped: 0 };
+    this.prompts ??= await listPrompts(client, this.timeoutMs);
+    return this.prompts;
+  }
+
+  /**
+   * Refreshes a listing the host holds after its `list_changed` from `client` (while `current`
+   * says it is still the server's), then tells `changed`.
+   */
+  async listChanged(
+    client: Client,
+    what: 'resources' | 'prompts',
+    current: () => boolean,
+    changed: (what: 'resources' | 'prompts') => void,
+  ): Promise<void> {
+    if (!current() || this.relisting.has(what)) return;
+    const held = what === 'resources' ? this.resources : this.prompts;
+    if (held === undefined) {
+      changed(what);
+      return;
+    }
+    this.relisting.add(what);
+    try {
+      if (what === 'resources')
+        this.resources = await listResources(client, this.timeoutMs).catch(() => held as Listed<McpResourceEntry>);
+      else this.prompts = await listPrompts(client, this.timeoutMs).catch(() => held as Listed<McpPromptEntry>);
+    } finally {
+      this.relisting.delete(what);
+    }
+    if (current()) changed(what);
+  }
+}
