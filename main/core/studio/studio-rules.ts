@@ -6,9 +6,9 @@
  * with the person's yes in main's own dialog, which names the rule (docs/threat-model.md, "Approval
  * rules in the studio"). Runs started here follow the file as it changes.
  */
-import { realpathSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { stringify } from 'yaml';
-import { RULES_FILE_NAME, type Confirmation, type Rule, type ServerIdentity } from '../../../common/approval-rules.js';
+import { RULES_FILE_NAME, type Rule } from '../../../common/approval-rules.js';
 import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
 import type {
   CallRef,
@@ -22,9 +22,8 @@ import type { PendingCall } from '../approval/approver.js';
 import type { PendingApprovals } from '../approval/pending-approvals.js';
 import type { Workspace } from '../catalog/workspace.js';
 import type { LiveRules, PrepareRunOptions } from '../run/prepare-run.js';
-import { failedConditions } from '../rules/rule-engine.js';
 import { RuleDefinitions } from '../rules/rule-definitions.js';
-import { RuleSet, serverIdentity, type RuleCall } from '../rules/rule-match.js';
+import { RuleSet } from '../rules/rule-match.js';
 import { rulesOverview, serverWords, type OverviewTool } from '../rules/rule-overview.js';
 import { RuleStore, RulesConflictError, type RulesSnapshot } from '../rules/rule-store.js';
 import { RULES_USAGE_FILE, RuleUsage } from '../rules/rule-usage.js';
@@ -37,6 +36,7 @@ import { ContractError } from './contract-error.js';
 import type { PersonDialogs } from './person-dialogs.js';
 import type { PersonPress } from './person-input.js';
 import type { PersonQuestion } from './studio-trust.js';
+import { completedRule, realPathOf, ruleCallOf, ruleCoverage, toolServer, toolSpecOf } from './studio-rule-calls.js';
 
 /** Quiet time after the last change of a watched file before it is read again. */
 const WATCH_DEBOUNCE_MS = 100;
@@ -102,7 +102,7 @@ export class StudioRules {
    * then count in rules); undefined for a tool of no MCP server. As the file was last read.
    */
   readonly serverTrusted = (tool: ToolSpec): boolean | undefined => {
-    const server = this.serverOf(tool);
+    const server = toolServer(tool, this.host);
     return server === undefined ? undefined : this.set.trustsServer(server);
   };
 
@@ -132,7 +132,7 @@ export class StudioRules {
     const real = ws ? realPathOf(ws.root) : undefined;
     const tools: OverviewTool[] | undefined = ws
       ? [...ws.tools.list(), ...this.host.mcpTools()].map((tool) => {
-          const server = this.serverOf(tool);
+          const server = toolServer(tool, this.host);
           return { alias: tool.alias, ...(server && { server }) };
         })
       : undefined;
@@ -156,7 +156,7 @@ export class StudioRules {
   async propose(ref: CallRef): Promise<RuleProposal> {
     const pending = this.pendingCall(ref);
     await this.load();
-    const call = this.callOf(pending);
+    const call = ruleCallOf(pending, this.host);
     const id = this.freeId(ruleIdFor(call.alias, new Date()));
     const rule = narrowestRuleFor(call, { id });
     const suggestions = widen(rule, call).flatMap((widening) => {
@@ -190,7 +190,9 @@ export class StudioRules {
       words,
       problems: [],
       ...(ref && {
-        call: pending ? this.coverage(rule, pending) : { covered: false, why: 'The call is no longer waiting.' },
+        call: pending
+          ? ruleCoverage(rule, pending, this.host)
+          : { covered: false, why: 'The call is no longer waiting.' },
       }),
     };
   }
@@ -222,7 +224,7 @@ export class StudioRules {
       pending,
       options.replaces,
     );
-    const coverage = pending ? this.coverage(rule, pending) : undefined;
+    const coverage = pending ? ruleCoverage(rule, pending, this.host) : undefined;
     const runsCall = coverage?.covered === true && pending !== undefined;
     const yes = await this.ask(press, {
       title: existing ? `Change the approval rule "${existing.id}"?` : `Save the approval rule "${rule.id}"?`,
@@ -245,7 +247,7 @@ export class StudioRules {
       existing ? this.store.replace(existing.id, rule, options.revision) : this.store.add(rule, options.revision),
     );
     if (pending?.request.definitionDigest !== undefined) {
-      const spec = this.specOf(pending.request.alias);
+      const spec = toolSpecOf(pending.request.alias, this.host);
       if (spec) await this.definitions.remember(pending.request.definitionDigest, spec).catch(() => undefined);
     }
     await this.refresh();
@@ -400,51 +402,10 @@ export class StudioRules {
     for (let n = 2; ; n += 1) if (!taken.has(`${id}-${n}`)) return `${id}-${n}`;
   }
 
-  /**
-   * The rule to save: `draft`, confirmed on the definitions the rule it replaces was confirmed on
-   * and on the one waiting call `pending`'s card showed (main's knowledge, never the page's), and
-   * dated.
-   */
+  /** The rule to save for `draft` (see {@link completedRule}), in place of rule `replaces` when given. */
   private completed(draft: RuleDraft, pending: PendingCall | undefined, replaces?: string): Rule {
     const existing = replaces === undefined || !this.snapshot ? undefined : this.ruleById(this.snapshot, replaces);
-    const confirmed: Confirmation[] = [...(existing?.confirmed ?? [])];
-    const digest = pending?.request.definitionDigest;
-    if (
-      draft.decision === 'allow' &&
-      pending &&
-      digest !== undefined &&
-      !confirmed.some((known) => known.digest === digest)
-    )
-      confirmed.push({ alias: pending.request.alias, digest, at: new Date().toISOString() });
-    return {
-      ...draft,
-      ...(draft.decision === 'allow' && confirmed.length > 0 && { confirmed }),
-      createdAt: existing?.createdAt ?? new Date().toISOString(),
-    };
-  }
-
-  /** Whether saving `rule` runs waiting call `pending`: the rule matches it, and it carries no untrusted text. */
-  private coverage(rule: Rule, pending: PendingCall): { covered: boolean; why: string } {
-    if (rule.decision !== 'allow')
-      return { covered: false, why: `An ${rule.decision} rule never runs a call: the call stays waiting for you.` };
-    const call = this.callOf(pending);
-    const match = new RuleSet({ version: 1, rules: [{ ...rule, enabled: true }] }).rulesFor(call)[0];
-    if (!match)
-      return {
-        covered: false,
-        why: `The rule does not cover "${call.alias}" in this workspace, so the call stays waiting for you.`,
-      };
-    if (!match.matched)
-      return {
-        covered: false,
-        why: `The rule does not cover this call (${failedConditions(match).join('; ')}), so it stays waiting for you.`,
-      };
-    if (pending.request.taint.length > 0)
-      return {
-        covered: false,
-        why: 'This call carries untrusted text, which the rule does not let through: decide it on its card.',
-      };
-    return { covered: true, why: 'The rule covers this call: saving it runs the call now.' };
+    return completedRule(draft, pending, existing);
   }
 
   private pendingCall(ref: CallRef): PendingCall {
@@ -458,36 +419,6 @@ export class StudioRules {
     return this.host.pending
       .list()
       .find((call) => call.request.runId === ref.runId && call.request.callId === ref.callId);
-  }
-
-  /** A waiting call as the rules see it: in the open workspace, under the definition its card shows. */
-  private callOf(pending: PendingCall): RuleCall {
-    const { request } = pending;
-    const ws = this.host.workspace();
-    const real = ws ? realPathOf(ws.root) : undefined;
-    const spec = this.specOf(request.alias);
-    const server = spec && this.serverOf(spec);
-    return {
-      alias: request.alias,
-      arguments: request.arguments,
-      ...(real !== undefined && { workspace: real }),
-      ...(spec && { definition: spec }),
-      ...(request.definitionDigest !== undefined && { digest: request.definitionDigest }),
-      ...(server && { server }),
-    };
-  }
-
-  private specOf(alias: string): ToolSpec | undefined {
-    return this.host.workspace()?.tools.get(alias) ?? this.host.mcpTools().find((tool) => tool.alias === alias);
-  }
-
-  /** How an MCP tool's server is reached, as rules name it (the run's gate does the same). */
-  private serverOf(tool: ToolSpec): ServerIdentity | undefined {
-    if (tool.settings.kind !== 'mcp') return undefined;
-    const ws = this.host.workspace();
-    const name = tool.settings.server;
-    const server = ws?.mcpServers?.find((candidate) => candidate.name === name);
-    return server && ws ? serverIdentity(server.transport, realPathOf(ws.root)) : undefined;
   }
 }
 
@@ -503,12 +434,4 @@ function problemInfo(file: string, problem: RulesProblem): RulesProblemInfo {
 /** A rule as YAML, as the file will hold it (for main's dialog). */
 function ruleYaml(rule: Rule): string {
   return stringify(rule, { lineWidth: 0 }).trimEnd();
-}
-
-function realPathOf(folder: string): string {
-  try {
-    return realpathSync.native(folder);
-  } catch {
-    return folder;
-  }
 }
