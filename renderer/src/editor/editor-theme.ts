@@ -4,7 +4,7 @@
  * own oneDark (comments and line numbers at 3.6:1) and default light style (#e40 at 3.6:1) are
  * not; the accessibility test (test/e2e/studio-a11y.test.ts) checks it with axe-core.
  *
- * Backgrounds and gutters come from the shell's CSS variables (shell/shell.css), so the editor
+ * Backgrounds and gutters come from the shell's CSS variables (shell/theme.css), so the editor
  * follows the theme like the rest of the window; token colours are fixed per theme.
  *
  * @module

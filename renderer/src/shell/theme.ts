@@ -12,7 +12,7 @@ export function readSavedTheme(): Theme {
   }
 }
 
-/** Switches the CSS variables (see shell/shell.css) and remembers the choice. */
+/** Switches the CSS variables (see shell/theme.css) and remembers the choice. */
 export function applyTheme(theme: Theme): void {
   document.documentElement.dataset['theme'] = theme;
   try {
