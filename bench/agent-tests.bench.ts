@@ -10,7 +10,7 @@ import { inProcessModel, ScriptedProvider } from '../main/core/testing/scripted-
 import { runSuite } from '../main/core/testing/suite.js';
 import type { ScriptedReply } from '../main/core/testing/test-file-schema.js';
 import { type BenchRow, interleave, now, row } from './bench-kit.js';
-import { WORKER_FILE } from './run-engine.bench.js';
+import { WORKER_FILE } from './engine-kit.js';
 
 /**
  * `promptforge test` with a scripted model: a suite of 1,000 cases, each of three model rounds and

@@ -199,7 +199,7 @@ export async function waitUntil(
  * Makes every `new Worker(...)` in this process start with `execArgv: []` unless it says otherwise,
  * and returns the undo function. Under `tsx`, workers inherit tsx's `--import` loader, which
  * registers module hooks in each worker and adds ~100 ms to every ES-module worker's start-up:
- * users (Electron, the built CLI) never pay that, so the run-engine benchmarks switch it off. The
+ * users (Electron, the built CLI) never pay that, so the run engine benchmarks switch it off. The
  * built worker (out/main/lua-worker.js) is plain JavaScript and needs no loader.
  */
 export function workersWithoutLoaderHooks(): () => void {

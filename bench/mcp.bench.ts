@@ -85,7 +85,7 @@ async function roundTrip(): Promise<BenchRow> {
       ratio: ourMedian / sdkMedian,
       target: '≤ 1.3×',
       samples: CALLS - 20,
-      how: `server-everything over stdio. Ours: ToolDispatcher.call (argument validation, the approval gate with the tool at approval auto, the ToolRunner, McpServerManager, the SDK client, result conversion) to its echo tool; baseline: a separate SDK Client calling the same tool on its own server process. ${CALLS} alternating pairs, the first 20 dropped as warm-up. The Lua worker's own tools.call hop is measured in run-engine.bench.ts and is not part of either side.`,
+      how: `server-everything over stdio. Ours: ToolDispatcher.call (argument validation, the approval gate with the tool at approval auto, the ToolRunner, McpServerManager, the SDK client, result conversion) to its echo tool; baseline: a separate SDK Client calling the same tool on its own server process. ${CALLS} alternating pairs, the first 20 dropped as warm-up. The Lua worker's own tools.call hop is measured in run-tools-call.bench.ts and is not part of either side.`,
     };
   } finally {
     await client.close();

@@ -22,7 +22,7 @@ import { errorMessage } from '../../../common/error-message.js';
 // strings as NUL-terminated C strings and pushes JS objects recursively without stack checks.
 
 // wasmoon through require: loading its CommonJS build as an ES module costs a worker 30-40 ms of
-// start-up (measured in bench/run-engine.bench.ts).
+// start-up (measured in bench/run-start.bench.ts).
 const { LuaFactory, LuaLibraries, LuaMultiReturn } = createRequire(import.meta.url)(
   'wasmoon',
 ) as typeof import('wasmoon');
