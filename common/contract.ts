@@ -15,6 +15,7 @@
  * @module
  */
 import { z } from 'zod';
+import type { ContractErrorCode } from './contract-errors.js';
 import { RunEventSchema } from './run-events.js';
 import {
   AgentFileResultSchema,
@@ -508,12 +509,11 @@ export function isContractEventName(name: unknown): name is ContractEventName {
  * Why a call failed. `code` is stable and machine-readable; `message` is for people and never
  * holds a secret.
  *
- * Codes produced by the dispatcher: `unknown-method`, `invalid-payload`, `invalid-response`,
- * `forbidden-sender`, `internal-error`. Handlers may add their own (`run-not-found`, ...).
+ * The codes and their meanings are listed once, in common/contract-errors.ts.
  */
 export interface IpcError {
   /** Stable kebab-case error code. */
-  code: string;
+  code: ContractErrorCode;
   /** A sentence for a person; names the method and, for payload errors, the field path. */
   message: string;
 }

@@ -2,6 +2,7 @@ import { hasProtoKey, nestingDepth } from '../../../common/json.js';
 import { MAX_LUA_DEPTH } from '../run/worker-protocol.js';
 import type { z } from 'zod';
 import type { IpcError, IpcResult } from '../../../common/contract.js';
+import { isContractErrorCode } from '../../../common/contract-errors.js';
 import { ContractError } from './contract-error.js';
 import type { StudioLogger } from './studio-logger.js';
 
@@ -122,7 +123,8 @@ export async function dispatchCall<T extends ContractMethodTable, C>(
   try {
     value = await (handler as (request: unknown, call: C) => unknown)(request.data, call);
   } catch (error) {
-    if (error instanceof ContractError) {
+    // A code outside the list (only a cast can make one) is a bug in the handler, not a refusal.
+    if (error instanceof ContractError && isContractErrorCode(error.code)) {
       logger.warn('IPC call failed', { method, code: error.code, reason: error.message });
       return failure({ code: error.code, message: error.message });
     }

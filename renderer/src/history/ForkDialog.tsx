@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import type { ContractErrorCode } from '../../../common/contract-errors.js';
 import type { ForkEdit } from '../../../common/run-events.js';
 import type { ModelSummary } from '../../../common/studio-schemas.js';
 import { Modal } from '../shell/Dialogs';
@@ -18,7 +19,7 @@ export interface ForkTarget {
 }
 
 /** Why a fork failed, as the contract says it (`script-changed` offers to fork anyway). */
-function errorCode(error: unknown): string | undefined {
+function errorCode(error: unknown): ContractErrorCode | undefined {
   return error instanceof StudioCallError ? error.code : undefined;
 }
 
@@ -46,7 +47,7 @@ export function ForkDialog({
   const [text, setText] = useState(target.text);
   const [calls, setCalls] = useState('');
   const [model, setModel] = useState('');
-  const [error, setError] = useState<{ code?: string; message: string } | null>(null);
+  const [error, setError] = useState<{ code?: ContractErrorCode; message: string } | null>(null);
   const [busy, setBusy] = useState(false);
 
   const fork = async (force: boolean): Promise<void> => {

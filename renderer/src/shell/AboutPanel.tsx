@@ -1,7 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import type { AppInfo, IpcError } from '../../../common/contract.js';
 
-type AboutState = { kind: 'loading' } | { kind: 'ready'; info: AppInfo } | { kind: 'failed'; error: IpcError };
+/** Why the info is missing: the call's error, or `transport` when the call itself broke. */
+type AboutFailure = IpcError | { code: 'transport'; message: string };
+
+type AboutState = { kind: 'loading' } | { kind: 'ready'; info: AppInfo } | { kind: 'failed'; error: AboutFailure };
 
 /** Side panel with the studio's version, runtime versions and data folders (from `app:info`). */
 export function AboutPanel({ id, onClose }: { id: string; onClose: () => void }) {

@@ -7,6 +7,7 @@ import type {
   ContractResponse,
   IpcError,
 } from '../../../common/contract.js';
+import type { ContractErrorCode } from '../../../common/contract-errors.js';
 import { errorMessage } from '../../../common/error-message.js';
 
 /** A contract call that resolved to `{ ok: false }`; keeps the stable `code`. */
@@ -19,7 +20,7 @@ export class StudioCallError extends Error {
     this.name = 'StudioCallError';
   }
 
-  get code(): string {
+  get code(): ContractErrorCode {
     return this.error.code;
   }
 }

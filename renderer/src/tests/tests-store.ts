@@ -4,6 +4,7 @@
  * and why the last attempt to run did not start. Components read it through `useSyncExternalStore`.
  */
 import { useSyncExternalStore } from 'react';
+import type { ContractErrorCode } from '../../../common/contract-errors.js';
 import type {
   TestCaseResultInfo,
   TestFileInfo,
@@ -15,7 +16,7 @@ import { call, describeError, StudioCallError } from '../shell/studio-api';
 
 /** Why a run did not start: the core's sentence, and its code (`workspace-restricted` offers the trust review). */
 export interface RunRefusal {
-  code: string | null;
+  code: ContractErrorCode | null;
   message: string;
 }
 

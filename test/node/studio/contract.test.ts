@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
   isContractEventName,
   isContractMethodName,
 } from '../../../common/contract.js';
+import { CONTRACT_ERROR_CODES, isContractErrorCode, type ContractErrorCode } from '../../../common/contract-errors.js';
 import { ContractError } from '../../../main/core/studio/contract-error.js';
 import {
   dispatchCall,
@@ -62,7 +63,7 @@ const testTable = {
     response: z.object({ text: z.string() }),
   },
   'test:fail': {
-    request: z.object({ how: z.enum(['contract', 'error', 'string', 'reject', 'bad-response']) }),
+    request: z.object({ how: z.enum(['contract', 'unlisted-code', 'error', 'string', 'reject', 'bad-response']) }),
     response: z.object({ text: z.string() }),
   },
 };
@@ -70,6 +71,8 @@ const testHandlers: ContractHandlerTable<typeof testTable> = {
   'test:echo': (request) => ({ text: request.foo.bar }),
   'test:fail': async (request) => {
     if (request.how === 'contract') throw new ContractError('no-workspace', 'open a workspace first');
+    // Only a cast gets past the type; the dispatcher still refuses to pass the code on.
+    if (request.how === 'unlisted-code') throw new ContractError('made-up' as ContractErrorCode, 'a made-up refusal');
     if (request.how === 'error') throw new Error('disk on fire');
     // The dispatcher must cope with any thrown value, not only Errors.
     if (request.how === 'string') throw 'a bare string';
@@ -101,6 +104,33 @@ describe('common/contract.ts', () => {
     const bad = contractEvents['run-event'].safeParse({ ...log, text: 42 });
     expect(bad.success).toBe(false);
     expect(bad.error?.issues[0]?.path).toEqual(['text']);
+  });
+});
+
+describe('common/contract-errors.ts', () => {
+  /** Every source file of the main process and preload, as text. */
+  const sources = (): string[] => {
+    const root = path.resolve(import.meta.dirname, '../../..');
+    return ['main', 'preload'].flatMap((folder) =>
+      readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => readFileSync(path.join(root, folder, file), 'utf8')),
+    );
+  };
+
+  it('lists every code a ContractError is thrown with, and each listed code is used', () => {
+    const text = sources().join('\n');
+    const thrown = [...text.matchAll(/new ContractError\(\s*'([^']*)'/g)].map((match) => match[1]!);
+    expect(thrown.length).toBeGreaterThan(40);
+    expect(thrown.filter((code) => !isContractErrorCode(code))).toEqual([]);
+    const unused = Object.keys(CONTRACT_ERROR_CODES).filter((code) => !text.includes(`'${code}'`));
+    expect(unused).toEqual([]);
+  });
+
+  it('guards codes without trusting the prototype chain', () => {
+    expect(isContractErrorCode('script-changed')).toBe(true);
+    for (const code of ['toString', '__proto__', 'constructor', 'Script-Changed', '', 42, undefined])
+      expect(isContractErrorCode(code)).toBe(false);
   });
 });
 
@@ -273,6 +303,7 @@ describe('dispatchContractCall refusals', () => {
 describe('dispatchContractCall maps handler failures to { code, message }', () => {
   const cases = [
     ['contract', { code: 'no-workspace', message: 'open a workspace first' }, 'warn'],
+    ['unlisted-code', { code: 'internal-error', message: 'test:fail: a made-up refusal' }, 'error'],
     ['error', { code: 'internal-error', message: 'test:fail: disk on fire' }, 'error'],
     ['string', { code: 'internal-error', message: 'test:fail: threw a non-Error value (string)' }, 'error'],
     ['reject', { code: 'internal-error', message: 'test:fail: rejected later' }, 'error'],
