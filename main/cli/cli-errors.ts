@@ -1,10 +1,14 @@
 /** The errors a command throws to end with a message and an exit code, and the Ctrl-C race. */
 
 /** The command line is wrong: the message and the usage hint are printed, exit code 2. */
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  readonly kind = 'usage';
+}
 
 /** Ctrl-C arrived before the command could finish. */
-export class InterruptedError extends Error {}
+export class InterruptedError extends Error {
+  readonly kind = 'interrupted';
+}
 
 /**
  * The reason a command's interrupt signal carries when its output closed (`promptforge run … |
@@ -23,7 +27,9 @@ export function stopText(signal: AbortSignal): string {
 }
 
 /** A command failed in a way the person can act on: the message is printed, exit code 1. */
-export class CommandError extends Error {}
+export class CommandError extends Error {
+  readonly kind = 'command-failed';
+}
 
 /** Settles like `promise`, or rejects with {@link InterruptedError} when `signal` aborts first. */
 export function untilInterrupted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

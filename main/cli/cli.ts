@@ -3,26 +3,16 @@
  * errors it throws into a message and an exit code.
  */
 import { readFileSync } from 'node:fs';
-import { SecretStoreUnavailableError } from '../core/credentials/secret-store.js';
-import { UnsafeWorkspaceError } from '../core/catalog/workspace-root.js';
 import { unknownWord } from './cli-args.js';
-import {
-  CommandError,
-  InterruptedError,
-  OutputClosed,
-  stopText,
-  untilInterrupted,
-  USAGE_HINT,
-  UsageError,
-} from './cli-errors.js';
+import { OutputClosed, stopText, untilInterrupted, USAGE_HINT, UsageError } from './cli-errors.js';
 import { defaultIo, forLauncher, printer, watchOutput, type CliIo, type Printer } from './cli-io.js';
-import { EXIT } from './exit-codes.js';
+import { cliErrorKind, EXIT, EXIT_FOR_KIND } from './exit-codes.js';
 import { helpFor, wantsHelp } from './help.js';
 import { KEY_ACTIONS, keysCommand } from './keys-command.js';
 import { mcpCommand } from './mcp-command.js';
-import { loadedPrepareRun, runCommand } from './run-command.js';
+import { runCommand } from './run-command.js';
 import { testCommand } from './test-command.js';
-import { isConfigError, trustCommand, UntrustedError } from './trust-command.js';
+import { trustCommand } from './trust-command.js';
 
 export { editDistance } from './cli-args.js';
 export { defaultIo, type CliIo } from './cli-io.js';
@@ -82,41 +72,26 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         throw new UsageError(unknownWord('command', command, COMMANDS, `commands: ${COMMANDS.join(', ')}`));
     }
   } catch (error) {
-    const prepareRunModule = loadedPrepareRun();
-    if (error instanceof UsageError) {
-      print.say(`${error.message}\n${USAGE_HINT}`);
-      return EXIT.usage;
-    }
-    if (error instanceof UntrustedError) {
-      print.say(forLauncher(error.message, io.env));
-      return EXIT.untrusted;
-    }
-    if (error instanceof CommandError) {
-      print.say(error.message);
-      return EXIT.scriptError;
-    }
-    if (error instanceof InterruptedError) {
-      print.say(stopText(interrupt.signal));
-      io.stdin.destroy();
-      return EXIT.stopped;
-    }
-    // A fork step or edit that does not fit the recording is a bad flag value: a usage error.
-    if (prepareRunModule !== undefined && error instanceof prepareRunModule.ForkError) {
-      print.say(`${error.message}\n${USAGE_HINT}`);
-      return EXIT.usage;
-    }
-    // Setup errors are about files and the machine (a transcript, models.yaml, the keychain), not
-    // the command line: their message says what to fix, and the usage would not help.
-    if (
-      (prepareRunModule !== undefined &&
-        (error instanceof prepareRunModule.RunSetupError || error instanceof prepareRunModule.TranscriptError)) ||
-      error instanceof SecretStoreUnavailableError ||
-      // A folder above that someone else owns or may write is not taken as the workspace.
-      error instanceof UnsafeWorkspaceError ||
-      isConfigError(error)
-    ) {
-      print.say(error instanceof SecretStoreUnavailableError ? forLauncher(error.message, io.env) : error.message);
-      return EXIT.usage;
+    const kind = cliErrorKind(error);
+    if (kind !== undefined) {
+      const { exit, says } = EXIT_FOR_KIND[kind];
+      const message = (error as Error).message;
+      switch (says) {
+        case 'usage':
+          print.say(`${message}\n${USAGE_HINT}`);
+          break;
+        case 'launcher':
+          print.say(forLauncher(message, io.env));
+          break;
+        case 'message':
+          print.say(message);
+          break;
+        case 'stopped':
+          print.say(stopText(interrupt.signal));
+          io.stdin.destroy();
+          break;
+      }
+      return exit;
     }
     print.say(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return EXIT.scriptError;

@@ -39,11 +39,6 @@ async function loadPrepareRun(): Promise<typeof PrepareRunModule> {
   return prepareRunModule;
 }
 
-/** The run machinery, if a command has loaded it (its error classes say how a failed run is reported). */
-export function loadedPrepareRun(): typeof PrepareRunModule | undefined {
-  return prepareRunModule;
-}
-
 /** Why a call was denied when no `--approve` flag was given and stdin is not a terminal. */
 const NO_TERMINAL_DENIAL =
   'no terminal to ask on and no --approve flag (run on a terminal, or pass --approve ask to answer on stdin, or --approve auto to allow it)';

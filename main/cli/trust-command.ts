@@ -63,19 +63,11 @@ export async function trustStore(io: CliIo): Promise<TrustStore> {
 
 /** The workspace is restricted and there was no terminal to ask on: exit {@link EXIT.untrusted}. */
 export class UntrustedError extends Error {
+  readonly kind = 'untrusted';
   constructor(message: string) {
     super(message);
     this.name = 'UntrustedError';
   }
-}
-
-/**
- * Whether `error` is about the config folder or a file in it (a relative PROMPTFORGE_CONFIG_DIR,
- * a folder others may write, an invalid trust file): its message names the file and the fix.
- * Told by name, so the CLI need not load the trust store to recognise them.
- */
-export function isConfigError(error: unknown): error is Error {
-  return error instanceof Error && (error.name === 'ConfigDirError' || error.name === 'ConfigFileError');
 }
 
 /** One answer typed at the terminal, or undefined when stdin is not a terminal (never read from a pipe). */

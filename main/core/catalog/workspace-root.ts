@@ -8,6 +8,8 @@ import { CATALOG_FILES } from './catalog-files.js';
  * others can write to it. The message names the folder (or file), says why and what to do.
  */
 export class UnsafeWorkspaceError extends Error {
+  /** How the CLI reports it (a setup error). */
+  readonly kind = 'unsafe-workspace';
   constructor(
     /** The refused folder or catalog file. */
     readonly refused: string,

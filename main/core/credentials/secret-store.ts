@@ -16,6 +16,8 @@ export interface SecretStore {
 
 /** The OS keychain cannot be reached; `message` says what to install or unlock. */
 export class SecretStoreUnavailableError extends Error {
+  /** How the CLI reports it (with the launcher's advice). */
+  readonly kind = 'secret-store-unavailable';
   constructor(message: string) {
     super(message);
     this.name = 'SecretStoreUnavailableError';

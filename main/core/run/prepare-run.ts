@@ -45,6 +45,8 @@ export { TranscriptError } from '../transcript/transcript-reader.js';
 
 /** A run could not be set up (bad model alias, unreadable script...): a usage or catalog error. */
 export class RunSetupError extends Error {
+  /** How the CLI reports it (a setup error: the message says what to fix). */
+  readonly kind = 'run-setup';
   constructor(message: string) {
     super(message);
     this.name = 'RunSetupError';

@@ -37,6 +37,8 @@ export class RunLimitError extends Error {
  * `force`). `code` is stable (the studio passes it on); the message says what to change.
  */
 export class ForkError extends Error {
+  /** How the CLI reports it (a bad flag value). */
+  readonly kind = 'fork';
   constructor(
     readonly code: 'fork-past-end' | 'fork-not-a-step' | 'fork-bad-edit' | 'script-changed',
     message: string,

@@ -4,6 +4,8 @@ import { errorMessage } from '../../../common/error-message.js';
 
 /** A transcript that cannot be read; the message names the file and line. */
 export class TranscriptError extends Error {
+  /** How the CLI reports it (a setup error: the message names the file and line). */
+  readonly kind = 'transcript';
   constructor(message: string) {
     super(message);
     this.name = 'TranscriptError';

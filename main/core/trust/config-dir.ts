@@ -51,6 +51,8 @@ export function currentConfigDir(): string {
 
 /** The config folder is unusable: `message` names it and the fix. */
 export class ConfigDirError extends Error {
+  /** How the CLI reports it (a setup error naming the folder). */
+  readonly kind = 'config';
   constructor(message: string) {
     super(message);
     this.name = 'ConfigDirError';

@@ -12,6 +12,8 @@ const STALE_LOCK_MS = 30_000;
 
 /** A config file could not be read or written; the message names the file and the fix. */
 export class ConfigFileError extends Error {
+  /** How the CLI reports it (a setup error naming the file). */
+  readonly kind = 'config';
   constructor(message: string) {
     super(message);
     this.name = 'ConfigFileError';
