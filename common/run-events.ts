@@ -57,11 +57,20 @@ export const RequestedCallSchema = z.object({
 
 export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 
-/** A tainted span of a string argument: `[start, end)` of the string at `path`. */
+/**
+ * A span of a call's arguments that repeats an earlier untrusted output (or an envelope tag):
+ * `[start, end)` of the string at `path`.
+ */
 export const TaintSpanSchema = z.object({
+  /** JSON pointer of the argument string holding the span. */
   path: z.string(),
+  /** Character offsets inside that string. */
   start: z.number(),
   end: z.number(),
+  /**
+   * The id of the earlier tool output the fragment came from, `envelope` for an envelope tag, or
+   * `taint-index-full` when the run recorded more untrusted text than the tracker holds.
+   */
   sourceOutputId: z.string(),
   /** Set when the span is inside an object key (`path` points at that key's member). */
   key: z.boolean().optional(),
@@ -381,6 +390,8 @@ export type RunEventBody = RunEvent extends infer E
 export type RunStatus = Extract<RunEvent, { type: 'run-end' }>['status'];
 /** A decision as recorded. */
 export type RecordedDecision = z.infer<typeof DecisionSchema>;
+/** A tainted span of a call's arguments. */
+export type TaintSpan = z.infer<typeof TaintSpanSchema>;
 /** Limits for one run. */
 export type RunLimits = z.infer<typeof RunLimitsSchema>;
 /** An edit at a fork's step. */

@@ -1,7 +1,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { parseExactJson, type JsonObject, type JsonValue } from '../../common/json.js';
-import type { TaintSpan } from '../core/approval/approval-types.js';
+import type { TaintSpan } from '../../common/run-events.js';
 import type { Approver, PendingCall, PersonDecision } from '../core/approval/approver.js';
 import { terminalSafe as safe } from './terminal-text.js';
 import { unescapePointerSegment } from '../../common/json-pointer.js';

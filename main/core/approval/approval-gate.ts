@@ -7,8 +7,8 @@ import type {
   ApprovalRequest,
   DecisionOrigin,
   DecisionSource,
-  TaintSpan,
 } from './approval-types.js';
+import type { TaintSpan } from '../../../common/run-events.js';
 import { planDecision, type GatePlan, type GateRuleSource } from './gate-plan.js';
 import type { Approver, PendingCall, PendingDefinitionChange, PersonDecision } from './approver.js';
 import { errorMessage } from '../../../common/error-message.js';

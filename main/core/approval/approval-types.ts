@@ -1,22 +1,7 @@
 import type { JsonObject } from '../../../common/json.js';
 import type { ApprovalPolicy } from '../tools/tool-spec.js';
 import type { DecidedBy } from '../../../common/approval-rules.js';
-
-/** A span of a call's arguments that repeats an earlier untrusted output (or an envelope tag). */
-export interface TaintSpan {
-  /** JSON pointer of the argument string holding the span. */
-  path: string;
-  /** Character offsets inside that string. */
-  start: number;
-  end: number;
-  /**
-   * The id of the earlier tool output the fragment came from, `envelope` for an envelope tag, or
-   * `taint-index-full` when the run recorded more untrusted text than the tracker holds.
-   */
-  sourceOutputId: string;
-  /** Set when the span is inside an object key (then `path` points at that key's member). */
-  key?: boolean;
-}
+import type { TaintSpan } from '../../../common/run-events.js';
 
 /** A dispatched call that needs (or may need) a decision. */
 export interface ApprovalRequest {

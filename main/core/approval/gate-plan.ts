@@ -8,7 +8,8 @@
  */
 import type { Confirmation, RuleNote, RuleVerdict } from '../../../common/approval-rules.js';
 import type { DefinedTool } from '../tools/tool-definition.js';
-import type { ApprovalRequest, TaintSpan } from './approval-types.js';
+import type { TaintSpan } from '../../../common/run-events.js';
+import type { ApprovalRequest } from './approval-types.js';
 import { underAny } from './taint-tracker.js';
 
 /** What the gate needs of the person's rules. */

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '../../../common/json.js';
 import { escapePointerSegment } from '../../../common/json-pointer.js';
-import type { TaintSpan } from './approval-types.js';
+import type { TaintSpan } from '../../../common/run-events.js';
 import { toSkeleton, type SkeletonText } from './taint-text.js';
 
 /**

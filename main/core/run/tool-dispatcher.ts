@@ -6,7 +6,8 @@ import {
   wrapUntrustedStrings,
 } from '../../../common/envelope.js';
 import type { RecordedDecision, RunEventBody } from '../../../common/run-events.js';
-import type { ApprovalDecision, ApprovalGate, TaintSpan } from '../approval/approval-types.js';
+import type { TaintSpan } from '../../../common/run-events.js';
+import type { ApprovalDecision, ApprovalGate } from '../approval/approval-types.js';
 import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec, type Trust } from '../tools/tool-spec.js';
 import type { ReplayRecording } from './replay.js';
 import { ScriptError } from './run-errors.js';

@@ -1,19 +1,8 @@
 import { useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { escapePointerSegment } from '../../../common/json-pointer.js';
+import type { TaintSpan } from '../../../common/run-events.js';
 import { displayString, type DisplayPiece } from './argument-display';
 import { hasRightToLeftLetters } from './mixed-script';
-
-/**
- * A tainted span of a string argument: JSON pointer, offsets in that string, and its source. With
- * `key`, the span is inside an object key, and `path` points at that key's member.
- */
-export interface TaintSpan {
-  path: string;
-  start: number;
-  end: number;
-  sourceOutputId: string;
-  key?: boolean;
-}
 
 /** Draws pieces; the pieces of a word that mixes scripts are wrapped in one marked span. */
 function renderPieces(pieces: DisplayPiece[]): ReactNode[] {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../common/json.js';
 import { ApprovalGateImpl, approvedArguments, type GateEvent } from '../../../main/core/approval/approval-gate.js';
-import type { ApprovalRequest, TaintSpan } from '../../../main/core/approval/approval-types.js';
+import type { TaintSpan } from '../../../common/run-events.js';
+import type { ApprovalRequest } from '../../../main/core/approval/approval-types.js';
 import type { Approver, PendingCall, PersonDecision } from '../../../main/core/approval/approver.js';
 import { PolicyApprover } from '../../../main/core/approval/policy-approver.js';
 import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js';

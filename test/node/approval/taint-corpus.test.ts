@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TaintSpan } from '../../../main/core/approval/approval-types.js';
+import type { TaintSpan } from '../../../common/run-events.js';
 import { INDEX_FULL, MAX_INDEXED_WINDOWS, TaintTracker } from '../../../main/core/approval/taint-tracker.js';
 import { ATTACKS, CLEAN, type CorpusCase, PAYLOAD } from './taint-corpus.js';
 
