@@ -483,6 +483,12 @@ export type ContractRequest<M extends ContractMethodName> = z.input<(typeof cont
 /** The response type of method `M` (what main returns on success). */
 export type ContractResponse<M extends ContractMethodName> = z.output<(typeof contractMethods)[M]['response']>;
 
+/**
+ * A keychain entry the page may write or delete: a provider's key, or a secret the open
+ * workspace's tools.yaml names (the entry `promptforge keys set NAME` writes).
+ */
+export type KeyTarget = ContractRequest<'keys:delete'>;
+
 /** The payload type of event `E`. */
 export type ContractEventPayload<E extends ContractEventName> = z.output<(typeof contractEvents)[E]>;
 

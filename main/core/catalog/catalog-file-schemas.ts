@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { JsonSchema } from '../../../common/json.js';
 import { DEFAULT_MCP_CALL_TIMEOUT_MS, DEFAULT_MCP_START_TIMEOUT_MS } from './mcp-spec.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/builtin-tools.js';
-import { APPROVAL_POLICIES, TOOL_KINDS, TRUST_LEVELS } from '../../../common/tool-policy.js';
+import { APPROVAL_POLICIES, TOOL_KINDS, TRUST_LEVELS, type ToolKind } from '../../../common/tool-policy.js';
 import { MODEL_PROVIDERS } from './model-catalog.js';
 import { CATALOG_FILES, type CatalogFileName } from './catalog-files.js';
 
@@ -249,10 +249,7 @@ const kindFields = {
           'kind mcp: per-tool overrides, tool name (as the server names it) -> {approval, trust, timeoutMs, taintCheck}.',
       }),
   },
-};
-
-/** A tool kind, as written in `kind:`. */
-export type ToolKind = keyof typeof kindFields;
+} satisfies Record<ToolKind, unknown>;
 
 /** One tools.yaml entry (the mapping form's value, or a list item). */
 export const ToolEntrySchema = z

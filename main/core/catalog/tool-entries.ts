@@ -5,13 +5,8 @@ import { unsupportedSchemaPatterns } from '../../../common/linear-regexp.js';
 import type { McpServerSpec } from './mcp-spec.js';
 import { BUILTIN_TOOL_NAMES, builtinDefaults, isBuiltinToolName } from '../tools/builtin-tools.js';
 import type { ToolKindSettings, ToolSpec } from '../tools/tool-spec.js';
-import {
-  ALIAS_PATTERN,
-  TOOL_FIELDS,
-  type ToolEntryYaml,
-  toolFieldsFor,
-  type ToolKind,
-} from './catalog-file-schemas.js';
+import { ALIAS_PATTERN, TOOL_FIELDS, type ToolEntryYaml, toolFieldsFor } from './catalog-file-schemas.js';
+import type { ToolKind } from '../../../common/tool-policy.js';
 import { toPointer } from '../../../common/json-pointer.js';
 import type { CatalogProblem, LocatedYaml } from './catalog-problem.js';
 import { CATALOG_SCHEMAS, catalogValidator, type UserSchemaCompiler } from './catalog-schemas.js';

@@ -11,6 +11,7 @@ import { resolveInsideWorkspace } from '../tools/workspace-path.js';
 import { ContractError } from './contract-error.js';
 import { AGENT_TEMPLATES, type AgentTemplateName } from './agent-templates.js';
 import { errorMessage } from '../../../common/error-message.js';
+import type { AgentFileResult } from '../../../common/studio-schemas.js';
 
 /**
  * Agent files of a workspace: create (from a template), save as, rename and delete. Every write
@@ -110,12 +111,6 @@ export interface AgentFilesContext {
   agents: readonly string[];
   /** Whether a run of this agent (workspace-relative path) is in progress. */
   isRunning: (agent: string) => boolean;
-}
-
-/** An agent file after an operation, and its recording when it has one. */
-export interface AgentFileResult {
-  path: string;
-  recording: string | null;
 }
 
 // Agent file operations on one workspace run one at a time, so that a rename, a delete and a save

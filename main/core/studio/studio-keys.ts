@@ -4,6 +4,7 @@
  * A store or delete happens only when the person says yes in main's own dialog: the page asks,
  * and a script in the page cannot swap in its own key or delete the person's.
  */
+import type { KeyTarget as ContractKeyTarget } from '../../../common/contract.js';
 import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
 import { scopedSecretUses, WorkspaceSecretStore } from '../trust/secret-scope.js';
@@ -14,11 +15,8 @@ import type { PersonDialogs } from './person-dialogs.js';
 import type { PersonPress } from './person-input.js';
 import type { PersonQuestion } from './studio-trust.js';
 
-/**
- * A keychain entry the studio may write: a provider id (bare, or `{ provider }`), or
- * `{ secret }`, a secret the open workspace's tools.yaml names.
- */
-export type KeyTarget = string | { provider: string } | { secret: string };
+/** A keychain entry the studio may write: the contract's {@link ContractKeyTarget}, or a bare provider id. */
+export type KeyTarget = string | ContractKeyTarget;
 
 export class StudioKeys {
   /**

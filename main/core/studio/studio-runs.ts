@@ -4,7 +4,7 @@
  * the studio's workers, its approval queue, the keychain, the MCP servers and its events.
  */
 import path from 'node:path';
-import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
+import type { ContractEventName, ContractEventPayload, ContractRequest } from '../../../common/contract.js';
 import type { JsonObject } from '../../../common/json.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import type { ArgumentsVerdict, ForkRequest } from '../../../common/studio-schemas.js';
@@ -52,17 +52,8 @@ export interface StudioRunsHost {
   spendingCap: SpendingCap;
 }
 
-/** A request of `run:start`. */
-export interface StartRunRequest {
-  script: string;
-  text?: string;
-  model?: string;
-  input?: string;
-  replay?: string;
-  cpuLimitSeconds?: number;
-  memoryLimitMiB?: number;
-  timeoutSeconds?: number;
-}
+/** A request of `run:start`, as the contract defines it. */
+export type StartRunRequest = ContractRequest<'run:start'>;
 
 /**
  * The most runs the studio has in progress at once (each has a Lua worker thread of its own, with

@@ -6,6 +6,7 @@ import type { RunEvent } from '../../../common/run-events.js';
 import type {
   CatalogProblemInfo,
   ComparedRun,
+  ComparePage,
   CompareRow,
   RunComparison,
   RunModel,
@@ -308,17 +309,6 @@ export function comparisonHeader(
 
 /** Rows shown on each side of the first difference (and at the end of two runs that match). */
 export const COMPARE_CONTEXT_ROWS = 50;
-
-/** A window of a comparison: the rows around the first difference, or those asked for. */
-export interface ComparePage {
-  rows: CompareRow[];
-  /** The 1-based index of the first row that differs; `null` when the runs match. */
-  firstDifference: number | null;
-  /** Rows compared to produce this page (both runs were read only this far). */
-  compared: number;
-  /** Whether both runs ended within the rows compared. */
-  complete: boolean;
-}
 
 function* describedRows(events: Iterable<RunEvent>): Generator<{ kind: CompareRow['kind']; text: string }> {
   for (const event of events) {

@@ -1,5 +1,6 @@
 import { closeSync, readSync, type Stats } from 'node:fs';
 import type { RunEvent } from '../../../common/run-events.js';
+import type { TranscriptPage } from '../../../common/studio-schemas.js';
 import { FileReadError, formatBytes, openRegularFileSync } from '../files/regular-file.js';
 import { isBlankLine, MAX_TRANSCRIPT_LINE_BYTES, parseTranscriptLine, TranscriptError } from './transcript-reader.js';
 
@@ -25,23 +26,6 @@ export class TranscriptGoneError extends TranscriptError {
     super(message);
     this.name = 'TranscriptGoneError';
   }
-}
-
-/** One page of a transcript's events. Line numbers are 0-based indexes here (`from`, `next`). */
-export interface TranscriptPage {
-  /** The events of lines `from` to `next - 1` (blank lines are skipped). */
-  events: RunEvent[];
-  from: number;
-  /** The line to ask for next. */
-  next: number;
-  /** Complete lines in the file when it was read (a live run's grows). */
-  total: number;
-  /** Whether `next` reached `total`, or a broken line stopped reading (see `stoppedAt`). */
-  complete: boolean;
-  /** The file ends in a line with no newline: cut off, or still being written. It is not served. */
-  truncatedTail: boolean;
-  /** A broken line stopped the page here (1-based `line`); nothing after it is served. */
-  stoppedAt?: { line: number; reason: string };
 }
 
 interface LineIndex {

@@ -3,7 +3,8 @@ import type { KeyStatus, WorkspaceSecretStatus } from '../../../common/studio-sc
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
 import { ResultMessages } from './ResultMessages';
 import { KeyInput } from './KeyInput';
-import { useKeyEntry, type KeyTarget } from './use-key-entry';
+import type { KeyTarget } from '../../../common/contract.js';
+import { useKeyEntry } from './use-key-entry';
 import { parseScopedSecretName, secretNoun } from './secret-name';
 import { SpendingCapSection } from './SpendingCapSection';
 import './settings.css';

@@ -1,11 +1,6 @@
 import { useState } from 'react';
+import type { KeyTarget } from '../../../common/contract.js';
 import { call, describeError } from '../shell/studio-api';
-
-/**
- * A keychain entry the page may write: a provider's key, or a secret the open workspace's
- * tools.yaml names (the entry `promptforge keys set NAME` writes).
- */
-export type KeyTarget = { provider: string } | { secret: string };
 
 /** A write-only key field: what was typed, whether it is being stored, and why storing failed. */
 export interface KeyEntry {
