@@ -55,6 +55,7 @@ export const RequestedCallSchema = z.object({
   error: z.string().optional(),
 });
 
+/** Token counts for one round. */
 export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 
 /**
@@ -144,7 +145,8 @@ export const ForkOriginSchema = z.object({
 const McpAnswerSource = z.enum(['studio', 'cli-prompt', 'policy']);
 
 /** The model a sampling round used. */
-const ModelRefSchema = z.object({ alias: z.string(), provider: z.string(), modelId: z.string() });
+/** A model as a run names it: the catalog alias, its provider, and the provider's model id. */
+export const ModelRefSchema = z.object({ alias: z.string(), provider: z.string(), modelId: z.string() });
 
 export const RunEventSchema = z.discriminatedUnion('type', [
   z.object({
@@ -390,6 +392,7 @@ export type RunEventBody = RunEvent extends infer E
 export type RunStatus = Extract<RunEvent, { type: 'run-end' }>['status'];
 /** A decision as recorded. */
 export type RecordedDecision = z.infer<typeof DecisionSchema>;
+export type Usage = z.infer<typeof UsageSchema>;
 /** A tainted span of a call's arguments. */
 export type TaintSpan = z.infer<typeof TaintSpanSchema>;
 /** Limits for one run. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod';
-import { ForkEditSchema, RunEventSchema, TaintSpanSchema } from './run-events.js';
+import { ForkEditSchema, ModelRefSchema, RunEventSchema, TaintSpanSchema } from './run-events.js';
 import { APPROVAL_POLICIES, TOOL_KINDS, TRUST_LEVELS } from './tool-policy.js';
 
 /**
@@ -117,7 +117,7 @@ export const ModelSummarySchema = z.object({
 });
 
 /** A model as a run used it: alias, provider and the provider's model id. */
-export const RunModelSchema = z.object({ alias: z.string(), provider: z.string(), modelId: z.string() });
+export const RunModelSchema = ModelRefSchema;
 
 /** One past run in the workspace's runs/ folder. */
 export const RunSummarySchema = z.object({

@@ -8,19 +8,29 @@
  */
 import { z } from 'zod';
 
+/**
+ * One thing a trusted workspace would run, or a place a key or secret would go, or a policy of its
+ * own that restricted mode ignores. `details` say in words the facts the manifest's digest covers.
+ */
 export const ManifestItemSchema = z.object({
+  /** Stable within a workspace: `command:ALIAS`, `mcp:NAME`, `key-origin:ALIAS`, `secret:NAME`, `policy:…`. */
   id: z.string(),
   kind: z.enum(['command', 'mcp-server', 'key-origin', 'secret', 'policy']),
+  /** One line: what it is, e.g. `Command tool "build"`. */
   title: z.string(),
+  /** Facts, each a short "label: value" line, in a fixed order. */
   details: z.array(z.string()),
+  /** Things to look at twice: a loader variable, an unpinned package runner, a key leaving its provider. */
   warnings: z.array(z.string()),
+  /** Where it is written (`tools.yaml:12`); not part of the digest, so moving an entry keeps trust. */
   source: z.string(),
 });
 
+/** One line of a manifest's difference, in words. */
 export const ManifestChangeSchema = z.object({
   change: z.enum(['added', 'removed', 'changed']),
   id: z.string(),
-  /** A sentence, read as it is by a screen reader. */
+  /** A sentence, read as it is by a screen reader, e.g. `Added: Command tool "build". runs: node build.mjs.` */
   text: z.string(),
 });
 
@@ -64,5 +74,7 @@ export const TrustListSchema = z.object({
   ),
 });
 
+export type ManifestItem = z.infer<typeof ManifestItemSchema>;
+export type ManifestChange = z.infer<typeof ManifestChangeSchema>;
 export type WorkspaceTrustInfo = z.infer<typeof WorkspaceTrustSchema>;
 export type TrustList = z.infer<typeof TrustListSchema>;

@@ -17,7 +17,7 @@ import type * as TrustStoreModule from '../core/trust/trust-store.js';
 import type { TrustStore, WorkspaceTrust } from '../core/trust/trust-store.js';
 import type * as ManifestModule from '../core/trust/workspace-manifest.js';
 import type * as ManifestWordsModule from '../core/trust/manifest-words.js';
-import type { ManifestChange } from '../core/trust/manifest-words.js';
+import type { ManifestChange } from '../../common/trust-schemas.js';
 import { PROVIDER_PRESETS } from '../core/providers/presets.js';
 import { parse } from './cli-args.js';
 import { UsageError, CommandError } from './cli-errors.js';

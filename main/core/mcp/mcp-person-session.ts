@@ -17,7 +17,8 @@ import type {
 import type { RunEventBody } from '../../../common/run-events.js';
 import { costOf } from '../providers/cost.js';
 import type { TokenPrice } from '../providers/cost.js';
-import type { ChatMessage, ModelProvider, Usage } from '../providers/model-provider.js';
+import type { Usage } from '../../../common/run-events.js';
+import type { ChatMessage, ModelProvider } from '../providers/model-provider.js';
 import type { ElicitationRequest } from './mcp-elicitation.js';
 import { formContent } from './mcp-form.js';
 import type { SamplingRequest } from './mcp-sampling.js';

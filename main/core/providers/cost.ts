@@ -1,4 +1,4 @@
-import type { Usage } from './model-provider.js';
+import type { Usage } from '../../../common/run-events.js';
 
 /** A model's list price, per million tokens, from the model catalog. */
 export interface TokenPrice {

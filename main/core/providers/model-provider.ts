@@ -1,4 +1,5 @@
 import type { JsonObject, JsonSchema, JsonValue } from '../../../common/json.js';
+import type { Usage } from '../../../common/run-events.js';
 
 /** A tool call as the driver knows it: what the model asked for, with its raw argument text. */
 export interface ToolCallRecord {
@@ -43,12 +44,6 @@ export interface ModelRequest {
   maxTokens?: number;
   /** Provider-specific extras, passed through untouched. */
   providerOptions?: JsonObject;
-}
-
-/** Token counts for one round. */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
 }
 
 /**

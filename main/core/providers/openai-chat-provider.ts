@@ -1,5 +1,6 @@
 import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
-import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest, Usage } from './model-provider.js';
+import type { Usage } from '../../../common/run-events.js';
+import type { ChatMessage, ModelEvent, ModelProvider, ModelRequest } from './model-provider.js';
 import { ToolCallBudget, joinUrl, malformedEvent, mergeProviderOptions, tokenCount } from './adapter-support.js';
 import { type ProviderHttpOptions, StreamProgress, streamSse } from './provider-http.js';
 import {

@@ -4,6 +4,7 @@
  * rules it conflicts with (deny > ask > allow). Pure: the caller reads the files and the tools.
  */
 import type { Rule, RulesFile, ServerIdentity } from '../../../common/approval-rules.js';
+import type { RuleRowInfo } from '../../../common/rules-schemas.js';
 import { RULE_ORDER } from './rule-engine.js';
 import { globRegExp, serverKey } from './rule-match.js';
 import type { RuleUsageFile } from './rule-usage.js';
@@ -16,22 +17,6 @@ export interface OverviewTool {
   server?: ServerIdentity;
 }
 
-/** One rule in the overview. */
-export interface RuleRow {
-  rule: Rule;
-  /** The rule in plain words (describeRule). */
-  words: string;
-  enabled: boolean;
-  /** Whether the rule's workspace is this one (or every workspace). */
-  appliesHere: boolean;
-  /** When it last decided a call, of which tool, and how many in all. */
-  lastUsed?: { at: string; alias: string; count: number };
-  /** Set when the rule names one tool that this workspace no longer has: it matches nothing here. */
-  missingTool?: string;
-  /** Rules of another decision that cover the same tools here, in words, naming who wins. */
-  conflicts: string[];
-}
-
 /** What the overview needs besides the file. */
 export interface OverviewContext {
   /** The open workspace's real path; undefined when none is open. */
@@ -41,8 +26,8 @@ export interface OverviewContext {
   usage?: RuleUsageFile['rules'];
 }
 
-/** Every rule of `file`, in file order, as people see it (see {@link RuleRow}). */
-export function rulesOverview(file: RulesFile, context: OverviewContext): RuleRow[] {
+/** Every rule of `file`, in file order, as people see it (see {@link RuleRowInfo}). */
+export function rulesOverview(file: RulesFile, context: OverviewContext): RuleRowInfo[] {
   const rules = file.rules ?? [];
   const here = (rule: Rule): boolean =>
     rule.workspace === '*' || (context.workspace !== undefined && rule.workspace === context.workspace);

@@ -1,12 +1,11 @@
 import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/json.js';
-import type { RunEventBody } from '../../../common/run-events.js';
+import type { RunEventBody, Usage } from '../../../common/run-events.js';
 import {
   ProviderError,
   type ChatMessage,
   type ModelProvider,
   type ToolCallRecord,
   type ToolDefinition,
-  type Usage,
 } from '../providers/model-provider.js';
 import { costOf, type TokenPrice } from '../providers/cost.js';
 import type { PriceSource } from '../providers/price-table.js';

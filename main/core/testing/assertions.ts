@@ -2,7 +2,8 @@ import { isPlainObject, type JsonObject, type JsonValue } from '../../../common/
 import { pointerSegments } from '../../../common/json-pointer.js';
 import { linearRegExp } from '../../../common/linear-regexp.js';
 import { canonicalJson } from '../run/canonical-json.js';
-import { callStep, shown, type CaseTrace, type Step, type TracedCall } from './case-trace.js';
+import type { TestStep as Step } from '../../../common/test-schemas.js';
+import { callStep, shown, type CaseTrace, type TracedCall } from './case-trace.js';
 import { compileAssertionSchema } from './load-tests.js';
 import type { CallMatch, CaseExpect, TextMatch } from './test-file-schema.js';
 import type { EnvironmentCheckContext, TestEnvironment } from './test-environment.js';

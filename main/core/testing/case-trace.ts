@@ -1,5 +1,6 @@
 import type { JsonObject, JsonValue } from '../../../common/json.js';
 import type { RunEvent } from '../../../common/run-events.js';
+import type { TestStep as Step } from '../../../common/test-schemas.js';
 import type { Trust } from '../tools/tool-spec.js';
 
 /** One tool call of a run, as a case's assertions see it. */
@@ -137,18 +138,10 @@ export class CaseTrace {
 }
 
 /**
- * Where in a run something happened, for a failure: `event 12 (round 2, call 3)`. An assertion on
- * what the whole run left behind (the environment's state, a check, the log, the cost, the tools
- * advertised) is judged after the run: its step is the run-end event, with `afterRun`.
+ * Where in a run something happened, for a failure, in words: `event 12 (round 2, call 3)`. An
+ * assertion on what the whole run left behind (the environment's state, a check, the log, the
+ * cost, the tools advertised) is judged after the run: its step is the run-end event, with `afterRun`.
  */
-export interface Step {
-  seq: number;
-  round?: number;
-  call?: number;
-  /** Judged on the run as a whole, once it ended: `seq` is its run-end event. */
-  afterRun?: true;
-}
-
 export function stepText(step: Step): string {
   if (step.afterRun) return `after the run (event ${step.seq}, its end)`;
   const parts = [

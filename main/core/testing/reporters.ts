@@ -1,5 +1,6 @@
 import type { Failure } from './assertions.js';
-import { stepText, type Step } from './case-trace.js';
+import type { TestStep as Step } from '../../../common/test-schemas.js';
+import { stepText } from './case-trace.js';
 import type { CaseResult } from './run-case.js';
 import type { SuiteResult } from './suite.js';
 

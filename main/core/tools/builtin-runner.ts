@@ -7,7 +7,8 @@ import {
   LIST_FILES_MAX_ENTRIES,
   READ_FILE_MAX_BYTES,
 } from './builtin-tools.js';
-import { type FetchLike, fetchText } from './http-runner.js';
+import type { FetchLike } from '../net/redirects.js';
+import { fetchText } from './http-runner.js';
 import { ToolFailure } from './tool-spec.js';
 import { openInsideWorkspace, resolveInsideWorkspace } from './workspace-path.js';
 

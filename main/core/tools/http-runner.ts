@@ -6,6 +6,7 @@ import { errorMessage } from '../../../common/error-message.js';
 import { wordsFor, type Surface } from '../surface-words.js';
 import {
   MAX_REDIRECTS as SHARED_MAX_REDIRECTS,
+  type FetchLike,
   type RedirectableInit,
   RedirectRefusedError,
   fetchFollowingRedirects,
@@ -22,9 +23,6 @@ export const MAX_REDIRECTS = SHARED_MAX_REDIRECTS;
 export interface SecretSource {
   get(name: string): Promise<string | undefined>;
 }
-
-/** The `fetch` used for http tools; injectable for tests. */
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 /** Settings of one http call (the `http` kind's settings). */
 export interface HttpRunOptions {

@@ -1,7 +1,8 @@
 import type { JsonObject } from '../../../common/json.js';
 import { runBuiltin } from './builtin-runner.js';
 import { runCommand } from './command-runner.js';
-import { type FetchLike, runHttp, type SecretSource } from './http-runner.js';
+import type { FetchLike } from '../net/redirects.js';
+import { runHttp, type SecretSource } from './http-runner.js';
 import { ToolFailure, type ToolRunner, type ToolSpec } from './tool-spec.js';
 import { errorMessage } from '../../../common/error-message.js';
 import type { Surface } from '../surface-words.js';

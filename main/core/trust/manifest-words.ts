@@ -1,14 +1,7 @@
 // A workspace manifest in words: what changed between two (one sentence per change) and the
 // plain-text listing for the terminal, with control and direction characters spelled out.
+import type { ManifestChange } from '../../../common/trust-schemas.js';
 import type { WorkspaceManifest } from './workspace-manifest.js';
-
-/** One line of a manifest's difference, in words (a screen reader reads it as it is). */
-export interface ManifestChange {
-  change: 'added' | 'removed' | 'changed';
-  id: string;
-  /** E.g. `Added: Command tool "build". runs: node build.mjs.` */
-  text: string;
-}
 
 /**
  * What changed from `before` to `after`, item by item and file by file, as sentences: what was

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { ManifestItemSchema } from '../../../common/trust-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
 import { appendJsonLine, ConfigFile, ConfigFileError } from './config-file.js';
-import { manifestDiff, type ManifestChange } from './manifest-words.js';
+import type { ManifestChange } from '../../../common/trust-schemas.js';
+import { manifestDiff } from './manifest-words.js';
 import { manifestDigest, manifestIsEmpty, workspaceManifest, type WorkspaceManifest } from './workspace-manifest.js';
 
 /** The file of trusted workspaces and approved key origins, in the config folder. */

@@ -2,6 +2,7 @@
 // secrets and its own policies), built from the parsed catalogs, and its digest.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import type { ManifestItem } from '../../../common/trust-schemas.js';
 import type { Workspace } from '../catalog/workspace.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import type { ToolSpec } from '../tools/tool-spec.js';
@@ -18,27 +19,6 @@ import {
   safeRealpath,
   type ManifestFile,
 } from './runner-files.js';
-
-/** What a manifest item is about. */
-export type ManifestItemKind = 'command' | 'mcp-server' | 'key-origin' | 'secret' | 'policy';
-
-/**
- * One thing a trusted workspace would run, or a place a key or secret would go, or a policy of its
- * own that restricted mode ignores. `facts` are what the digest covers; `details` say them in words.
- */
-export interface ManifestItem {
-  /** Stable within a workspace: `command:ALIAS`, `mcp:NAME`, `key-origin:ALIAS`, `secret:NAME`, `policy:…`. */
-  id: string;
-  kind: ManifestItemKind;
-  /** One line: what it is, e.g. `Command tool "build"`. */
-  title: string;
-  /** Facts, each a short "label: value" line, in a fixed order. */
-  details: string[];
-  /** Things to look at twice: a loader variable, an unpinned package runner, a key leaving its provider. */
-  warnings: string[];
-  /** Where it is written (`tools.yaml:12`); not part of the digest, so moving an entry keeps trust. */
-  source: string;
-}
 
 /** What trusting a workspace allows. Built by {@link workspaceManifest}; compared by {@link manifestDiff}. */
 export interface WorkspaceManifest {

@@ -1,10 +1,8 @@
 import { useEffect, useId, useRef, useState } from 'react';
-import type { WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
+import type { ManifestItem, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 import { call, describeError, StudioCallError } from '../shell/studio-api';
 import { trustStore } from './trust-store';
 import { countOf, groupManifest, shortHash, warningCount } from './trust-text';
-
-type ManifestItem = WorkspaceTrustInfo['items'][number];
 
 /** What the dialog says after the person's last step. */
 type Outcome =

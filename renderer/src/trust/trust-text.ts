@@ -2,9 +2,8 @@
  * The words of workspace trust, in one place: the banner's line, the review's groups and the
  * sentences the studio says after a decision. Pure, so the e2e logic tests can check them.
  */
-import type { WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
+import type { ManifestItem, WorkspaceTrustInfo } from '../../../common/trust-schemas.js';
 
-type ManifestItem = WorkspaceTrustInfo['items'][number];
 type ManifestKind = ManifestItem['kind'];
 
 /** What restricted mode turns off, as the banner says it. */
