@@ -9,5 +9,5 @@ export interface AfterPackContext {
     getResourcesDir(appOutDir: string): string;
   };
 }
-export declare function afterPack(context: AfterPackContext): Promise<void>;
+declare function afterPack(context: AfterPackContext): Promise<void>;
 export default afterPack;

@@ -20,7 +20,7 @@ async function writeUnpackedManifest(resourcesDir) {
 }
 
 /** @param {import('./after-pack.d.mts').AfterPackContext} context */
-export async function afterPack(context) {
+async function afterPack(context) {
   const launcher = cliLauncher({
     platform: context.electronPlatformName,
     executableName: context.packager.executableName,

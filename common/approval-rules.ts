@@ -16,11 +16,9 @@ export const RULES_FILE_NAME = 'approval-rules.yaml';
 
 /** What a rule does with a call it matches. */
 export const RULE_DECISIONS = ['allow', 'ask', 'deny'] as const;
-export type RuleDecision = (typeof RULE_DECISIONS)[number];
 
 /** The MCP tool annotations a rule may test (for servers the person trusts only). */
 export const MCP_ANNOTATIONS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
-export type McpAnnotation = (typeof MCP_ANNOTATIONS)[number];
 
 const json: z.ZodType<unknown> = z.unknown();
 
@@ -70,7 +68,6 @@ export type Condition = z.infer<typeof ConditionSchema>;
 
 /** The tests a condition may hold (one each). */
 export const CONDITION_TESTS = ['equals', 'oneOf', 'glob', 'pattern', 'inFolder', 'urlHost'] as const;
-export type ConditionTest = (typeof CONDITION_TESTS)[number];
 
 /** A definition of a tool a person confirmed a rule on. */
 export const ConfirmationSchema = z.strictObject({

@@ -380,8 +380,6 @@ export const RunEventSchema = z.discriminatedUnion('type', [
 
 /** One event of a run. */
 export type RunEvent = z.infer<typeof RunEventSchema>;
-/** The name of a run event (`run-start`, `tool-output`, ...). */
-export type RunEventType = RunEvent['type'];
 /** A run event as emitted, before `seq`, `t` and `runId` are stamped. */
 export type RunEventBody = RunEvent extends infer E
   ? E extends RunEvent

@@ -440,7 +440,6 @@ export type RunComparison = z.infer<typeof RunComparisonSchema>;
 export type ComparedRun = z.infer<typeof ComparedRunSchema>;
 export type RunModel = z.infer<typeof RunModelSchema>;
 export type ForkRequest = z.infer<typeof ForkRequestSchema>;
-export type McpServerStatusInfo = z.infer<typeof McpServerStatusSchema>;
 export type McpServersInfo = z.infer<typeof McpServersSchema>;
 export type AgentTemplate = z.infer<typeof AgentTemplateSchema>;
 export type AgentFileResult = z.infer<typeof AgentFileResultSchema>;

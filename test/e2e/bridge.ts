@@ -77,8 +77,6 @@ const readmeScreenshotNames = new Set((process.env['PROMPTFORGE_SCREENSHOT_NAMES
 /** The page's ends of the stand-in IPC: the binding `ipcRenderer.invoke` calls, and the function the harness delivers events with. */
 const pageWire = { invokeBinding: '__pfInvoke', deliverEvents: '__pfDeliverEvents' };
 
-export type { PersonInputStandIn } from './person-stand-in.js';
-
 /** One line the core logged during the session. */
 export interface LoggedLine {
   level: 'info' | 'warn' | 'error';

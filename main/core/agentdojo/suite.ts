@@ -72,12 +72,6 @@ export interface Suite<S> {
   userName: string;
 }
 
-/** The `task:` field of a case: which user task runs, and which injection task attacks it (if any). */
-export interface CaseTask {
-  user_task: string;
-  injection_task?: string;
-}
-
 // ---------------------------------------------------------------------------------------------
 // State
 

@@ -14,8 +14,6 @@ import type { Approver, PendingCall, PendingDefinitionChange, PersonDecision } f
 import { errorMessage } from '../../../common/error-message.js';
 import { ask, digestOf, nested, whenAborted, withScope } from './decision-scope.js';
 
-export { approvedArguments, withScope } from './decision-scope.js';
-
 /** Spans of `a`, then those of `b` not already there. */
 function unionSpans(a: TaintSpan[], b: TaintSpan[]): TaintSpan[] {
   const seen = new Set(a.map((span) => JSON.stringify(span)));

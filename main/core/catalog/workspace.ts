@@ -133,8 +133,3 @@ async function listAgents(root: string): Promise<string[]> {
     return [];
   }
 }
-
-/** Whether `file` names one of the catalog files. */
-export function isCatalogFileName(file: string): file is CatalogFileName {
-  return (CATALOG_FILES as readonly string[]).includes(file);
-}

@@ -6,8 +6,6 @@ import { jsonBoundsProblem } from './mcp-bounds.js';
 import { cleanServerText, hasUnsafeCharacter } from './mcp-text.js';
 import { MAX_FIELD_NAME_CHARS } from './mcp-form.js';
 
-export { answerProblem, formContent } from './mcp-form.js';
-
 /** Most fields one form may have. */
 export const MAX_ELICITATION_FIELDS = 32;
 /** Most options one choice field may have. */

@@ -5,8 +5,6 @@ import { jsonBoundsProblem } from './mcp-bounds.js';
 import { cleanServerText } from './mcp-text.js';
 
 import { MAX_SAMPLING_TOKENS } from './mcp-session.js';
-
-export { MAX_SAMPLING_TOKENS } from './mcp-session.js';
 /** Most messages one request may carry, and the longest text of one, in characters. */
 const MAX_SAMPLING_MESSAGES = 64;
 const MAX_SAMPLING_MESSAGE_CHARS = 256 * 1024;

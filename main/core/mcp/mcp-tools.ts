@@ -11,8 +11,6 @@ import { errorMessage } from '../../../common/error-message.js';
 import { cleanServerSchema } from './mcp-schema.js';
 import { cleanServerText, serverLabel, shownText } from './mcp-text.js';
 
-export { shownText } from './mcp-text.js';
-
 /** Longest problem message about a server, in characters; the server's words in it are cut. */
 export const MAX_MCP_PROBLEM_CHARS = 1000;
 

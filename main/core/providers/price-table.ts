@@ -116,19 +116,3 @@ export function priceFor(spec: {
   if (spec.price) return { ...spec.price, source: { from: 'models.yaml' } };
   return listedPrice(spec.provider, spec.model);
 }
-
-/** Where a price came from, in words: "models.yaml", "price table of 2025-10-01 (URL)". */
-export function describePriceSource(source: PriceSource): string {
-  switch (source.from) {
-    case 'models.yaml':
-      return 'models.yaml';
-    case 'local':
-      return 'a model on this machine (no charge)';
-    case 'replay':
-      return 'a replay (nothing was sent)';
-    case 'test-file':
-      return "the test case's scripted model";
-    case 'price-table':
-      return `PromptForge's price table of ${source.asOf ?? PRICE_TABLE_AS_OF}${source.url ? ` (${source.url})` : ''}`;
-  }
-}

@@ -466,10 +466,3 @@ export class Run {
     return redactDeep(value, this.options.secrets ?? []);
   }
 }
-
-/** Creates and starts a run; the result is `run.done`. */
-export async function startRun(options: RunOptions): Promise<Run> {
-  const run = new Run(options);
-  await run.start();
-  return run;
-}

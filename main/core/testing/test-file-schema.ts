@@ -237,13 +237,11 @@ export const TestFileSchema = z
   })
   .strict();
 
-export type TestFile = z.infer<typeof TestFileSchema>;
 export type TestCaseSpec = z.infer<typeof TestCaseSchema>;
 export type CaseExpect = z.infer<typeof ExpectSchema>;
 export type CallMatch = z.infer<typeof CallMatchSchema>;
 export type TextMatch = z.infer<typeof TextMatchSchema>;
 export type ScriptedReply = z.infer<typeof ScriptedReplySchema>;
-export type CaseModel = z.infer<typeof CaseModelSchema>;
 export type Approve = z.infer<typeof ApproveSchema>;
 
 /** Where the published schema lives. */

@@ -62,19 +62,6 @@ function renderString(text: string, spans: TaintSpan[]): ReactNode {
   );
 }
 
-/**
- * A string drawn as the approval card draws an argument (without quotes): hidden characters and
- * the letters of mixed-script words escaped, laid out left to right in the order sent. For a name
- * taken from arguments, such as a tool name in a card header.
- */
-export function DrawnString({ text }: { text: string }) {
-  return (
-    <span className="arg-string" title={hasRightToLeftLetters(text) ? RIGHT_TO_LEFT_HINT : undefined}>
-      {renderPieces(displayString(text, [])[0]?.pieces ?? [])}
-    </span>
-  );
-}
-
 /** Whether a string, key or value, anywhere in `value` holds right-to-left letters. */
 function holdsRightToLeft(value: unknown): boolean {
   if (typeof value === 'string') return hasRightToLeftLetters(value);

@@ -8,4 +8,4 @@ export function isTyping(event: Event): boolean {
 }
 
 // The stop chord lives in the one shortcut registry; re-exported for the editors and cards.
-export { isStopShortcut, stopShortcutLabel } from './actions';
+export { stopShortcutLabel } from './actions';

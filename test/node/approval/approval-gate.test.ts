@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../common/json.js';
-import { ApprovalGateImpl, approvedArguments, type GateEvent } from '../../../main/core/approval/approval-gate.js';
+import { ApprovalGateImpl, type GateEvent } from '../../../main/core/approval/approval-gate.js';
+import { approvedArguments } from '../../../main/core/approval/decision-scope.js';
 import type { TaintSpan } from '../../../common/run-events.js';
 import type { ApprovalRequest } from '../../../main/core/approval/approval-types.js';
 import type { Approver, PendingCall, PersonDecision } from '../../../main/core/approval/approver.js';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../common/json.js';
-import { ApprovalGateImpl, approvedArguments } from '../../../main/core/approval/approval-gate.js';
+import { ApprovalGateImpl } from '../../../main/core/approval/approval-gate.js';
+import { approvedArguments } from '../../../main/core/approval/decision-scope.js';
 import type { TaintSpan } from '../../../common/run-events.js';
 import type { ApprovalDecision } from '../../../main/core/approval/approval-types.js';
 import type { Approver, PersonDecision } from '../../../main/core/approval/approver.js';

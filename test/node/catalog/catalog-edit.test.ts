@@ -1,13 +1,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  deleteModelEntry,
-  deleteToolEntry,
-  saveModelEntry,
-  saveToolEntry,
-  writeCatalogFile,
-} from '../../../main/core/catalog/catalog-edit.js';
+import { writeCatalogFile } from '../../../main/core/catalog/catalog-edit.js';
 import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import { writeFileAtomic } from '../../../main/core/catalog/atomic-write.js';
 import { copyFixture, makeTempDir, removeTempDir } from './helpers.js';
@@ -81,88 +75,5 @@ describe('writeCatalogFile', () => {
     const refused = await writeCatalogFile(dir, 'promptforge.yaml', 'defaultModel: nobody\n');
     expect(refused.ok).toBe(false);
     expect(refused.problems[0]?.message).toBe('model "nobody" is not defined in models.yaml');
-  });
-});
-
-describe('entry helpers keep comments', () => {
-  it('saveToolEntry updates a field and keeps every comment and the other entries', async () => {
-    const dir = await track(copyFixture('valid'));
-    const result = await saveToolEntry(dir, 'search', {
-      description: 'Search the web (v2)',
-      kind: 'http',
-      url: 'https://search.example.com/v1/query',
-      headers: { Authorization: { secret: 'search-proxy' } },
-      parameters: { type: 'object', properties: { query: { type: 'string', minLength: 1 } }, required: ['query'] },
-    });
-    expect(result).toEqual({ ok: true, problems: [] });
-    const text = await readFile(path.join(dir, 'tools.yaml'), 'utf8');
-    expect(text).toContain('# Tools for the example workspace. Comments survive edits made in the studio.');
-    expect(text).toContain('# read from the keychain');
-    expect(text).toContain('# A builtin under another name, with a stricter policy.');
-    expect(text).toContain('description: Search the web (v2)');
-    const workspace = await loadWorkspace(dir);
-    expect(workspace.tools.get('search')?.description).toBe('Search the web (v2)');
-    expect(workspace.tools.get('word_count')).toBeDefined();
-  });
-
-  it('saveToolEntry adds a new entry, refuses an invalid one, renames and deletes', async () => {
-    const dir = await track(copyFixture('valid'));
-    expect((await saveToolEntry(dir, 'stamp', { kind: 'builtin', builtin: 'now', description: 'Time' })).ok).toBe(true);
-    expect((await loadWorkspace(dir)).tools.get('stamp')?.settings).toEqual({ kind: 'builtin', builtin: 'now' });
-
-    const refused = await saveToolEntry(dir, 'broken', { kind: 'command', description: 'no argv', command: [] });
-    expect(refused.ok).toBe(false);
-    expect(refused.problems[0]).toMatchObject({ pointer: '/broken/command' });
-    expect(await readFile(path.join(dir, 'tools.yaml'), 'utf8')).not.toContain('broken');
-
-    expect(
-      (
-        await saveToolEntry(
-          dir,
-          'clock',
-          { kind: 'builtin', builtin: 'now', description: 'Time' },
-          { previousAlias: 'stamp' },
-        )
-      ).ok,
-    ).toBe(true);
-    let workspace = await loadWorkspace(dir);
-    expect(workspace.tools.get('stamp')).toBeUndefined();
-    expect(workspace.tools.get('clock')).toBeDefined();
-
-    expect((await deleteToolEntry(dir, 'clock')).ok).toBe(true);
-    expect((await deleteToolEntry(dir, 'clock')).ok).toBe(false);
-    workspace = await loadWorkspace(dir);
-    expect(workspace.tools.get('clock')).toBeUndefined();
-    expect(await readFile(path.join(dir, 'tools.yaml'), 'utf8')).toContain('# read from the keychain');
-  });
-
-  it('saveModelEntry and deleteModelEntry', async () => {
-    const dir = await track(copyFixture('valid'));
-    expect((await saveModelEntry(dir, 'groq-fast', { provider: 'groq', model: 'llama-3.1-8b-instant' })).ok).toBe(true);
-    expect((await loadWorkspace(dir)).models.get('groq-fast')?.baseUrl).toBe('https://api.groq.com/openai/v1');
-    const refused = await saveModelEntry(dir, 'bad', { provider: 'openai-compatible', model: 'x' });
-    expect(refused.ok).toBe(false);
-    expect(refused.problems[0]?.message).toContain('missing required field "baseUrl"');
-    expect((await deleteModelEntry(dir, 'groq-fast')).ok).toBe(true);
-    const text = await readFile(path.join(dir, 'models.yaml'), 'utf8');
-    expect(text).toContain('# Model aliases');
-    expect(text).not.toContain('groq-fast');
-  });
-
-  it('creates tools.yaml when there is none', async () => {
-    const dir = await track(makeTempDir());
-    expect((await saveToolEntry(dir, 'say', { kind: 'builtin', builtin: 'echo', description: 'Say' })).ok).toBe(true);
-    expect((await loadWorkspace(dir)).tools.get('say')).toBeDefined();
-  });
-
-  it('concurrent saves do not lose each other', async () => {
-    const dir = await track(makeTempDir());
-    await Promise.all(
-      Array.from({ length: 8 }, (_, index) =>
-        saveToolEntry(dir, `t${index}`, { kind: 'builtin', builtin: 'echo', description: `T${index}` }),
-      ),
-    );
-    const workspace = await loadWorkspace(dir);
-    for (let index = 0; index < 8; index += 1) expect(workspace.tools.get(`t${index}`)).toBeDefined();
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkElicitation, formContent } from '../../../main/core/mcp/mcp-elicitation.js';
-import { checkSampling, MAX_SAMPLING_TOKENS } from '../../../main/core/mcp/mcp-sampling.js';
+import { checkElicitation } from '../../../main/core/mcp/mcp-elicitation.js';
+import { formContent } from '../../../main/core/mcp/mcp-form.js';
+import { checkSampling } from '../../../main/core/mcp/mcp-sampling.js';
+import { MAX_SAMPLING_TOKENS } from '../../../common/mcp-person.js';
 
 /** The checks of a server's requests, on their own: what is refused, and what the person is shown. */
 describe('a server’s elicitation request', () => {

@@ -14,7 +14,7 @@ import type { RunEvent } from '../../../common/run-events.js';
 import type { Approver } from '../../../main/core/approval/approver.js';
 import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import { MAX_QUESTIONS_PER_SERVER } from '../../../main/core/mcp/mcp-client-handlers.js';
-import { MAX_SAMPLING_TOKENS } from '../../../main/core/mcp/mcp-sampling.js';
+import { MAX_SAMPLING_TOKENS } from '../../../common/mcp-person.js';
 import {
   PendingElicitations,
   PendingSamplings,

@@ -119,7 +119,6 @@ describe('the studio history list and catalog loading with files that block', ()
         opened: { file: string; events?: number; error?: string }[];
         catalogProblems: CatalogProblem[];
         tools: string[];
-        saved: { ok: boolean; problems: CatalogProblem[] };
       };
       expect([...report.runs].sort()).toEqual(['runs/crashed.jsonl', 'runs/damaged.jsonl', 'runs/good.jsonl']);
       const byFile = Object.fromEntries(report.problems.map((problem) => [problem.file, problem]));
@@ -156,9 +155,6 @@ describe('the studio history list and catalog loading with files that block', ()
       expect(catalog['tools.yaml']?.fix).toContain('Replace tools.yaml with a regular YAML file');
       // The builtins still load; nothing hung.
       expect(report.tools).toContain('echo');
-      // Saving an entry from the catalog editor refuses instead of blocking, and writes nothing.
-      expect(report.saved.ok).toBe(false);
-      expect(report.saved.problems[0]?.message).toContain('tools.yaml: cannot read the catalog file: it is a FIFO');
     },
     TEST_TIMEOUT_MS,
   );

@@ -1,6 +1,5 @@
 // Run by blocking-files.test.ts in a child process, so that a regression that blocks on a FIFO or
 // reads /dev/zero forever hangs only this process (which the test then kills and reports).
-import { saveToolEntry } from '../../../main/core/catalog/catalog-edit.js';
 import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import type { CatalogProblem } from '../../../main/core/catalog/catalog-problem.js';
 import { listRuns, readTranscriptLenient } from '../../../main/core/transcript/run-history.js';
@@ -16,8 +15,6 @@ const opened = transcripts.map((file) => {
   }
 });
 const workspace = await loadWorkspace(root!);
-// The studio's catalog editor saving an entry into a tools.yaml that is a FIFO.
-const saved = await saveToolEntry(root!, 'added', { kind: 'builtin', builtin: 'echo', description: 'Echo' });
 process.stdout.write(
   JSON.stringify({
     runs: runs.map((run) => run.file),
@@ -25,6 +22,5 @@ process.stdout.write(
     opened,
     catalogProblems: workspace.problems,
     tools: workspace.tools.aliases(),
-    saved,
   }),
 );
