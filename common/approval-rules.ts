@@ -15,7 +15,7 @@ export const RULES_FILE_VERSION = 1;
 export const RULES_FILE_NAME = 'approval-rules.yaml';
 
 /** What a rule does with a call it matches. */
-export const RULE_DECISIONS = ['allow', 'ask', 'deny'] as const;
+const RULE_DECISIONS = ['allow', 'ask', 'deny'] as const;
 
 /** The MCP tool annotations a rule may test (for servers the person trusts only). */
 export const MCP_ANNOTATIONS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
@@ -70,7 +70,7 @@ export type Condition = z.infer<typeof ConditionSchema>;
 export const CONDITION_TESTS = ['equals', 'oneOf', 'glob', 'pattern', 'inFolder', 'urlHost'] as const;
 
 /** A definition of a tool a person confirmed a rule on. */
-export const ConfirmationSchema = z.strictObject({
+const ConfirmationSchema = z.strictObject({
   alias: z.string(),
   digest: z
     .string()
@@ -134,13 +134,13 @@ export const RuleSchema = z
 export type Rule = z.infer<typeof RuleSchema>;
 
 /** Argument markings without a decision. */
-export const MarkingSchema = z
+const MarkingSchema = z
   .strictObject({ id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/), ...targetFields, ...argumentMarks })
   .meta({ description: "Sink and tolerant markings for a tool's arguments; they decide nothing by themselves." });
 export type Marking = z.infer<typeof MarkingSchema>;
 
 /** A server the person trusts to describe its tools truthfully (its annotations then count). */
-export const TrustedServerSchema = z.strictObject({
+const TrustedServerSchema = z.strictObject({
   server: ServerIdentitySchema,
   note: z.string().optional(),
 });

@@ -14,7 +14,7 @@
  * editor is mounted in its own shadow root (renderer/src/editor/CodeEditor.tsx). Should something ever
  * need a `<style>` element, give it a nonce (`EditorView.cspNonce`) rather than loosening this.
  */
-export const contentSecurityPolicyDirectives: Readonly<Record<string, readonly string[]>> = {
+const contentSecurityPolicyDirectives: Readonly<Record<string, readonly string[]>> = {
   'default-src': ["'self'"],
   'script-src': ["'self'"],
   'style-src': ["'self'"],

@@ -34,7 +34,7 @@ export function wrapUntrusted(text: string, nonce: string): string {
  * (a letter or `_`, then letters, digits or `_`, 32 characters at most), the names structured
  * tools use (`city`, `tempC`, `rank`). Any other key is data and is wrapped like a value.
  */
-export const PLAIN_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/;
+const PLAIN_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,31}$/;
 
 /**
  * Wraps every string value of a structured (JSON) output, and every object key that does not

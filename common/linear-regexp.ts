@@ -62,13 +62,13 @@ function toRe2PropertyNames(pattern: string): string {
  * worst case is about 7 ns per instruction per character). Patterns are capped in size, and a
  * match whose worst case passes {@link MAX_MATCH_STEPS} is not run: the value fails the pattern.
  */
-export const MAX_PROGRAM_SIZE = 5000;
+const MAX_PROGRAM_SIZE = 5000;
 /** The longest pattern compiled (compiling is not free either). */
-export const MAX_PATTERN_LENGTH = 4096;
+const MAX_PATTERN_LENGTH = 4096;
 const TOO_LARGE_FIX =
   'Use smaller repeat counts (e.g. {1,100} rather than {1,1000} around a group), "enum" instead of a long list of alternatives, or "maxLength" for a length limit.';
 /** Instructions times characters: about a third of a second in the worst case. */
-export const MAX_MATCH_STEPS = 50_000_000;
+const MAX_MATCH_STEPS = 50_000_000;
 
 /** The longest text `pattern` (already compiled) is run on; longer text fails it. */
 export function maxPatternInputLength(regexp: RE2JS): number {

@@ -23,7 +23,7 @@ const server = z.string().min(1).max(200);
 const questionId = z.string().min(1).max(100);
 
 /** One content of a resource as the studio shows it: text (the server's, untrusted), or binary described. */
-export const McpResourceContentSchema = z.discriminatedUnion('kind', [
+const McpResourceContentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), uri: z.string(), mimeType: z.string().optional(), text: z.string() }),
   z.object({
     kind: z.literal('binary'),

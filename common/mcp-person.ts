@@ -14,10 +14,10 @@ export const MAX_SAMPLING_TOKENS = 4096;
 export const PersonSourceSchema = z.enum(['studio', 'cli-prompt', 'policy']);
 
 /** One option of a choice field. */
-export const ElicitationOptionSchema = z.object({ value: z.string(), title: z.string() });
+const ElicitationOptionSchema = z.object({ value: z.string(), title: z.string() });
 
 /** One field of an elicitation form, from the server's requested schema (flat: strings, numbers, booleans, choices). */
-export const ElicitationFieldSchema = z.discriminatedUnion('kind', [
+const ElicitationFieldSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('string'),
     name: z.string(),
@@ -102,7 +102,7 @@ export const ElicitationAnswerSchema = z.discriminatedUnion('action', [
 ]);
 
 /** One message of a sampling request, as text. */
-export const SamplingMessageViewSchema = z.object({ role: z.enum(['user', 'assistant']), text: z.string() });
+const SamplingMessageViewSchema = z.object({ role: z.enum(['user', 'assistant']), text: z.string() });
 
 /** A sampling request waiting for the person's approval. */
 export const PendingSamplingSchema = z.object({

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { ConditionSchema, RuleSchema, ServerIdentitySchema } from './approval-rules.js';
 
 /** One thing wrong with the rules file (or a rule being edited): where, and the fix. */
-export const RulesProblemSchema = z.object({
+const RulesProblemSchema = z.object({
   line: z.number().int().optional(),
   /** The field, as a path: `rules[2].when[0].pattern` (in a rule being edited: `when[0].pattern`). */
   field: z.string().optional(),
@@ -23,7 +23,7 @@ export const RulesProblemSchema = z.object({
 export const CallRefSchema = z.strictObject({ runId: z.string().min(1), callId: z.string().min(1) });
 
 /** One rule of the listing. */
-export const RuleRowSchema = z.object({
+const RuleRowSchema = z.object({
   rule: RuleSchema,
   /** The rule in plain words: what it lets through or stops, where, and what still asks. */
   words: z.string(),

@@ -20,7 +20,7 @@ const base = {
 };
 
 /** Run limits in force. */
-export const RunLimitsSchema = z.object({
+const RunLimitsSchema = z.object({
   /** Lua compute time budget in milliseconds (time waiting on the host does not count). */
   cpuMs: z.number().positive(),
   /** Lua heap cap in bytes. */
@@ -34,7 +34,7 @@ export const RunLimitsSchema = z.object({
 });
 
 /** The price a round was charged at and where it came from (models.yaml, the price table, local, replay). */
-export const RoundPriceSchema = z.object({
+const RoundPriceSchema = z.object({
   inputPerMillion: z.number(),
   outputPerMillion: z.number(),
   currency: z.string(),
@@ -46,7 +46,7 @@ export const RoundPriceSchema = z.object({
 });
 
 /** A tool call the model requested (unexecuted). */
-export const RequestedCallSchema = z.object({
+const RequestedCallSchema = z.object({
   id: z.string(),
   name: z.string(),
   /** Exactly the text the provider sent. */
@@ -56,7 +56,7 @@ export const RequestedCallSchema = z.object({
 });
 
 /** Token counts for one round. */
-export const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+const UsageSchema = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 
 /**
  * A span of a call's arguments that repeats an earlier untrusted output (or an envelope tag):
@@ -78,7 +78,7 @@ export const TaintSpanSchema = z.object({
 });
 
 /** The decision recorded for a dispatched call. */
-export const DecisionSchema = z.object({
+const DecisionSchema = z.object({
   kind: z.enum(['approve', 'approve-edited', 'allow-for-run', 'deny', 'cancelled']),
   source: z.enum(['studio', 'cli-prompt', 'policy', 'replay']),
   at: z.string(),
@@ -125,7 +125,7 @@ export const ForkEditSchema = z.object({
 });
 
 /** Where a fork came from, recorded in its run-start. */
-export const ForkOriginSchema = z.object({
+const ForkOriginSchema = z.object({
   /** The parent run. */
   runId: z.string(),
   /** The parent's transcript, as given. */

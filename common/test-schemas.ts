@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { CatalogProblemSchema } from './studio-schemas.js';
 
 /** Where in a case's run an assertion diverged: the event (`seq`, the step a fork names), its round and call. */
-export const TestStepSchema = z.object({
+const TestStepSchema = z.object({
   seq: z.number().int().nonnegative(),
   round: z.number().int().nonnegative().optional(),
   call: z.number().int().positive().optional(),
@@ -19,7 +19,7 @@ export const TestStepSchema = z.object({
 });
 
 /** One assertion that did not hold. */
-export const TestFailureSchema = z.object({
+const TestFailureSchema = z.object({
   /** The assertion's field in the case, e.g. `expect.calls[2].arguments`. */
   field: z.string(),
   expected: z.string(),
@@ -30,7 +30,7 @@ export const TestFailureSchema = z.object({
 });
 
 /** How one case went. */
-export const TestCaseResultSchema = z.object({
+const TestCaseResultSchema = z.object({
   /** Unique in the workspace: `file-stem/case-slug`. */
   id: z.string(),
   name: z.string(),
@@ -56,7 +56,7 @@ export const TestCaseResultSchema = z.object({
 });
 
 /** A case of a test file, before it runs. */
-export const TestCaseSummarySchema = z.object({
+const TestCaseSummarySchema = z.object({
   id: z.string(),
   name: z.string(),
   line: z.number().int(),
@@ -75,7 +75,7 @@ export const TestFileInfoSchema = z.object({
 });
 
 /** Counts of a suite run's results so far. */
-export const TestCountsSchema = z.object({
+const TestCountsSchema = z.object({
   passed: z.number().int().nonnegative(),
   failed: z.number().int().nonnegative(),
   errors: z.number().int().nonnegative(),
@@ -83,7 +83,7 @@ export const TestCountsSchema = z.object({
 });
 
 /** Where a suite run stands. */
-export const TestSuiteStateSchema = z.object({
+const TestSuiteStateSchema = z.object({
   suiteRunId: z.string(),
   /** Where its transcripts and report.json are, workspace-relative (`runs/tests/suite-…`). */
   folder: z.string(),

@@ -27,7 +27,7 @@ export const ManifestItemSchema = z.object({
 });
 
 /** One line of a manifest's difference, in words. */
-export const ManifestChangeSchema = z.object({
+const ManifestChangeSchema = z.object({
   change: z.enum(['added', 'removed', 'changed']),
   id: z.string(),
   /** A sentence, read as it is by a screen reader, e.g. `Added: Command tool "build". runs: node build.mjs.` */

@@ -183,7 +183,7 @@ function splice(text: string, path: YamlPath, value: unknown, document: Document
 }
 
 /** A scalar as YAML: plain when that reads back as the same value, else JSON (valid YAML). */
-export function printScalar(value: unknown): string {
+function printScalar(value: unknown): string {
   if (typeof value === 'string') {
     const plain =
       /^[A-Za-z_][A-Za-z0-9 _.,()/+-]*$/.test(value) &&

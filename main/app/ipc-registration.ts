@@ -25,7 +25,7 @@ import type { StudioLogger } from '../core/studio/studio-logger.js';
 // stand-ins. Electron's own types satisfy these interfaces.
 
 /** What the sender check reads of Electron's `WebFrameMain` (the frame that sent a call). */
-export interface IpcSenderFrameLike {
+interface IpcSenderFrameLike {
   readonly url: string;
   /** The parent frame; null for a main frame. */
   readonly parent: unknown;

@@ -14,7 +14,7 @@ import { decideWorkspaceTrust } from './trust-command.js';
 const ACTIONS = ['list', 'login', 'logout'];
 
 /** A server's sign-in in one line, never a token. */
-export function describeLogin(state: McpLoginStateView): string {
+function describeLogin(state: McpLoginStateView): string {
   switch (state.state) {
     case 'signed-out':
       return `not signed in (promptforge mcp login ${state.server})`;

@@ -25,7 +25,7 @@ import { shellWord, terminalSafeJson } from './terminal-text.js';
 import { decideKeyOrigin, decideWorkspaceTrust, type TrustDecision } from './trust-command.js';
 
 /** The wall-clock limit of a run with no terminal and no --timeout, in seconds (30 minutes). */
-export const UNATTENDED_TIMEOUT_SECONDS = 30 * 60;
+const UNATTENDED_TIMEOUT_SECONDS = 30 * 60;
 /** How long an unattended run goes before the CLI prints its default deadline. */
 const DEADLINE_NOTICE_MS = 60_000;
 

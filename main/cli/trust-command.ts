@@ -56,7 +56,7 @@ async function loadTrustModules(): Promise<TrustModules> {
 }
 
 /** The trust store of this user (PROMPTFORGE_CONFIG_DIR, or the studio's userData folder). */
-export async function trustStore(io: CliIo): Promise<TrustStore> {
+async function trustStore(io: CliIo): Promise<TrustStore> {
   const { TrustStore } = await loadTrustModules();
   return new TrustStore(userConfigDir({ platform: process.platform, env: io.env, home: os.homedir() }));
 }

@@ -52,7 +52,7 @@ export function platformExecutable(platform: NodeJS.Platform | 'mas'): string | 
 }
 
 /** Shows a file's text in a message: quoted, escaped, at most 80 characters. */
-export function quoteForMessage(text: string): string {
+function quoteForMessage(text: string): string {
   const shown = text.length > 80 ? `${text.slice(0, 80)}…` : text;
   return JSON.stringify(shown);
 }

@@ -8,7 +8,7 @@ export function engineFloor(enginesNode: string): [number, number, number] | nul
 }
 
 /** Whether `version` (`v24.1.0` or `24.1.0`) is at least `floor`. */
-export function meetsFloor(version: string, floor: [number, number, number]): boolean {
+function meetsFloor(version: string, floor: [number, number, number]): boolean {
   const parts = version.replace(/^v/, '').split('.').map(Number);
   for (let i = 0; i < 3; i += 1) {
     const have = parts[i] ?? 0;

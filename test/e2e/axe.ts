@@ -21,14 +21,14 @@ import { createRequire } from 'node:module';
 import type { Page } from 'playwright';
 
 /** One element that fails a rule. */
-export interface AxeNode {
+interface AxeNode {
   target: string[];
   html: string;
   failureSummary: string;
 }
 
 /** One rule that failed, with the elements that fail it. */
-export interface AxeViolation {
+interface AxeViolation {
   id: string;
   impact: 'minor' | 'moderate' | 'serious' | 'critical' | null;
   help: string;
@@ -59,7 +59,7 @@ function readAxeSource(): Promise<string> {
  * Runs axe-core on the whole page (open shadow roots included, so the editors are audited too)
  * against WCAG 2.x A and AA and axe's best practices; returns every violation, any impact.
  */
-export async function auditAccessibility(page: Page, options: AxeAuditOptions = {}): Promise<AxeViolation[]> {
+async function auditAccessibility(page: Page, options: AxeAuditOptions = {}): Promise<AxeViolation[]> {
   const installed = await page.evaluate('typeof globalThis.axe === "object"');
   if (installed !== true) await page.evaluate(await readAxeSource());
   const rules = Object.fromEntries((options.disableRules ?? []).map((id) => [id, { enabled: false }]));
@@ -86,7 +86,7 @@ export async function auditAccessibility(page: Page, options: AxeAuditOptions = 
 }
 
 /** The serious and critical violations of a list, as readable lines (empty when there are none). */
-export function describeSeriousViolations(violations: readonly AxeViolation[], nodesPerRule = 8): string[] {
+function describeSeriousViolations(violations: readonly AxeViolation[], nodesPerRule = 8): string[] {
   const lines: string[] = [];
   for (const violation of violations) {
     if (violation.impact === null || !failingImpacts.has(violation.impact)) continue;

@@ -36,7 +36,7 @@ function fail(message: string): never {
 }
 
 /** The URL without its scheme, as upstream stores and looks pages up. */
-export function standardizeUrl(url: string): string {
+function standardizeUrl(url: string): string {
   if (url.startsWith('https://')) url = url.slice(8);
   if (url.startsWith('http://')) url = url.slice(7);
   return url;

@@ -8,7 +8,7 @@ import type { Approver, PendingCall, PersonDecision } from './approver.js';
  * studio then says so too (a tool whose policy is `ask` was approved without a person).
  */
 /** Why a call was approved under `--approve auto`, as recorded. */
-export const AUTO_APPROVAL_REASON =
+const AUTO_APPROVAL_REASON =
   "approved without asking anyone: the run was started with the terminal's --approve auto, whatever the tool's policy";
 
 export class PolicyApprover implements Approver {

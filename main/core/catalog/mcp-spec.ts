@@ -48,7 +48,7 @@ export interface McpOAuthSpec {
 }
 
 /** Per-tool overrides written under `tools:` of a server entry. */
-export interface McpToolOverride {
+interface McpToolOverride {
   trust?: Trust;
   approval?: ApprovalPolicy;
   timeoutMs?: number;

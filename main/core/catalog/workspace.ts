@@ -37,7 +37,7 @@ export const RUNS_DIR = 'runs';
 export const TESTS_DIR = 'tests';
 
 /** The largest catalog file read; a bigger one is a problem, not a hang. */
-export const MAX_CATALOG_FILE_BYTES = 4 << 20;
+const MAX_CATALOG_FILE_BYTES = 4 << 20;
 
 /**
  * Reads the catalog files that exist under `root`; unreadable ones (a folder, a FIFO, a device, a

@@ -5,7 +5,7 @@ export const MAX_MCP_OUTPUT_CHARS = 4 * 1024 * 1024;
 /** Deepest nesting accepted in structured results and tool schemas. */
 export const MAX_MCP_JSON_DEPTH = 64;
 /** Most values (objects, arrays and scalars) in one structured result or schema. */
-export const MAX_MCP_JSON_NODES = 200_000;
+const MAX_MCP_JSON_NODES = 200_000;
 /** Most tools one server may expose; more is a problem and the rest are dropped. */
 export const MAX_MCP_TOOLS = 512;
 /** Most `tools/list` pages read from one server. */
@@ -20,7 +20,7 @@ export const MAX_MCP_INPUT_BACKLOG_BYTES = 8 * 1024 * 1024;
 /** Entries of an invalid tool list described one by one; the rest are counted in one sentence. */
 export const MAX_MCP_INVALID_TOOL_NOTES = 20;
 /** Bytes of a server's stderr kept for the UI. */
-export const MCP_STDERR_TAIL_BYTES = 64 * 1024;
+const MCP_STDERR_TAIL_BYTES = 64 * 1024;
 /**
  * A call's progress notifications restart its `timeoutMs`, but only up to this many times
  * `timeoutMs` in all: a server that reports progress forever cannot keep a run (a CLI run with

@@ -39,7 +39,7 @@ export interface ServerRequestContext {
 }
 
 /** The workspace's root as a `file:` URI (its real path when it has one). */
-export function workspaceRootUri(root: string): string {
+function workspaceRootUri(root: string): string {
   let real = root;
   try {
     real = realpathSync.native(root);

@@ -7,9 +7,9 @@ import { cleanServerText, hasUnsafeCharacter } from './mcp-text.js';
 import { MAX_FIELD_NAME_CHARS } from './mcp-form.js';
 
 /** Most fields one form may have. */
-export const MAX_ELICITATION_FIELDS = 32;
+const MAX_ELICITATION_FIELDS = 32;
 /** Most options one choice field may have. */
-export const MAX_ELICITATION_OPTIONS = 200;
+const MAX_ELICITATION_OPTIONS = 200;
 /** Deepest and largest request accepted (a form is flat: four levels are enough). */
 const MAX_REQUEST_DEPTH = 8;
 const MAX_REQUEST_VALUES = 8_000;

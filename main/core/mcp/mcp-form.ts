@@ -3,7 +3,7 @@ import { isPlainObject } from '../../../common/json.js';
 import type { ElicitationAnswer, ElicitationField, PendingElicitation } from '../../../common/mcp-person.js';
 
 /** Longest string the person may answer in one field. */
-export const MAX_ELICITATION_ANSWER_CHARS = 64 * 1024;
+const MAX_ELICITATION_ANSWER_CHARS = 64 * 1024;
 /** Longest field name accepted. */
 export const MAX_FIELD_NAME_CHARS = 64;
 

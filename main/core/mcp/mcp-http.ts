@@ -7,7 +7,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * Whether `to` is within the origin of `from`: the same scheme, host and port, or the https form
  * of an http URL on the same host with both on default ports (the SDK's `same-origin` rule).
  */
-export function withinOrigin(from: URL, to: URL): boolean {
+function withinOrigin(from: URL, to: URL): boolean {
   if (from.protocol === to.protocol && from.hostname === to.hostname && from.port === to.port) return true;
   return (
     from.hostname === to.hostname &&

@@ -40,7 +40,7 @@ function nextId(kind: string): string {
 }
 
 /** The model that answers a sampling request: the run's (a ResolvedModel of the run's resolver). */
-export interface SamplingModel {
+interface SamplingModel {
   alias: string;
   providerId: string;
   modelId: string;

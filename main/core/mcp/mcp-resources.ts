@@ -7,7 +7,7 @@ import { MAX_MCP_LIST_PAGES } from './mcp-bounds.js';
 import { cleanServerText, hasUnsafeCharacter } from './mcp-text.js';
 
 /** Most resources (and templates, and prompts) kept from one server's listing. */
-export const MAX_MCP_LISTED = 1000;
+const MAX_MCP_LISTED = 1000;
 import { MAX_PROMPT_ARGUMENTS, MAX_TARGET_CHARS } from './mcp-read-values.js';
 
 /** What one listing holds, and how many entries the server listed beyond what is kept. */

@@ -5,7 +5,7 @@ import { cleanServerText, hasUnsafeCharacter } from './mcp-text.js';
 /** Longest description or title kept inside a tool's schema, in characters (before its label). */
 export const MAX_MCP_SCHEMA_TEXT_CHARS = 1024;
 /** Longest string kept inside a `default` or `examples` value of a tool's schema, in characters. */
-export const MAX_MCP_SCHEMA_VALUE_CHARS = 1024;
+const MAX_MCP_SCHEMA_VALUE_CHARS = 1024;
 /** Largest schema handed on, as JSON text of the cleaned and labelled schema, in characters. */
 export const MAX_MCP_SCHEMA_CHARS = 64 * 1024;
 

@@ -9,7 +9,7 @@ import { canReplaceSpawn, guardInputBacklog, guardReadBuffer, type SdkStdioInter
 export { HOST_REFUSED, HOST_REFUSED_DATA } from './mcp-stdio-guards.js';
 
 /** How often a busy server's process tree is snapshotted (starting, or a call in flight), as command tools'. */
-export const MCP_SNAPSHOT_INTERVAL_MS = 100;
+const MCP_SNAPSHOT_INTERVAL_MS = 100;
 /** Snapshots of an idle server's tree are this many intervals apart. */
 const IDLE_SNAPSHOT_EVERY = 20;
 

@@ -7,7 +7,7 @@ import type { Trust } from '../tools/tool-spec.js';
  * the invisible tag characters U+E0000-E0FFF; variation selectors; the BOM), line and paragraph
  * separators, and lone surrogates.
  */
-export const SERVER_UNSAFE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
+const SERVER_UNSAFE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
 
 /** Whether `text` holds a character of {@link SERVER_UNSAFE}. */
 export function hasUnsafeCharacter(text: string): boolean {
@@ -18,7 +18,7 @@ export function hasUnsafeCharacter(text: string): boolean {
 }
 
 /** `text` cut to `max` UTF-16 code units without splitting a surrogate pair. */
-export function cutText(text: string, max: number): string {
+function cutText(text: string, max: number): string {
   if (text.length <= max) return text;
   const code = text.charCodeAt(max - 1);
   return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);

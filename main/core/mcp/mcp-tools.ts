@@ -12,7 +12,7 @@ import { cleanServerSchema } from './mcp-schema.js';
 import { cleanServerText, serverLabel, shownText } from './mcp-text.js';
 
 /** Longest problem message about a server, in characters; the server's words in it are cut. */
-export const MAX_MCP_PROBLEM_CHARS = 1000;
+const MAX_MCP_PROBLEM_CHARS = 1000;
 
 /**
  * A problem about a listed tool, placed at the server's entry in tools.yaml. The message often

@@ -119,7 +119,7 @@ async function readSecret(context: TransportContext, ref: SecretRef, what: strin
  * workspace (to `/`, to a sibling folder) is refused with an error naming the server and the fix,
  * and the server is not started. The checked real path is what the server is started in.
  */
-export async function serverCwd(server: string, workspaceRoot: string, cwd: string | undefined): Promise<string> {
+async function serverCwd(server: string, workspaceRoot: string, cwd: string | undefined): Promise<string> {
   const shown = cwd ?? '.';
   const subject = `MCP server "${server}": cwd "${shown}"`;
   const fix = 'set "cwd:" to a folder inside the workspace (relative to its root), then restart the server';

@@ -28,7 +28,7 @@ export interface SamplingApprover {
 }
 
 /** Questions waiting at once in one queue; more are declined at once. */
-export const MAX_PENDING_QUESTIONS = 16;
+const MAX_PENDING_QUESTIONS = 16;
 
 /** What a queue reports to the studio. */
 export type PendingQuestionEvent<P, A> =

@@ -9,14 +9,14 @@
 export const MAX_REDIRECTS = 5;
 
 /** The statuses that are redirects (with a Location to follow). */
-export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Header names a request that follows a redirect to another origin never carries, even when
  * nothing marks them secret: the credential headers of the fetch standard, and any name that
  * looks like it carries a key (`x-api-key`, `x-goog-api-key`, `x-auth-token`, ...).
  */
-export const CREDENTIAL_HEADER_NAME = /auth|key|token|secret|passw|cookie|session|signature|credential/i;
+const CREDENTIAL_HEADER_NAME = /auth|key|token|secret|passw|cookie|session|signature|credential/i;
 
 /** The `fetch` these helpers send with; injectable for tests. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;

@@ -1,5 +1,5 @@
 /** Which adapter speaks a provider's wire format. */
-export type ProviderKind = 'openai-chat' | 'anthropic' | 'gemini';
+type ProviderKind = 'openai-chat' | 'anthropic' | 'gemini';
 
 /** What PromptForge knows about a provider id before any catalog says more. */
 export interface ProviderPreset {
@@ -89,7 +89,7 @@ export const PROVIDER_PRESETS = {
 } as const satisfies Record<string, ProviderPreset>;
 
 /** A provider id with a preset. */
-export type PresetProviderId = keyof typeof PROVIDER_PRESETS;
+type PresetProviderId = keyof typeof PROVIDER_PRESETS;
 
 /** The preset for `providerId`, or undefined for an unknown id. */
 export function providerPreset(providerId: string): ProviderPreset | undefined {

@@ -30,7 +30,7 @@ export interface SourcedPrice extends TokenPrice {
 export const PRICE_TABLE_AS_OF = '2025-10-01';
 
 /** Each preset provider's pricing page. */
-export const PRICE_PAGES: Readonly<Record<string, string>> = {
+const PRICE_PAGES: Readonly<Record<string, string>> = {
   openai: 'https://openai.com/api/pricing/',
   anthropic: 'https://www.anthropic.com/pricing#api',
   gemini: 'https://ai.google.dev/gemini-api/docs/pricing',

@@ -67,7 +67,7 @@ export class StreamProgress {
   }
 }
 
-export const DEFAULT_TIMEOUT_MS = 600_000;
+const DEFAULT_TIMEOUT_MS = 600_000;
 /**
  * Default {@link ProviderHttpOptions.maxRoundMs}: 30 minutes. Well above what a real round needs
  * (64k output tokens at a slow 40 tokens a second is under 30 minutes), and it bounds a round
@@ -81,7 +81,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * are shown, so a few KiB is plenty (even for text of 4-byte UTF-8 characters); the rest of the
  * body is cancelled unread, so a hostile endpoint cannot make the host download a huge error page.
  */
-export const ERROR_BODY_READ_BYTES = 8 * 1024;
+const ERROR_BODY_READ_BYTES = 8 * 1024;
 
 /**
  * Sends `request`, retrying 429/5xx answers, and yields the SSE items of the answer as they

@@ -8,7 +8,7 @@ import type { DefinedTool } from '../tools/tool-definition.js';
 import { ConfigFile } from '../trust/config-file.js';
 
 /** The file, in the config folder. */
-export const RULE_DEFINITIONS_FILE = 'approval-rule-definitions.json';
+const RULE_DEFINITIONS_FILE = 'approval-rule-definitions.json';
 
 /** Most definitions kept; the oldest go first. */
 const MAX_DEFINITIONS = 2000;

@@ -94,7 +94,7 @@ export function evaluateRules(
 }
 
 /** Whether an allow rule was confirmed on the call's tool definition. */
-export function isConfirmed(rule: Rule, call: RuleCall): boolean {
+function isConfirmed(rule: Rule, call: RuleCall): boolean {
   return call.digest !== undefined && (rule.confirmed ?? []).some((known) => known.digest === call.digest);
 }
 

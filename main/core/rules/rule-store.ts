@@ -28,7 +28,7 @@ import {
 const MAX_RULES_BYTES = 4 << 20;
 
 /** Names a workspace might use to plant rules; any found is ignored with a warning. */
-export const WORKSPACE_RULE_FILE_NAMES = [
+const WORKSPACE_RULE_FILE_NAMES = [
   RULES_FILE_NAME,
   'approval-rules.yml',
   'approval-rules.json',
@@ -307,7 +307,7 @@ function sha256(text: string): string {
 }
 
 /** Warnings for rules files the workspace itself holds (they never apply). */
-export function plantedRuleFiles(workspaceRoot: string): string[] {
+function plantedRuleFiles(workspaceRoot: string): string[] {
   return WORKSPACE_RULE_FILE_NAMES.filter(
     (name) => statSync(path.join(workspaceRoot, name), { throwIfNoEntry: false }) !== undefined,
   ).map(

@@ -35,7 +35,7 @@ export function emptyRules(): RulesFile {
 }
 
 /** The text of a new rules file, with a comment saying what it is. */
-export const NEW_FILE_TEXT = `# PromptForge approval rules (docs/catalogs.md, "Approval rules").
+const NEW_FILE_TEXT = `# PromptForge approval rules (docs/catalogs.md, "Approval rules").
 # Made by you, kept in your config folder, never in a workspace. Edit with \`promptforge rules\` or by hand.
 version: ${RULES_FILE_VERSION}
 rules: []

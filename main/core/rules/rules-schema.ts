@@ -7,7 +7,7 @@ import type { JsonSchema } from '../../../common/json.js';
 export const RULES_SCHEMA_PATH = 'schemas/approval-rules.schema.json';
 
 /** The JSON Schema (draft 2020-12) of the rules file. */
-export function rulesJsonSchema(): JsonSchema {
+function rulesJsonSchema(): JsonSchema {
   const body = z.toJSONSchema(RulesFileSchema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
   const { $schema, ...rest } = body;
   return JSON.parse(

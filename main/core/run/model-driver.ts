@@ -21,10 +21,10 @@ import { errorMessage } from '../../../common/error-message.js';
  * The deepest arguments a requested call may carry to the script: the reply wraps them in three
  * levels (result, tool_calls, the call), and the whole reply may nest at most MAX_LUA_DEPTH.
  */
-export const MAX_ARGUMENT_DEPTH = MAX_LUA_DEPTH - 3;
+const MAX_ARGUMENT_DEPTH = MAX_LUA_DEPTH - 3;
 
 /** Prices per million tokens (models.yaml's `price:`, else the price table), with where they came from. */
-export type ModelPrice = TokenPrice & { source?: PriceSource };
+type ModelPrice = TokenPrice & { source?: PriceSource };
 
 /** The run's spending cap: the round that reaches it ends the run (docs/host-api.md#limits-and-stopping). */
 export interface SpendingCap {
@@ -68,7 +68,7 @@ export interface LuaChatResult {
  * `arguments` is nil, `error` says why and `raw_arguments` holds the text: an error field on that
  * call rather than an error, so the rest of the round stays usable (docs/host-api.md).
  */
-export interface LuaToolCall {
+interface LuaToolCall {
   id: string;
   name: string;
   arguments?: JsonObject;
@@ -91,7 +91,7 @@ function claimKey(alias: string, args: JsonObject): string {
 }
 
 /** Parses a provider's argument text: empty means `{}`; anything but a JSON object is an error. */
-export function parseToolArguments(raw: string): { value?: JsonObject; error?: string } {
+function parseToolArguments(raw: string): { value?: JsonObject; error?: string } {
   if (raw.trim() === '') return { value: {} };
   let parsed: unknown;
   try {

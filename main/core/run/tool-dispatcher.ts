@@ -27,7 +27,7 @@ export interface TaintChecker {
  * thousands of keys would stall the studio for seconds; ten thousand is far more than any tool's
  * arguments need.
  */
-export const MAX_ARGUMENT_STRINGS = 10_000;
+const MAX_ARGUMENT_STRINGS = 10_000;
 
 /** What a dispatcher needs from its run. */
 export interface ToolDispatcherOptions {

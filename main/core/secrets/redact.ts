@@ -27,7 +27,7 @@
 export const REDACTED = '[redacted]';
 
 /** Secrets shorter than this are not redacted. */
-export const MIN_SECRET_LENGTH = 4;
+const MIN_SECRET_LENGTH = 4;
 
 /**
  * The shortest fragment of a secret of `length` characters that is redacted on its own:

@@ -24,7 +24,7 @@ import type { AgentFileResult } from '../../../common/studio-schemas.js';
  */
 
 /** Longest agent name, in UTF-8 bytes (far below every file system's 255, with room for temp names). */
-export const MAX_AGENT_NAME_BYTES = 100;
+const MAX_AGENT_NAME_BYTES = 100;
 
 /** Windows device names: a file called `con` or `con.lua` cannot be opened there. */
 const RESERVED_NAME = /^(con|prn|aux|nul|conin\$|conout\$|com[1-9¹²³]|lpt[1-9¹²³])$/i;
@@ -46,7 +46,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 /** `agents/<name>.lua` for an agent name. */
-export function agentPath(name: string): string {
+function agentPath(name: string): string {
   return `${AGENTS_DIR}/${name}.lua`;
 }
 
@@ -54,7 +54,7 @@ export function agentPath(name: string): string {
  * Checks a new agent name as a person typed it and returns it without a `.lua` ending. Throws a
  * ContractError `invalid-name` whose message names the problem and the fix.
  */
-export function checkAgentName(typed: string): string {
+function checkAgentName(typed: string): string {
   const name = typed.toLowerCase().endsWith('.lua') ? typed.slice(0, -'.lua'.length) : typed;
   const shown = JSON.stringify(typed);
   const refuse = (problem: string, fix: string): never => {

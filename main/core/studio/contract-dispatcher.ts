@@ -7,7 +7,7 @@ import { ContractError } from './contract-error.js';
 import type { StudioLogger } from './studio-logger.js';
 
 /** The deepest nesting a contract request may have; deeper ones are refused before any parsing. */
-export const MAX_PAYLOAD_DEPTH = 128;
+const MAX_PAYLOAD_DEPTH = 128;
 
 /** The shape of a method table such as `contractMethods`: method name to request/response schemas. */
 export type ContractMethodTable = Readonly<
@@ -42,7 +42,7 @@ export function formatFieldPath(path: readonly PropertyKey[]): string {
  * Turns zod issues into sentences that name the field path and never quote the received value
  * (a payload may later carry a secret, e.g. a provider key being stored).
  */
-export function describeIssues(issues: readonly ZodIssue[], rootLabel = 'payload'): string[] {
+function describeIssues(issues: readonly ZodIssue[], rootLabel = 'payload'): string[] {
   const sentences: string[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {

@@ -16,9 +16,9 @@ import { ContractError } from './contract-error.js';
 /** The file in the config folder that holds the choices. */
 export const MODEL_CHOICES_FILE = 'model-choices.json';
 /** Workspaces remembered; choosing in another drops the one chosen in longest ago. */
-export const MAX_CHOICE_WORKSPACES = 200;
+const MAX_CHOICE_WORKSPACES = 200;
 /** Agents remembered per workspace. */
-export const MAX_CHOICE_AGENTS = 2000;
+const MAX_CHOICE_AGENTS = 2000;
 /** Longest alias or agent path kept (models.yaml aliases are at most 64 characters). */
 const MAX_NAME = 1024;
 
@@ -112,7 +112,7 @@ export class ModelChoices {
  * without a choice (the agent's `model` in promptforge.yaml, else `defaultModel`), and the choice,
  * which counts only while models.yaml defines it; a choice it does not is reported, not used.
  */
-export function describeAgentModels(ws: Workspace, choices: Record<string, string>): Record<string, AgentModelInfo> {
+function describeAgentModels(ws: Workspace, choices: Record<string, string>): Record<string, AgentModelInfo> {
   const words = wordsFor('studio');
   const modelsBroken = ws.problems.find((problem) => problem.file === 'models.yaml' && problem.severity === 'error');
   const out: Record<string, AgentModelInfo> = {};

@@ -57,7 +57,7 @@ interface SuiteRun {
 }
 
 /** Why tests do not run in a restricted workspace, and how to change it. */
-export const RESTRICTED_TESTS_MESSAGE =
+const RESTRICTED_TESTS_MESSAGE =
   "This workspace is in Restricted mode, and tests never run restricted: a restricted run is not the workspace's own (its command tools, MCP servers and secrets would be off, and every call that asks would be denied), so its results would say nothing. Review and trust the workspace (Review and trust… under the header), then run the tests again.";
 
 export class StudioTests {

@@ -18,7 +18,7 @@ import type { ToolSpec } from '../tools/tool-spec.js';
 export type ServerTrustedForRules = (tool: ToolSpec) => boolean | undefined;
 
 /** The four MCP hints of `annotations` that are booleans (anything else a server sends is left out). */
-export function annotationHints(annotations: JsonObject | undefined): ToolAnnotations | undefined {
+function annotationHints(annotations: JsonObject | undefined): ToolAnnotations | undefined {
   if (annotations === undefined) return undefined;
   const hints: ToolAnnotations = {};
   for (const name of MCP_ANNOTATIONS) {

@@ -26,7 +26,7 @@ export interface AssertionContext {
 }
 
 /** Whether `text` meets `match`; a sentence saying why not, else undefined. */
-export function textMismatch(match: TextMatch, text: string | null): string | undefined {
+function textMismatch(match: TextMatch, text: string | null): string | undefined {
   if (text === null) return 'there is no text';
   const spec = typeof match === 'string' ? { equals: match } : match;
   if (spec.equals !== undefined && text !== spec.equals) return `it is not ${shown(spec.equals)}`;
@@ -84,7 +84,7 @@ function argumentAt(args: JsonObject, where: string): JsonValue | undefined {
 }
 
 /** Why `call` does not meet `match` (the first field that differs), else undefined. */
-export function callMismatch(
+function callMismatch(
   match: CallMatch,
   call: TracedCall,
 ): { field: string; expected: string; actual: string } | undefined {

@@ -25,7 +25,7 @@ import type { Approve } from './test-file-schema.js';
 import { testEnvironment, type TestEnvironment } from './test-environment.js';
 
 /** A case's wall-clock limit when it sets none: a case that never ends still ends. */
-export const DEFAULT_CASE_TIMEOUT_SECONDS = 60;
+const DEFAULT_CASE_TIMEOUT_SECONDS = 60;
 
 /** What running a case needs besides the case. */
 export interface CaseRunContext {
@@ -79,7 +79,7 @@ export interface CaseResult {
 }
 
 /** What a run without a person does with a call that would ask one, for each `approve:` policy. */
-export function approverFor(approve: Approve | undefined): Approver {
+function approverFor(approve: Approve | undefined): Approver {
   const mode = approve ?? 'deny';
   if (mode === 'auto' || mode === 'deny') return new PolicyApprover(mode);
   if (mode === 'ask-as-deny')

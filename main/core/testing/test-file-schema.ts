@@ -12,7 +12,7 @@ const json = z.json();
 const text = z.string();
 
 /** A text assertion: a bare string is `equals`; each given field must hold. */
-export const TextMatchSchema = z.union([
+const TextMatchSchema = z.union([
   text.meta({ description: 'The whole text, exactly.' }),
   z
     .object({
@@ -44,7 +44,7 @@ const ScriptedCallSchema = z
   .strict();
 
 /** One scripted model round. */
-export const ScriptedReplySchema = z
+const ScriptedReplySchema = z
   .object({
     content: text.optional().meta({ description: "The reply's text." }),
     calls: z.array(ScriptedCallSchema).optional().meta({ description: 'Tool calls the model asks for, in order.' }),
@@ -65,7 +65,7 @@ const PriceSchema = z
   .strict();
 
 /** The model that answers a case. */
-export const CaseModelSchema = z.union([
+const CaseModelSchema = z.union([
   z.string().min(1).meta({ description: 'A model alias from models.yaml (a live model).' }),
   z
     .object({
@@ -90,7 +90,7 @@ export const CaseModelSchema = z.union([
 const DECISIONS = ['approve', 'deny'] as const;
 
 /** The approval policy: who answers the calls the gate would ask a person about. */
-export const ApproveSchema = z.union([
+const ApproveSchema = z.union([
   z.enum(['deny', 'auto', 'ask-as-deny']).meta({
     description:
       'deny and auto: as `promptforge run --approve deny|auto`; ask-as-deny: as a run with no terminal and no --approve flag.',
@@ -109,7 +109,7 @@ const CountSchema = z.union([
 ]);
 
 /** One expected tool call. */
-export const CallMatchSchema = z
+const CallMatchSchema = z
   .object({
     tool: z.string().min(1).meta({ description: 'The tool alias.' }),
     arguments: z.record(z.string(), json).optional().meta({ description: 'The arguments, exactly.' }),
@@ -136,7 +136,7 @@ export const CallMatchSchema = z
   .strict();
 
 /** A check on the test environment's state after the run. */
-export const StateMatchSchema = z
+const StateMatchSchema = z
   .object({
     pointer: z.string().meta({ description: 'A JSON pointer into the state ("" is the whole state).' }),
     equals: json.optional().meta({ description: 'The value there, exactly.' }),
@@ -145,7 +145,7 @@ export const StateMatchSchema = z
   .strict();
 
 /** What a case asserts. */
-export const ExpectSchema = z
+const ExpectSchema = z
   .object({
     status: z.enum(['ok', 'error', 'limit', 'stopped']).optional().meta({ description: "The run's status." }),
     error: TextMatchSchema.optional().meta({ description: "The run's error message." }),
@@ -248,7 +248,7 @@ export type Approve = z.infer<typeof ApproveSchema>;
 export const TEST_FILE_SCHEMA_PATH = 'schemas/tests.schema.json';
 
 /** The JSON Schema of a test file (draft 2020-12), with `cases` items as the case schema. */
-export function testFileJsonSchema(): JsonSchema {
+function testFileJsonSchema(): JsonSchema {
   const whole = z
     .object({ ...TestFileSchema.shape, cases: z.array(TestCaseSchema).meta({ description: 'The cases.' }) })
     .strict();

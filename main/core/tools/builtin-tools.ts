@@ -87,7 +87,7 @@ export function builtinDefaults(name: BuiltinToolName): Readonly<BuiltinDefiniti
 }
 
 /** The spec of builtin `name` under its own alias, with its defaults. */
-export function builtinToolSpec(name: BuiltinToolName): ToolSpec {
+function builtinToolSpec(name: BuiltinToolName): ToolSpec {
   const definition = BUILTINS[name];
   return {
     alias: name,

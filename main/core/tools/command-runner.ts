@@ -10,9 +10,9 @@ import { CALL_MARKER_VARIABLE, ProcessTree } from './process-tree.js';
 import { checkInsideWorkspace } from './workspace-path.js';
 
 /** Default milliseconds before a command tool's process group is killed. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
 /** Default largest stdout of a command tool, in bytes. */
-export const DEFAULT_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
+const DEFAULT_COMMAND_MAX_OUTPUT_BYTES = 1024 * 1024;
 const STDERR_KEEP_BYTES = 8 * 1024;
 /** How often the process tree is snapshotted while a command runs. */
 const SNAPSHOT_INTERVAL_MS = 100;

@@ -13,9 +13,9 @@ import {
 } from '../net/redirects.js';
 
 /** Default milliseconds before an http tool call is abandoned. */
-export const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
+const DEFAULT_HTTP_TIMEOUT_MS = 30_000;
 /** Largest response body an http tool accepts, in bytes. */
-export const HTTP_TOOL_MAX_BYTES = 4 * 1024 * 1024;
+const HTTP_TOOL_MAX_BYTES = 4 * 1024 * 1024;
 /** Most redirects followed for one call (http tools and http_get). */
 export const MAX_REDIRECTS = SHARED_MAX_REDIRECTS;
 

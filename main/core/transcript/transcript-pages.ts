@@ -12,11 +12,11 @@ import { isBlankLine, MAX_TRANSCRIPT_LINE_BYTES, parseTranscriptLine, Transcript
  */
 
 /** The largest transcript paged (far above what a run writes; the index costs 8 bytes a line). */
-export const MAX_PAGED_TRANSCRIPT_BYTES = 8 * 1024 ** 3;
+const MAX_PAGED_TRANSCRIPT_BYTES = 8 * 1024 ** 3;
 /** The most lines one page holds. */
 export const MAX_PAGE_EVENTS = 5000;
 /** The most bytes one page reads (a page of huge lines is cut short, always after its first line). */
-export const MAX_PAGE_BYTES = 64 << 20;
+const MAX_PAGE_BYTES = 64 << 20;
 const SCAN_CHUNK_BYTES = 1 << 20;
 const MAX_CACHED_INDEXES = 16;
 

@@ -20,7 +20,7 @@ export const MAX_TRANSCRIPT_BYTES = 256 << 20;
 /** The longest line read; one event (a round's request with its wire body) fits many times over. */
 export const MAX_TRANSCRIPT_LINE_BYTES = 32 << 20;
 /** The deepest nesting of `[` and `{` in a line; deeper values would overflow the validator's stack. */
-export const MAX_TRANSCRIPT_NESTING = 512;
+const MAX_TRANSCRIPT_NESTING = 512;
 
 const EVENT_TYPES: readonly string[] = RunEventSchema.options.map((option) => option.shape.type.value);
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

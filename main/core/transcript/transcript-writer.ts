@@ -16,9 +16,9 @@ export class TranscriptPathError extends TranscriptError {
 }
 
 /** Created transcript files: the owner alone may read them (they hold prompts, outputs, arguments). */
-export const TRANSCRIPT_FILE_MODE = 0o600;
+const TRANSCRIPT_FILE_MODE = 0o600;
 /** Folders created for transcripts (`runs/`): the owner's alone. An existing folder keeps its mode. */
-export const TRANSCRIPT_FOLDER_MODE = 0o700;
+const TRANSCRIPT_FOLDER_MODE = 0o700;
 
 function isInside(child: string, parent: string): boolean {
   const relative = path.relative(parent, child);

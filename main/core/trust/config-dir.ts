@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** The app's name: Electron's `app.setName` in main/app/main.ts, so `userData` ends in it. */
-export const APP_NAME = 'PromptForge Studio';
+const APP_NAME = 'PromptForge Studio';
 
 /** Overrides the config folder for the studio and the CLI alike (a test, a second profile). */
-export const CONFIG_DIR_VARIABLE = 'PROMPTFORGE_CONFIG_DIR';
+const CONFIG_DIR_VARIABLE = 'PROMPTFORGE_CONFIG_DIR';
 
 /** What {@link userConfigDir} reads: the platform, the environment and the home folder. */
 export interface ConfigDirContext {

@@ -75,7 +75,7 @@ export function visible(text: string): string {
   );
 }
 
-export function sentences(lines: readonly string[]): string {
+function sentences(lines: readonly string[]): string {
   return lines.map((line) => (/[.!?]$/.test(line) ? line : `${line}.`)).join(' ');
 }
 

@@ -286,7 +286,7 @@ function rawFacts(workspace: Workspace, items: readonly ManifestItem[]): unknown
 }
 
 /** Each secret name with where its value would go (an origin, or an MCP server). */
-export function secretUses(workspace: Workspace): Map<string, string[]> {
+function secretUses(workspace: Workspace): Map<string, string[]> {
   const uses = new Map<string, string[]>();
   const add = (name: string, where: string): void => {
     const list = uses.get(name) ?? [];

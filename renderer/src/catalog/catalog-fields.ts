@@ -12,7 +12,7 @@ import toolsSchema from '../../../schemas/tools.schema.json';
  */
 
 /** How a field is edited. */
-export type FieldControl =
+type FieldControl =
   | 'text'
   | 'select'
   | 'integer'
@@ -95,7 +95,7 @@ export const TOOL_KINDS = enumOf(toolDefinition, ['kind']);
 export const MODEL_PROVIDERS = enumOf(modelDefinition, ['provider']);
 
 /** Fields of a tools.yaml entry, in the order the form shows them (`kind` is in the entry header). */
-export const TOOL_FIELDS: readonly CatalogField[] = [
+const TOOL_FIELDS: readonly CatalogField[] = [
   t(['description'], 'Description', 'text'),
   t(['builtin'], 'Builtin', 'select', { kinds: ['builtin'] }),
   t(['command'], 'Command (argv)', 'list', { kinds: ['command'], keepEmpty: true, placeholder: 'argument' }),
@@ -120,7 +120,7 @@ export const TOOL_FIELDS: readonly CatalogField[] = [
 ];
 
 /** Fields of a models.yaml entry. */
-export const MODEL_FIELDS: readonly CatalogField[] = [
+const MODEL_FIELDS: readonly CatalogField[] = [
   m(['provider'], 'Provider', 'select'),
   m(['model'], 'Model', 'text', { placeholder: 'gpt-4o-mini' }),
   m(['baseUrl'], 'Base URL', 'text', { placeholder: "the provider's default" }),

@@ -3,8 +3,8 @@ import type { Extension } from '@codemirror/state';
 import { EditorView, showPanel, type Panel } from '@codemirror/view';
 
 /** The hint shown under a focused editor, and after Esc. */
-export const tabHint = 'Tab indents · Esc then Tab leaves the editor';
-export const tabLeavesHint = 'Tab now leaves the editor (Shift+Tab goes back) · any other key keeps editing';
+const tabHint = 'Tab indents · Esc then Tab leaves the editor';
+const tabLeavesHint = 'Tab now leaves the editor (Shift+Tab goes back) · any other key keeps editing';
 
 // Keys that do not end the "Esc was pressed" state (Shift for Shift+Tab, and the other modifiers).
 const modifierKeys = new Set(['Shift', 'Control', 'Alt', 'Meta', 'CapsLock', 'Escape', 'Tab']);

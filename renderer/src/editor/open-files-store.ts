@@ -42,7 +42,7 @@ export interface OpenFilesState {
 }
 
 /** An editor's state kept while its file's tab is not shown. */
-export interface KeptEditorState {
+interface KeptEditorState {
   /** The state as the editor left it: its document, selection and undo history. */
   state: EditorState;
   /** Where the editor was scrolled (`EditorView.scrollSnapshot`), when it was closed. */
@@ -55,9 +55,9 @@ export function isDirty(file: OpenFile): boolean {
 }
 
 /** Reads a workspace file's text (the contract's `file:read`, injected so the store runs in tests). */
-export type ReadFile = (path: string) => Promise<string>;
+type ReadFile = (path: string) => Promise<string>;
 
-export class OpenFilesStore {
+class OpenFilesStore {
   private state: OpenFilesState = { files: [], active: null };
   private readonly listeners = new Set<() => void>();
   /** Paths a file operation of this window is changing right now: disk changes there are ours. */

@@ -24,7 +24,7 @@ function errorCode(error: unknown): ContractErrorCode | undefined {
 }
 
 /** What the dialog says when the core refuses with `script-changed` (it then offers Fork anyway). */
-export const SCRIPT_CHANGED =
+const SCRIPT_CHANGED =
   'The script changed since this run was recorded, so the recording may not fit it. Fork anyway replays this run against the current script.';
 
 /**

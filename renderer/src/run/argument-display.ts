@@ -40,11 +40,11 @@ export interface DisplayRun<Span extends StringSpan = StringSpan> {
 }
 
 /** Ordinary spaces in a row are drawn one by one up to this many, and as `␠×N` beyond. */
-export const SPACE_RUN_LIMIT = 8;
+const SPACE_RUN_LIMIT = 8;
 /** One hidden character in a row is escaped one by one up to this many, and as `\uXXXX×N` beyond. */
-export const HIDDEN_RUN_LIMIT = 3;
+const HIDDEN_RUN_LIMIT = 3;
 /** Combining marks in a row are drawn as they are up to this many; a longer run is escaped. */
-export const MARK_RUN_LIMIT = 2;
+const MARK_RUN_LIMIT = 2;
 
 /**
  * The drawn text of one code point that is not hidden: a C0 control as its JSON escape, and, inside

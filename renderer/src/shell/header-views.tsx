@@ -33,7 +33,7 @@ interface HeaderViewSpec {
   Mark?: () => ReactNode;
 }
 
-export const headerViews = [
+const headerViews = [
   {
     kind: 'tests',
     label: 'Tests',

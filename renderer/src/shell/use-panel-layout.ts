@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from 'react';
 
 /** The side panels' sizes and whether each is collapsed, remembered across reloads. */
-export interface PanelLayout {
+interface PanelLayout {
   explorerWidth: number;
   explorerCollapsed: boolean;
   /** null: the default share of the window (37 %, or 32 % beside the history and catalogs). */
@@ -10,7 +10,7 @@ export interface PanelLayout {
 }
 
 /** Limits in CSS pixels. The center area keeps at least `centerMin`. */
-export const panelLimits = {
+const panelLimits = {
   explorer: { min: 160, max: 420, default: 220 },
   runPanel: { min: 300, max: 960 },
   centerMin: 360,

@@ -15,7 +15,7 @@ import type {
 import { call, describeError, StudioCallError } from '../shell/studio-api';
 
 /** Why a run did not start: the core's sentence, and its code (`workspace-restricted` offers the trust review). */
-export interface RunRefusal {
+interface RunRefusal {
   code: ContractErrorCode | null;
   message: string;
 }

@@ -114,7 +114,7 @@ function TrialResult({ runId, theme, scroller }: { runId: string; theme: Theme; 
  * the same dispatcher, approval gate and trust rules as a script and records the trial as a run.
  * Keyed by alias in {@link ToolTrialView}: another tool starts afresh.
  */
-export function ToolTrial({ tool, theme }: { tool: ToolSummary; theme: Theme }) {
+function ToolTrial({ tool, theme }: { tool: ToolSummary; theme: Theme }) {
   const schema = tool.parameters as FormSchema;
   const unsupported = unsupportedPart(schema);
   const [args, setArgs] = useState<Args>(() => initialArguments(schema));

@@ -11,7 +11,7 @@ export const RESTRICTED_LINE =
   "this workspace's command tools, MCP servers and secrets are off, and every tool call asks.";
 
 /** The review's groups, in the order it shows them, with their headings. */
-export const MANIFEST_GROUPS: ReadonlyArray<{ kind: ManifestKind; title: string }> = [
+const MANIFEST_GROUPS: ReadonlyArray<{ kind: ManifestKind; title: string }> = [
   { kind: 'command', title: 'Commands it runs' },
   { kind: 'mcp-server', title: 'MCP servers it starts' },
   { kind: 'key-origin', title: 'Where keys would go' },

@@ -29,10 +29,10 @@ import { connectMain, deliverToPage, pageWorld } from './stand-in-electron-modul
 
 /** The studio's document in a build (its own scheme, main/core/studio/app-protocol.ts). */
 export const STUDIO_INDEX_URL = APP_INDEX_URL;
-export const studioLocation: AppLocation = { kind: 'app', indexUrl: STUDIO_INDEX_URL };
-export const examplesDirectory = path.resolve(import.meta.dirname, '..', '..', '..', 'examples');
+const studioLocation: AppLocation = { kind: 'app', indexUrl: STUDIO_INDEX_URL };
+const examplesDirectory = path.resolve(import.meta.dirname, '..', '..', '..', 'examples');
 
-export interface LoggedLine {
+interface LoggedLine {
   level: 'info' | 'warn' | 'error';
   message: string;
   fields: StudioLogFields | undefined;

@@ -16,7 +16,7 @@ export const builtPreloadPath = path.resolve(import.meta.dirname, '..', '..', '.
  * `electron` (its renderer modules) and the three Node modules Electron polyfills for it.
  * Anything else throws in the real app, so the bundle must carry it inside.
  */
-export const SANDBOXED_PRELOAD_MODULES: readonly string[] = ['electron', 'events', 'timers', 'url'];
+const SANDBOXED_PRELOAD_MODULES: readonly string[] = ['electron', 'events', 'timers', 'url'];
 
 /** Each `require(...)` in `source`: the module named by its string literal, or null when the argument is not one. */
 export function findRequires(source: string): Array<{ module: string | null; line: number }> {

@@ -5,8 +5,8 @@ import { buildWorkspace } from '../../../main/core/catalog/workspace.js';
 import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const repo = path.resolve(here, '../../..');
-export const ATTACK_SERVER = path.join(here, 'fixtures/mcp-attack-server.mjs');
+const repo = path.resolve(here, '../../..');
+const ATTACK_SERVER = path.join(here, 'fixtures/mcp-attack-server.mjs');
 
 /** The tools.yaml entry of the attack server, named "atk", in `mode`, with more YAML lines. */
 export function attackServer(mode = 'normal', extra = ''): string {

@@ -10,7 +10,7 @@ import { ToolFailure } from '../../../main/core/tools/tool-spec.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repo = path.resolve(here, '../../..');
 /** The hostile server of the workspace-is-an-input attacks (fixtures/workspace-attack-server.mjs). */
-export const WORKSPACE_ATTACK_SERVER = path.join(here, 'fixtures/workspace-attack-server.mjs');
+const WORKSPACE_ATTACK_SERVER = path.join(here, 'fixtures/workspace-attack-server.mjs');
 
 /** A tools.yaml entry for the server, named `name`, in `mode`, with more YAML lines (indented by two). */
 export function attackEntry(name: string, mode = 'normal', extra = ''): string {

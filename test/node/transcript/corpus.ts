@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const examples = path.join(root, 'examples');
+const examples = path.join(root, 'examples');
 export const bin = path.join(root, 'main/cli/promptforge.mjs');
 
 /** The lines of a real recording (echo-loop: two rounds with tool calls, approvals and outputs). */
@@ -21,7 +21,7 @@ export function jsonl(events: Record<string, unknown>[], keepSeq = false): strin
 }
 
 /** The 1-based line of the first event matching `test`. */
-export function lineOf(events: Record<string, unknown>[], test: (event: Record<string, unknown>) => boolean): number {
+function lineOf(events: Record<string, unknown>[], test: (event: Record<string, unknown>) => boolean): number {
   const index = events.findIndex(test);
   if (index < 0) throw new Error('no such event in the recording');
   return index + 1;

@@ -5,7 +5,7 @@ import { isLoopbackUrl } from '../../net/loopback.js';
 /** Milliseconds one request to a metadata, registration or token endpoint may take. */
 export const OAUTH_REQUEST_TIMEOUT_MS = 15_000;
 /** Largest answer of a metadata, registration or token endpoint, in bytes. */
-export const MAX_OAUTH_RESPONSE_BYTES = 1024 * 1024;
+const MAX_OAUTH_RESPONSE_BYTES = 1024 * 1024;
 
 /** Why a sign-in cannot go on; the message says what happened and what to do. */
 export class McpAuthError extends Error {

@@ -30,7 +30,7 @@ function hashed(...parts: string[]): string {
 }
 
 /** The keychain account of the grant of `issuer` for `resource`. */
-export function grantAccount(resource: string, issuer: string): string {
+function grantAccount(resource: string, issuer: string): string {
   return `mcp-oauth/grant/${hashed(resource, issuer)}`;
 }
 
