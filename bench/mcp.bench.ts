@@ -15,6 +15,7 @@ import { ModelDriver, type ResolvedModel } from '../main/core/run/model-driver.j
 import { startScriptedServer } from '../test/fixtures/scripted-openai-server.js';
 import { createToolRunner } from '../main/core/tools/tool-runner.js';
 import { type BenchRow, median, now } from './bench-kit.js';
+import { noSecrets } from '../test/fixtures/stubs.js';
 
 /**
  * MCP benchmarks against the real `@modelcontextprotocol/server-everything` over stdio:
@@ -47,7 +48,7 @@ async function roundTrip(): Promise<BenchRow> {
   const manager = new McpServerManager({
     workspaceRoot: root,
     servers: [spec()],
-    secrets: { get: async () => undefined },
+    secrets: noSecrets,
   });
   const client = await sdkClient();
   try {
@@ -57,7 +58,7 @@ async function roundTrip(): Promise<BenchRow> {
       runId: 'bench',
       nonce: 'benchnonce',
       catalog,
-      runner: createToolRunner({ workspaceRoot: root, secrets: { get: async () => undefined }, mcp: manager }),
+      runner: createToolRunner({ workspaceRoot: root, secrets: noSecrets, mcp: manager }),
       gate: new ApprovalGateImpl({ approver: new PolicyApprover('deny'), catalog }),
       emit: () => undefined,
     });
@@ -102,7 +103,7 @@ async function startToListed(): Promise<BenchRow> {
     const manager = new McpServerManager({
       workspaceRoot: root,
       servers: [serverSpec],
-      secrets: { get: async () => undefined },
+      secrets: noSecrets,
     });
     const listed = await manager.listTools();
     ours.push(now() - start);
@@ -143,7 +144,7 @@ async function samplingRound(): Promise<BenchRow> {
   const manager = new McpServerManager({
     workspaceRoot: root,
     servers: [spec()],
-    secrets: { get: async () => undefined },
+    secrets: noSecrets,
   });
   try {
     await manager.listTools();

@@ -5,8 +5,8 @@ import { performance } from 'node:perf_hooks';
 import { loadWorkspace } from '../main/core/catalog/workspace.js';
 import { TrustStore } from '../main/core/trust/trust-store.js';
 import { StudioHarness } from '../test/e2e/bridge.js';
-import { noSecrets } from '../test/node/credentials/memory-secret-stores.js';
 import { median, type BenchRow } from './bench-kit.js';
+import { noSecrets } from '../test/fixtures/stubs.js';
 
 /** A workspace of 30 command tools and 5 MCP servers (none of which ever starts here) and one agent. */
 async function workspace(name: string): Promise<string> {

@@ -8,7 +8,7 @@ import { TrustStore } from '../main/core/trust/trust-store.js';
 import { median, type BenchRow } from './bench-kit.js';
 import { StudioService } from '../main/core/studio/studio-service.js';
 import { WorkerPool } from '../main/core/run/worker-pool.js';
-import { noSecrets } from '../test/node/credentials/memory-secret-stores.js';
+import { noSecrets } from '../test/fixtures/stubs.js';
 
 /** A tools.yaml of `count` tools: a third each command (with a script file of its own), http with a secret, MCP server. */
 function toolsYaml(count: number): string {

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../fixtures/scripted-openai-server.js';
-import { mapSecretStore } from '../node/credentials/memory-secret-stores.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
+import { mapSecretStore } from '../fixtures/stubs.js';
 
 /**
  * A model whose requests, and the OpenAI key, would go to another origin (a loopback server

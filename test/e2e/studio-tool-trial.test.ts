@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
-import { noSecrets } from '../node/credentials/memory-secret-stores.js';
+import { noSecrets } from '../fixtures/stubs.js';
 
 /** A command tool that answers with the arguments it got: the form's output is visible as is. */
 const echoArgs = `let input = '';

@@ -22,10 +22,10 @@ import {
   type SendEvent,
 } from '../../../main/app/ipc-registration.js';
 import { APP_INDEX_URL } from '../../../main/core/studio/app-protocol.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 import { StandInBrowserWindow, StandInIpcMain, StandInWebContents, StandInWebFrameMain } from './electron-stand-ins.js';
 import { connectMain, deliverToPage, pageWorld } from './stand-in-electron-module.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 /** The studio's document in a build (its own scheme, main/core/studio/app-protocol.ts). */
 export const STUDIO_INDEX_URL = APP_INDEX_URL;

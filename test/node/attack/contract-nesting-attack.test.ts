@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContractMethodName } from '../../../common/contract.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { studio } from '../studio/studio-harness.js';
+import { quietLogger } from '../../fixtures/stubs.js';
 
 /**
  * The contract promises that a call "never throws": every failure is `{ ok: false, error }`. A
@@ -25,8 +26,7 @@ describe('a payload nested 10,000 levels deep', () => {
     const { service } = studio();
     await service.openExample();
     const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
-    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    const result = await dispatchContractCall(handlers, method, payload(nested(10_000)), silent).catch(
+    const result = await dispatchContractCall(handlers, method, payload(nested(10_000)), quietLogger).catch(
       (error: unknown) => ({ rejected: String(error) }),
     );
     expect(result).toMatchObject({ ok: false });
@@ -42,8 +42,7 @@ describe('a payload with a "__proto__" key', () => {
     const { service } = studio();
     await service.openExample();
     const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
-    const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    const result = await dispatchContractCall(handlers, method, payload, silent);
+    const result = await dispatchContractCall(handlers, method, payload, quietLogger);
     expect(result).toMatchObject({ ok: false, error: { code: 'invalid-payload' } });
     expect(JSON.stringify(result)).toContain('__proto__');
   });

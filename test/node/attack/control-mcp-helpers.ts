@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { buildWorkspace } from '../../../main/core/catalog/workspace.js';
 import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../../..');
@@ -20,7 +21,7 @@ export function managerFor(yaml: string, made: McpServerManager[]): McpServerMan
   const manager = new McpServerManager({
     workspaceRoot: repo,
     servers: workspace.mcpServers ?? [],
-    secrets: { get: async () => undefined },
+    secrets: noSecrets,
   });
   made.push(manager);
   return manager;

@@ -7,8 +7,8 @@ import type { OAuthLoginPort } from '../../../main/core/mcp/oauth/mcp-oauth.js';
 import { elicitationUrlProblem } from '../../../main/core/mcp/mcp-elicitation.js';
 import { secureEnough } from '../../../main/core/mcp/oauth/oauth-fetch.js';
 import { standInBrowser } from '../../fixtures/stand-in-browser.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { startOAuthFixture, type OAuthFixtureOptions } from '../mcp/fixtures/oauth-fixture.js';
+import { mapSecretStore, noSecrets } from '../../fixtures/stubs.js';
 
 /**
  * A hostile authorization server, or a hostile MCP server behind one: each attack against the
@@ -31,7 +31,7 @@ async function setup(
   const mcp = new McpServerManager({
     workspaceRoot: '/',
     servers: workspace.mcpServers ?? [],
-    secrets: { get: async () => undefined },
+    secrets: noSecrets,
     keychain,
     ...(extra.login && { login: extra.login }),
     oauthTimeouts: {

@@ -5,6 +5,7 @@ import { buildWorkspace } from '../../../main/core/catalog/workspace.js';
 import { MAX_MCP_MESSAGE_BYTES } from '../../../main/core/mcp/mcp-bounds.js';
 import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
 import { promptArguments, resourceText, resourceUriProblem } from '../../../main/core/mcp/mcp-read-values.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 /**
  * A Streamable HTTP server that answers a resource read with a gigabyte, streamed: the host
@@ -79,7 +80,7 @@ describe('resource reads the host bounds', () => {
     const mcp = new McpServerManager({
       workspaceRoot: '/',
       servers: workspace.mcpServers ?? [],
-      secrets: { get: async () => undefined },
+      secrets: noSecrets,
     });
     cleanups.push(() => mcp.close());
     await expect(

@@ -9,11 +9,11 @@ import { main, type CliIo } from '../../../main/cli/cli.js';
 import { TerminalApprover } from '../../../main/cli/terminal-approver.js';
 import { TerminalMcpPerson } from '../../../main/cli/terminal-mcp-person.js';
 import { standInBrowser } from '../../fixtures/stand-in-browser.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { startOAuthFixture } from '../mcp/fixtures/oauth-fixture.js';
 import { testPool } from '../run/run-harness.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
 import { firstUnsafe, root } from './spawn-cli.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 const ASKING = path.join(root, 'test/node/mcp/fixtures/asking-server.mjs');
 const folders: string[] = [];

@@ -24,8 +24,8 @@ import { readTranscript } from '../../../main/core/transcript/transcript-reader.
 import { TRUST_FILE, TRUST_LOG_FILE } from '../../../main/core/trust/trust-store.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { testPool } from '../run/run-harness.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { firstUnsafe, NO_BUS, root, runCli } from './spawn-cli.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 // Attacks by a cloned workspace on the person who opens it: every one goes through the real CLI,
 // in a process of its own (no terminal) or in this process with a stand-in terminal. Each test

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEventSchema, type RunEvent } from '../../../common/run-events.js';
 import { main, type CliIo } from '../../../main/cli/cli.js';
 import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { testPool } from '../run/run-harness.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const examples = path.join(root, 'examples');

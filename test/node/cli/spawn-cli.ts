@@ -4,8 +4,8 @@ import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { main, type CliIo } from '../../../main/cli/cli.js';
 import type { SecretStore } from '../../../main/core/credentials/secret-store.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The real `promptforge` bin. */

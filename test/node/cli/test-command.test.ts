@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main, type CliIo } from '../../../main/cli/cli.js';
 import { TEST_EXIT } from '../../../main/cli/exit-codes.js';
 import { byAssistantCount, startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
 import { root, spawnCli } from './spawn-cli.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 interface Captured {
   code: number;

@@ -3,8 +3,8 @@ import { buildWorkspace } from '../../../main/core/catalog/workspace.js';
 import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
 import type { OAuthLoginPort } from '../../../main/core/mcp/oauth/mcp-oauth.js';
 import { standInBrowser } from '../../fixtures/stand-in-browser.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { startOAuthFixture, type OAuthFixture, type OAuthFixtureOptions } from './fixtures/oauth-fixture.js';
+import { mapSecretStore, noSecrets } from '../../fixtures/stubs.js';
 
 /**
  * Signing in to a Streamable HTTP MCP server with OAuth 2.1, end to end on loopback: the SDK's
@@ -32,7 +32,7 @@ export function manager(
   const made = new McpServerManager({
     workspaceRoot: '/',
     servers: workspace.mcpServers ?? [],
-    secrets: { get: async () => undefined },
+    secrets: noSecrets,
     keychain,
     ...(extra.login && { login: extra.login }),
     oauthTimeouts: {
@@ -121,7 +121,7 @@ describe('signing in to an MCP server', () => {
     const mcp = new McpServerManager({
       workspaceRoot: '/',
       servers: workspace.mcpServers ?? [],
-      secrets: { get: async () => undefined },
+      secrets: noSecrets,
     });
     cleanups.push(() => mcp.close());
     expect(await mcp.loginState('local')).toBeUndefined();

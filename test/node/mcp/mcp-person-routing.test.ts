@@ -8,6 +8,7 @@ import { buildWorkspace } from '../../../main/core/catalog/workspace.js';
 import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
 import { McpPersonSession } from '../../../main/core/mcp/mcp-person-session.js';
 import { PendingElicitations, QueueElicitor } from '../../../main/core/mcp/pending-questions.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 /**
  * Which run a server's question belongs to, through the real manager and a hostile server
@@ -29,7 +30,7 @@ function manager(): McpServerManager {
   const made = new McpServerManager({
     workspaceRoot: here,
     servers: workspace.mcpServers ?? [],
-    secrets: { get: async () => undefined },
+    secrets: noSecrets,
   });
   managers.push(made);
   return made;

@@ -11,6 +11,7 @@ import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
 import { prepareRun } from '../../../main/core/run/prepare-run.js';
 import { WorkerPool } from '../../../main/core/run/worker-pool.js';
 import { byAssistantCount, startScriptedServer } from '../../fixtures/scripted-openai-server.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HOSTILE = path.resolve(here, '../../fixtures/hostile-mcp-server.mjs');
@@ -152,7 +153,7 @@ describe('run lifecycle with MCP servers', () => {
     const mcp = new McpServerManager({
       workspaceRoot: root,
       servers: workspace.mcpServers ?? [],
-      secrets: { get: async () => undefined },
+      secrets: noSecrets,
     });
     try {
       const stderrHas = (text: string) =>

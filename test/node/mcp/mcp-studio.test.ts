@@ -7,8 +7,8 @@ import type { ContractEventName, ContractEventPayload } from '../../../common/co
 import { testPool } from '../run/run-harness.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
-import { noSecrets } from '../credentials/memory-secret-stores.js';
 import { pressStandIn } from '../studio/press-stand-in.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const HOSTILE = path.resolve(here, '../../fixtures/hostile-mcp-server.mjs');

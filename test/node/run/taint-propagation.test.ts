@@ -11,8 +11,9 @@ import { ToolCatalogImpl } from '../../../main/core/catalog/tool-catalog.js';
 import { builtinToolSpecs } from '../../../main/core/tools/builtin-tools.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 import type { ToolSpec } from '../../../main/core/tools/tool-spec.js';
-import { noSecrets, spec, startServer } from '../tools/helpers.js';
+import { spec, startServer } from '../tools/helpers.js';
 import { runScript } from './run-harness.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 /**
  * Taint follows the data through the real dispatcher, the real gate and tracker, real command

@@ -9,9 +9,9 @@ import type {
 import type { RunEvent } from '../../../common/run-events.js';
 import type { PersonPress } from '../../../main/core/studio/person-input.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
-import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { pressStandIn } from './press-stand-in.js';
 import { runEvents, studio, type StudioHarness } from './studio-harness.js';
+import { quietLogger } from '../../fixtures/stubs.js';
 
 /** The studio of {@link studio} (no keys, closed after each test) driven through its contract, zod checks included. */
 export interface ContractStudio {
@@ -49,19 +49,12 @@ export interface ContractStudio {
   ended(runId: string): Promise<Extract<RunEvent, { type: 'run-end' }>>;
 }
 
-// Refusals are the tests' business (they check the codes); a defect (a handler that threw) is not.
-const logger: StudioLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message, fields) => console.error(message, fields),
-};
-
 /** A fresh studio service behind the contract's handlers, as the renderer reaches it. */
 export function contractStudio(options: { configDirectory?: string } = {}): ContractStudio {
   const { service, person, folders, pushed, browser, waitFor } = studio(options);
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
   const invoke = (method: ContractMethodName, request: unknown, press: PersonPress = pressStandIn()) =>
-    dispatchContractCall(handlers, method, request, logger, press);
+    dispatchContractCall(handlers, method, request, quietLogger, press);
   const call: ContractStudio['call'] = async (method, request, press) => {
     const result = await invoke(method, request, press);
     if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);

@@ -5,18 +5,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
-import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 import { syntheticEvent, syntheticRun } from '../transcript/synthetic-run.js';
 import { pressStandIn } from './press-stand-in.js';
+import { mapSecretStore, quietLogger } from '../../fixtures/stubs.js';
 
 // `history:export` through the contract: main asks where to save (a stand-in chooser here; the
 // save dialog in the app), then copies the transcript as a stream. Only the path crosses back.
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples');
-const quiet: StudioLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 let service: StudioService;
 let runs: string;
@@ -25,7 +23,8 @@ let exports: string;
 let answer: (suggested: string) => string | null;
 const suggested: string[] = [];
 let handlers: ReturnType<typeof createStudioHandlers>;
-const exportRun = (runId: string) => dispatchContractCall(handlers, 'history:export', { runId }, quiet, pressStandIn());
+const exportRun = (runId: string) =>
+  dispatchContractCall(handlers, 'history:export', { runId }, quietLogger, pressStandIn());
 
 beforeAll(async () => {
   const root = mkdtempSync(path.join(tmpdir(), 'pf-export-'));
@@ -116,7 +115,7 @@ describe('history:export', () => {
 
   it('history:read is gone: the studio pages through history:page', async () => {
     expect(
-      await dispatchContractCall(handlers, 'history:read' as never, { runId: 'e1' } as never, quiet),
+      await dispatchContractCall(handlers, 'history:read' as never, { runId: 'e1' } as never, quietLogger),
     ).toMatchObject({
       ok: false,
     });

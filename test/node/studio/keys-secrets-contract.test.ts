@@ -7,7 +7,6 @@ import type { ContractEventName, ContractMethodName } from '../../../common/cont
 import type { RunEvent } from '../../../common/run-events.js';
 import { KeyringSecretStore } from '../../../main/core/credentials/keyring-secret-store.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
-import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
 import { workspaceSecretAccount } from '../../../main/core/trust/secret-scope.js';
 import { runCliInProcess } from '../cli/spawn-cli.js';
@@ -16,6 +15,7 @@ import { testPool } from '../run/run-harness.js';
 import { startServer } from '../tools/helpers.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
 import { pressStandIn } from './press-stand-in.js';
+import { quietLogger } from '../../fixtures/stubs.js';
 
 // Unique per run, so a match can only come from this test.
 const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -31,12 +31,6 @@ const scopedTool = `${toolSecret}@https://search.example.com`;
 const scopedMcp = `${mcpSecret}@https://mcp.example.com`;
 const value = `sk-canary-tools-${randomBytes(8).toString('hex')}`;
 const providerValue = `sk-canary-provider-${randomBytes(8).toString('hex')}`;
-
-const logger: StudioLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message, fields) => console.error(message, fields),
-};
 
 /** Every keychain account a test may have written, deleted after each test. */
 const touched = new Set<string>(['openai', toolSecret, mcpSecret]);
@@ -102,7 +96,7 @@ function contract() {
   });
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
   const invoke = async (method: ContractMethodName, request: unknown) => {
-    const result = await dispatchContractCall(handlers, method, request, logger, pressStandIn());
+    const result = await dispatchContractCall(handlers, method, request, quietLogger, pressStandIn());
     responses.push(result);
     return result;
   };

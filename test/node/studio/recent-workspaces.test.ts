@@ -15,12 +15,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ContractMethodName, ContractRequest, ContractResponse, IpcError } from '../../../common/contract.js';
 import { MAX_RECENT_WORKSPACES, RECENT_WORKSPACES_FILE } from '../../../main/core/studio/recent-workspaces.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
-import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
 import { pressStandIn } from './press-stand-in.js';
 import { examples } from './studio-harness.js';
+import { mapSecretStore, quietLogger } from '../../fixtures/stubs.js';
 
 /**
  * Recent workspaces: the third source of folders the page may open (after the folder dialog and
@@ -62,7 +61,7 @@ function studioOn(configDirectory: string) {
   });
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory, service });
   const invoke = (method: ContractMethodName, request: unknown) =>
-    dispatchContractCall(handlers, method, request, quiet, pressStandIn());
+    dispatchContractCall(handlers, method, request, quietLogger, pressStandIn());
   const call = async <M extends ContractMethodName>(method: M, request: ContractRequest<M>) => {
     const result = await invoke(method, request);
     if (!result.ok) throw new Error(`${method}: ${result.error.code}: ${result.error.message}`);
@@ -85,13 +84,6 @@ function studioOn(configDirectory: string) {
     },
   };
 }
-
-/** Refusals are what these tests check; they need not be printed. */
-const quiet: StudioLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: (...line) => console.error(...line),
-};
 
 function configFolder(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pf-recent-config-'));

@@ -7,8 +7,8 @@ import type { ContractEventName, ContractEventPayload } from '../../../common/co
 import type { RunEvent } from '../../../common/run-events.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
 import type { PersonQuestion } from '../../../main/core/studio/studio-trust.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { testPool } from '../run/run-harness.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 export { pressStandIn } from './press-stand-in.js';
 

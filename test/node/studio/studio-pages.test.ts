@@ -6,19 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPool } from '../run/run-harness.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
-import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { syntheticEvent, syntheticRun } from '../transcript/synthetic-run.js';
-import { noSecrets } from '../credentials/memory-secret-stores.js';
+import { noSecrets, quietLogger } from '../../fixtures/stubs.js';
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../examples');
-const quiet: StudioLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 describe('history:page and history:compare through the contract', () => {
   let service: StudioService;
   let runs: string;
   let handlers: ReturnType<typeof createStudioHandlers>;
-  const call = (method: string, payload: unknown) => dispatchContractCall(handlers, method, payload, quiet);
-  const compare = (payload: unknown) => dispatchContractCall(handlers, 'history:compare', payload as never, quiet);
+  const call = (method: string, payload: unknown) => dispatchContractCall(handlers, method, payload, quietLogger);
+  const compare = (payload: unknown) =>
+    dispatchContractCall(handlers, 'history:compare', payload as never, quietLogger);
 
   beforeAll(async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'pf-pages-ws-'));

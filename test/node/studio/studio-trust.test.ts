@@ -19,7 +19,6 @@ import type {
 import type { RunEvent } from '../../../common/run-events.js';
 import { KeyringSecretStore } from '../../../main/core/credentials/keyring-secret-store.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
-import type { StudioLogger } from '../../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';
 import { startScriptedServer, type ScriptedServer } from '../../fixtures/scripted-openai-server.js';
 import { testPool } from '../run/run-harness.js';
@@ -27,6 +26,7 @@ import { approveKeyOriginForTests, trustForTests } from '../trust/trust-for-test
 import { examples, standInPerson, type StandInPerson } from './studio-harness.js';
 import { pressStandIn } from './press-stand-in.js';
 import { NO_PRESS, type PersonPress } from '../../../main/core/studio/person-input.js';
+import { quietLogger } from '../../fixtures/stubs.js';
 
 /**
  * Workspace trust as the studio applies it, through the contract the renderer uses: a restricted
@@ -41,12 +41,6 @@ const MARKER_SERVER = path.resolve(path.dirname(fileURLToPath(import.meta.url)),
 const suffix = `${process.pid}-${randomBytes(4).toString('hex')}`;
 const store = new KeyringSecretStore({ service: `PromptForge Studio (trust test ${suffix})` });
 const providerKey = `sk-canary-trust-${randomBytes(12).toString('hex')}`;
-
-const logger: StudioLogger = {
-  info: () => undefined,
-  warn: () => undefined,
-  error: (message, fields) => console.error(message, fields),
-};
 
 /**
  * A STAND-IN for the person at main's own confirmation dialog (Electron's message box): it records
@@ -138,7 +132,7 @@ function trustStudio(person: StandInPerson = standInPerson()) {
   const handlers = createStudioHandlers({ appName: 'test', appVersion: '0', userDataDirectory: '/', service });
   /** One call as the page makes it; `press`: the person's press that came with it (a stand-in by default). */
   const invoke = (method: ContractMethodName, request: unknown, press: PersonPress = pressStandIn()) =>
-    dispatchContractCall(handlers, method, request, logger, press);
+    dispatchContractCall(handlers, method, request, quietLogger, press);
 
   /** The first event `name` at or after position `from` of the pushed list for which `match` holds. */
   const next = async <E extends ContractEventName>(

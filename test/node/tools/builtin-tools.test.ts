@@ -6,7 +6,8 @@ import { READ_FILE_MAX_BYTES } from '../../../main/core/tools/builtin-tools.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 import type { ToolRunner } from '../../../main/core/tools/tool-spec.js';
 import { makeTempDir, removeTempDir } from '../catalog/helpers.js';
-import { noSecrets, startServer } from './helpers.js';
+import { startServer } from './helpers.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 const catalog = createBuiltinCatalog();
 const tool = (alias: string) => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { childSearchPath } from '../../../main/core/tools/child-path.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 import type { ToolSpec } from '../../../main/core/tools/tool-spec.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 const hostPath = process.env['PATH'];
 afterEach(() => {
@@ -37,7 +38,7 @@ describe("a tool's PATH", () => {
       settings: { kind: 'command', command: ['node', 'tool.mjs'] },
       source: 'tools.yaml',
     };
-    const runner = createToolRunner({ workspaceRoot: root, secrets: { get: async () => undefined } });
+    const runner = createToolRunner({ workspaceRoot: root, secrets: noSecrets });
     expect(await runner.run(tool, {}, new AbortController().signal)).toBe('real node');
   });
 });

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 import { ToolFailure } from '../../../main/core/tools/tool-spec.js';
 import { makeTempDir, removeTempDir, waitFor } from '../catalog/helpers.js';
-import { commandFixture, isRunning, noSecrets, spec } from './helpers.js';
+import { commandFixture, isRunning, spec } from './helpers.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 const temps: string[] = [];
 const pids: number[] = [];

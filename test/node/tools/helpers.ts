@@ -72,5 +72,3 @@ export function isRunning(pid: number): boolean {
     return process.platform !== 'linux';
   }
 }
-
-export const noSecrets = { get: async () => undefined };

@@ -8,8 +8,8 @@ import { startScriptedServer, type ScriptedServer } from '../../fixtures/scripte
 import { HEADER_SECRET, isRedacted, LEAKS, PROVIDER_KEY } from '../../fixtures/secret-leaks.js';
 import { startServer } from './helpers.js';
 import { runCliInProcess } from '../cli/spawn-cli.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
 import { trustForTests } from '../trust/trust-for-tests.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 /**
  * Every secret a run knows, through the real CLI: the provider key (from OPENAI_API_KEY), an

@@ -7,7 +7,7 @@ import { createBuiltinCatalog } from '../../../main/core/catalog/tool-catalog.js
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
 import type { ToolRunner } from '../../../main/core/tools/tool-spec.js';
 import { makeTempDir, removeTempDir } from '../catalog/helpers.js';
-import { noSecrets } from './helpers.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 /**
  * read_file and list_files against a hostile workspace: special files that would block or never

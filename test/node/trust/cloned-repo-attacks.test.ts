@@ -28,7 +28,7 @@ import {
   workspaceSecretAccount,
   WorkspaceSecretStore,
 } from '../../../main/core/trust/secret-scope.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 const folder = (prefix: string) => realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
 

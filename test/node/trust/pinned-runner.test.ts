@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import { PinnedFiles, pinnedRunner } from '../../../main/core/trust/pinned-runner.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
+import { noSecrets } from '../../fixtures/stubs.js';
 
 describe('a trusted run runs the command files it started with', () => {
   it('refuses a command whose script changed since the run started, naming it, and runs it again once it is back', async () => {
@@ -18,7 +19,7 @@ describe('a trusted run runs the command files it started with', () => {
     const workspace = await loadWorkspace(root);
     const tool = workspace.tools.get('say')!;
     const runner = pinnedRunner(
-      createToolRunner({ workspaceRoot: root, secrets: { get: async () => undefined } }),
+      createToolRunner({ workspaceRoot: root, secrets: noSecrets }),
       new PinnedFiles(root, workspace.tools.list(), workspace.mcpServers ?? []),
     );
     const signal = new AbortController().signal;

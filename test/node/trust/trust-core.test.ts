@@ -10,7 +10,7 @@ import { manifestDigest, workspaceManifest } from '../../../main/core/trust/work
 import { TrustChangedError, TrustStore } from '../../../main/core/trust/trust-store.js';
 import { WorkspaceSecretStore, scopedSecretUses, scopedSecretName } from '../../../main/core/trust/secret-scope.js';
 import { restrictTool } from '../../../main/core/trust/restricted-mode.js';
-import { mapSecretStore } from '../credentials/memory-secret-stores.js';
+import { mapSecretStore } from '../../fixtures/stubs.js';
 
 function folder(prefix: string): string {
   return mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -10,7 +10,7 @@ import { buildWorkspace } from '../../../../main/core/catalog/workspace.js';
 import { McpServerManager } from '../../../../main/core/mcp/mcp-manager.js';
 import { McpPersonSession } from '../../../../main/core/mcp/mcp-person-session.js';
 import { standInBrowser } from '../../../fixtures/stand-in-browser.js';
-import { mapSecretStore } from '../../credentials/memory-secret-stores.js';
+import { mapSecretStore } from '../../../fixtures/stubs.js';
 
 /** The Client ID Metadata Document URL the CIMD scenario expects a client to present. */
 const CIMD_URL = 'https://conformance-test.local/client-metadata.json';

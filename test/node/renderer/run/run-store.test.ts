@@ -6,15 +6,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContractRequest, ContractResponse } from '../../../../common/contract.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../../main/core/studio/studio-handlers.js';
-import type { StudioLogger } from '../../../../main/core/studio/studio-logger.js';
 import { StudioService } from '../../../../main/core/studio/studio-service.js';
 import { AUTO_LOAD_EVENTS, FIRST_PAGE_EVENTS, RunStore } from '../../../../renderer/src/run/run-store.js';
 import { testPool } from '../../run/run-harness.js';
 import { syntheticEvent, syntheticRun } from '../../transcript/synthetic-run.js';
 import { repositoryRoot } from '../../setup/project-copy.js';
-import { noSecrets } from '../../credentials/memory-secret-stores.js';
-
-const quiet: StudioLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+import { noSecrets, quietLogger } from '../../../fixtures/stubs.js';
 
 describe('the renderer run store: paged, bounded, merged with live events', () => {
   let service: StudioService;
@@ -28,7 +25,7 @@ describe('the renderer run store: paged, bounded, merged with live events', () =
     const store = new RunStore(
       (async (method: 'history:page', request: ContractRequest<'history:page'>) => {
         pageCalls.push(request);
-        const result = await dispatchContractCall(handlers, method, request, quiet);
+        const result = await dispatchContractCall(handlers, method, request, quietLogger);
         if (!result.ok) throw new Error(`${result.error.message} (${result.error.code})`);
         return result.value as ContractResponse<'history:page'>;
       }) as never,
