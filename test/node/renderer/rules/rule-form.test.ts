@@ -2,10 +2,16 @@
 // in Node (what a card says about a press it ignores is checked in the page: studio-inline-approvals). The rules these make are checked by the
 // core itself (ruleProblems), so a form can never send what the file would refuse without saying.
 import { describe, expect, it } from 'vitest';
-import { ruleProblems } from '../../../main/core/rules/rules-file.js';
-import { claimsSentence, claimWords } from '../../../renderer/src/approvals/server-claims.js';
-import { conditionOf, draftOf, rowsOf, startText, type ConditionRow } from '../../../renderer/src/rules/rule-form.js';
-import type { RuleDraft } from '../../../common/rules-schemas.js';
+import { ruleProblems } from '../../../../main/core/rules/rules-file.js';
+import { claimsSentence, claimWords } from '../../../../renderer/src/approvals/server-claims.js';
+import {
+  conditionOf,
+  draftOf,
+  rowsOf,
+  startText,
+  type ConditionRow,
+} from '../../../../renderer/src/rules/rule-form.js';
+import type { RuleDraft } from '../../../../common/rules-schemas.js';
 
 const base: RuleDraft = {
   id: 'allow-send-20261204t2015',

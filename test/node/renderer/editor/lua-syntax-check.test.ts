@@ -1,14 +1,12 @@
-// The renderer's pure helpers (Lua syntax check, JSON Schema subset, conversation builder), run in
-// Node. They ship in the studio bundle; the Lua checker is compared with the real Lua parser.
+// The renderer's Lua syntax check, run in Node: it ships in the studio bundle and is compared with
+// the real Lua parser.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { LuaFactory, type LuaEngine } from 'wasmoon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../../common/run-events.js';
-import { ConversationBuilder, splitEnvelopeMarkers } from '../../../renderer/src/run/conversation-builder.js';
-import { checkLuaSyntax } from '../../../renderer/src/editor/lua-syntax-check.js';
-import { repositoryRoot } from '../setup/project-copy.js';
+import { checkLuaSyntax } from '../../../../renderer/src/editor/lua-syntax-check.js';
+import { repositoryRoot } from '../../setup/project-copy.js';
 
 const validSnippets = [
   'local x = [==[ a ]] ]==] if x then print(x) elseif y then else end',
@@ -122,106 +120,5 @@ describe('the renderer Lua syntax checker agrees with the Lua parser', () => {
       expect(problems[0]!.line, source).toBe(line);
       expect(problems[0]!.message, source).toMatch(message);
     }
-  });
-});
-
-describe('the conversation builder', () => {
-  it('streams deltas into one assistant item, tracks call states and ignores repeated events', () => {
-    const base = { runId: 'r', t: '2026-12-02T10:00:00.000Z' };
-    const events: RunEvent[] = [
-      { ...base, seq: 1, type: 'message-delta', round: 1, text: 'Hel' },
-      { ...base, seq: 2, type: 'message-delta', round: 1, text: 'lo' },
-      {
-        ...base,
-        seq: 3,
-        type: 'tool-dispatch',
-        callId: 'call-1',
-        alias: 'read_page',
-        arguments: { name: 'x' },
-        count: 1,
-      },
-      {
-        ...base,
-        seq: 4,
-        type: 'approval-pending',
-        callId: 'call-1',
-        alias: 'read_page',
-        description: '',
-        arguments: {},
-        taint: [],
-      },
-    ];
-    const builder = new ConversationBuilder('r');
-    for (const event of events) builder.apply(event);
-    builder.apply(events[1]!);
-    let snapshot = builder.snapshot();
-    expect(snapshot.items.map((item) => item.kind)).toEqual(['assistant', 'dispatch']);
-    expect(snapshot.items[0]).toMatchObject({ text: 'Hello', streaming: true });
-    expect(snapshot.items[1]).toMatchObject({ state: 'awaiting approval' });
-    expect(snapshot.awaiting).toBe(1);
-
-    builder.apply({
-      ...base,
-      seq: 5,
-      type: 'approval-decision',
-      callId: 'call-1',
-      alias: 'read_page',
-      proposedArguments: { name: 'x' },
-      decision: { kind: 'deny', source: 'studio', at: base.t, reason: 'no' },
-    });
-    builder.apply({
-      ...base,
-      seq: 6,
-      type: 'tool-error',
-      callId: 'call-1',
-      alias: 'read_page',
-      stage: 'denied',
-      message: 'denied: no',
-    });
-    snapshot = builder.snapshot();
-    expect(snapshot.items[1]).toMatchObject({ state: 'denied', decision: { reason: 'no' } });
-    expect(snapshot.awaiting).toBe(0);
-    expect(snapshot.logs).toEqual([{ seq: 6, t: base.t, text: 'read_page (call-1): denied: no', level: 'error' }]);
-  });
-
-  it('splits envelope tags out of text, leaving everything else as plain text', () => {
-    expect(splitEnvelopeMarkers('a <untrusted_input_ab12>x<b></untrusted_input_ab12> z')).toEqual([
-      { text: 'a ', marker: false },
-      { text: '<untrusted_input_ab12>', marker: true },
-      { text: 'x<b>', marker: false },
-      { text: '</untrusted_input_ab12>', marker: true },
-      { text: ' z', marker: false },
-    ]);
-  });
-});
-
-describe('ConversationBuilder: messages of each round', () => {
-  const base = { runId: 'r', t: '2026-12-02T10:00:00.000Z' };
-  const request = (seq: number, round: number, messages: { role: string; content: string }[]): RunEvent => ({
-    ...base,
-    seq,
-    type: 'round-request',
-    round,
-    model: { alias: 'm', provider: 'p', modelId: 'm' },
-    messages,
-    tools: [],
-    options: {},
-  });
-  const texts = (builder: ConversationBuilder) =>
-    builder
-      .snapshot()
-      .items.flatMap((item) => (item.kind === 'message' ? [(item as unknown as { text: string }).text] : []));
-
-  it('shows what a round adds to the history, and all of a fresh list the script starts anew', () => {
-    const builder = new ConversationBuilder('r');
-    builder.apply(request(1, 1, [{ role: 'user', content: 'first task' }]));
-    builder.apply(
-      request(2, 2, [
-        { role: 'user', content: 'first task' },
-        { role: 'tool', content: 'an answer' },
-      ]),
-    );
-    builder.apply(request(3, 3, [{ role: 'user', content: 'second task' }]));
-    expect(texts(builder)).toEqual(['first task', 'an answer', 'second task']);
   });
 });

@@ -1,9 +1,9 @@
 /** The Tests view's pure logic: which failure a case diverged at, its status, the progress line, and the conversation row of a step. */
 import { describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../../common/run-events.js';
-import type { TestCaseResultInfo } from '../../../common/test-schemas.js';
-import { ConversationBuilder, itemIndexForStep } from '../../../renderer/src/run/conversation-builder.js';
-import { caseStatus, divergingFailure, progressText } from '../../../renderer/src/tests/tests-logic.js';
+import type { RunEvent } from '../../../../common/run-events.js';
+import type { TestCaseResultInfo } from '../../../../common/test-schemas.js';
+import { ConversationBuilder, itemIndexForStep } from '../../../../renderer/src/run/conversation-builder.js';
+import { caseStatus, divergingFailure, progressText } from '../../../../renderer/src/tests/tests-logic.js';
 
 const failure = (field: string, step?: TestCaseResultInfo['failures'][number]['step']) => ({
   field,

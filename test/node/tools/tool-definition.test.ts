@@ -6,7 +6,7 @@ import {
   toolDefinitionDigest,
   type DefinedTool,
 } from '../../../main/core/tools/tool-definition.js';
-import { notesTool } from './definition-fixtures.js';
+import { notesTool } from '../approval/definition-fixtures.js';
 
 const commandTool = (overrides: Partial<DefinedTool> = {}): DefinedTool => ({
   alias: 'lint',

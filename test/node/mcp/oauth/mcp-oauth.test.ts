@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildWorkspace } from '../../../main/core/catalog/workspace.js';
-import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
-import type { OAuthLoginPort } from '../../../main/core/mcp/oauth/mcp-oauth.js';
-import { standInBrowser } from '../../fixtures/stand-in-browser.js';
-import { startOAuthFixture, type OAuthFixture, type OAuthFixtureOptions } from './fixtures/oauth-fixture.js';
-import { mapSecretStore, noSecrets } from '../../fixtures/stubs.js';
+import { buildWorkspace } from '../../../../main/core/catalog/workspace.js';
+import { McpServerManager } from '../../../../main/core/mcp/mcp-manager.js';
+import type { OAuthLoginPort } from '../../../../main/core/mcp/oauth/mcp-oauth.js';
+import { standInBrowser } from '../../../fixtures/stand-in-browser.js';
+import { startOAuthFixture, type OAuthFixture, type OAuthFixtureOptions } from '../fixtures/oauth-fixture.js';
+import { mapSecretStore, noSecrets } from '../../../fixtures/stubs.js';
 
 /**
  * Signing in to a Streamable HTTP MCP server with OAuth 2.1, end to end on loopback: the SDK's
