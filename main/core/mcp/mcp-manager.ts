@@ -1,10 +1,12 @@
-import type { JsonObject, JsonSchema } from '../../../common/json.js';
+import type { z } from 'zod';
+import type { JsonObject } from '../../../common/json.js';
+import type { McpServerStatusSchema } from '../../../common/studio-schemas.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { UserSchemaCompiler } from '../catalog/catalog-schemas.js';
 import type { SecretSource } from '../tools/http-runner.js';
 import type { McpToolCaller } from '../tools/tool-runner.js';
 import { ToolFailure, type ToolSpec } from '../tools/tool-spec.js';
-import { McpConnection, type McpRequestOptions, type McpServerState } from './mcp-connection.js';
+import { McpConnection, type McpRequestOptions } from './mcp-connection.js';
 import type { McpPromptEntry, McpResourceEntry } from '../../../common/mcp-person.js';
 import type { SecretStore } from '../credentials/secret-store.js';
 import type { Listed } from './mcp-resources.js';
@@ -41,17 +43,11 @@ interface BuiltListing {
 /** The fix of a problem about a server that did not start. */
 const START_FIX = 'Fix the server entry in tools.yaml, then restart the server.';
 
-/** What the studio and `promptforge mcp list` show about one server. */
-export interface McpServerStatus {
-  name: string;
-  transport: 'stdio' | 'http';
-  state: McpServerState;
-  error?: string;
-  /** The last 64 KiB of stderr (stdio servers), with the secrets the host knows redacted. */
-  stderrTail: string;
-  /** The tools as catalog aliases, once listed. */
-  tools: { alias: string; name: string; description: string; inputSchema: JsonSchema; outputSchema?: JsonSchema }[];
-}
+/**
+ * What the studio and `promptforge mcp list` show about one server, as the contract carries it;
+ * its stderr tail has the secrets the host knows redacted.
+ */
+export type McpServerStatus = z.infer<typeof McpServerStatusSchema>;
 
 export interface McpServerManagerOptions {
   workspaceRoot: string;
