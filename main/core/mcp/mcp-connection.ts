@@ -32,8 +32,6 @@ import { McpStartError, serverTransport } from './mcp-transport.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import type { Surface } from '../surface-words.js';
 
-export { McpStartError } from './mcp-transport.js';
-
 /** Where a server is in its life. */
 export type McpServerState = 'stopped' | 'starting' | 'ready' | 'error';
 

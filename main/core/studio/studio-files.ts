@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import type {
+  AgentFileResult,
   AgentTemplate,
   CatalogFile,
   CatalogProblemInfo,
@@ -22,7 +23,6 @@ import {
   inAgentFilesQueue,
   renameAgent,
   saveAgentAs,
-  type AgentFileResult,
   type AgentFilesContext,
 } from './agent-files.js';
 import { ContractError } from './contract-error.js';
