@@ -8,6 +8,9 @@ import { LINUX_PACKAGES } from '../../../scripts/lib/test-keychain.js';
 import { repositoryRoot, run } from './project-copy.js';
 
 const readme = readFileSync(path.join(repositoryRoot, 'README.md'), 'utf8');
+// Where the headless keychain recipe lives: the keychain on each OS.
+const keychainDoc = 'docs/providers.md';
+const providersDoc = readFileSync(path.join(repositoryRoot, keychainDoc), 'utf8');
 const ciScript = readFileSync(path.join(repositoryRoot, '.ci', 'run'), 'utf8');
 const manifest = JSON.parse(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')) as {
   engines: { node: string };
@@ -29,16 +32,17 @@ function shellBlocks(markdown: string): { line: number; code: string }[] {
   return blocks;
 }
 
-const keychainRecipes = shellBlocks(readme).filter(({ code }) =>
-  /\b(gnome-keyring-daemon|dbus-run-session)\b|(?<![\w-])secret-tool\b/.test(code),
-);
+const keychainRecipes = [
+  ...shellBlocks(readme).map((block) => ({ ...block, doc: 'README.md' })),
+  ...shellBlocks(providersDoc).map((block) => ({ ...block, doc: keychainDoc })),
+].filter(({ code }) => /\b(gnome-keyring-daemon|dbus-run-session)\b|(?<![\w-])secret-tool\b/.test(code));
 
 /** The packages an `apt-get install -y ...` line installs. */
 function aptPackages(text: string): string[][] {
   return [...text.matchAll(/apt-get install -y ([a-z0-9 .+-]+)/g)].map((match) => match[1]!.trim().split(/\s+/));
 }
 
-describe('README keychain recipes work when pasted as they are', () => {
+describe('the keychain recipes of README and docs/providers.md work when pasted as they are', () => {
   it('keeps commands out of table cells: no Markdown-escaped pipes anywhere in a table', () => {
     const escaped = readme
       .split('\n')
@@ -52,7 +56,7 @@ describe('README keychain recipes work when pasted as they are', () => {
   });
 
   it.runIf(process.platform === 'linux').each(keychainRecipes)(
-    'README.md:$line runs verbatim in bash, with no D-Bus session beforehand',
+    '$doc:$line runs verbatim in bash, with no D-Bus session beforehand',
     async ({ code }) => {
       const home = mkdtempSync(path.join(tmpdir(), 'pf-readme-home-'));
       mkdirSync(path.join(home, 'run'), { mode: 0o700 });
@@ -91,13 +95,13 @@ describe('README, package.json and .ci/run say the same', () => {
     expect(ciScript).toContain('npm install --global --prefix /opt/node24 node@24');
   });
 
-  it('the Debian packages: README setup, CI and the test keychain message', () => {
+  it('the Debian packages: README setup, CI, the headless keychain recipe and the test keychain message', () => {
     const inReadme = aptPackages(readme);
     const inCi = aptPackages(ciScript);
     expect(inCi).toHaveLength(1);
     expect(inReadme[0]).toEqual(inCi[0]);
     for (const name of LINUX_PACKAGES.split(' ')) expect(inCi[0]).toContain(name);
-    expect(inReadme).toContainEqual(LINUX_PACKAGES.split(' '));
+    expect(aptPackages(providersDoc)).toContainEqual(LINUX_PACKAGES.split(' '));
   });
 
   it('CI runs exactly the README test command', () => {
