@@ -29,6 +29,6 @@ export function warnIfNodeTooOld(projectRoot: string): void {
   if (floor === null || meetsFloor(process.version, floor)) return;
   process.stderr.write(
     `warning: PromptForge needs Node.js ${floor.join('.')} or newer; this is ${process.version}. ` +
-      'README.md, "Node version", says how to get Node 24.\n',
+      'README.md, "Set up and run", says how to get Node 24.\n',
   );
 }

@@ -16,7 +16,7 @@ function findElectron(): { executablePath: string } | { skipReason: string } {
   const pathFile = path.join(packageDirectory, 'path.txt');
   if (!existsSync(pathFile)) {
     return {
-      skipReason: `Electron binary not downloaded on this machine: ${pathFile} is missing (\`npm start\` downloads it on first use; offline, see README "Developing without the Electron binary")`,
+      skipReason: `Electron binary not downloaded on this machine: ${pathFile} is missing (\`npm start\` downloads it on first use; offline, see docs/architecture.md "Developing without the Electron binary")`,
     };
   }
   const executablePath = path.join(packageDirectory, 'dist', readFileSync(pathFile, 'utf8').trim());
