@@ -15,7 +15,9 @@ describe('studio: what an MCP server claims about its tools is shown as its clai
   let studio: StudioHarness;
   const tools = () =>
     studio.page.getByRole('navigation', { name: 'Workspace explorer' }).getByRole('region', { name: 'Tools' });
-  const claims = (alias: string) => tools().locator('li.explorer-entry', { hasText: alias }).locator('.tool-claims');
+  // A workspace tool's row, or an MCP tool's under its server.
+  const claims = (alias: string) =>
+    tools().locator('li.explorer-entry, li.mcp-tool', { hasText: alias }).locator('.tool-claims');
 
   beforeAll(async () => {
     folder = await mkdtemp(path.join(os.tmpdir(), 'promptforge-claims-'));

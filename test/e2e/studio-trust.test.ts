@@ -260,7 +260,7 @@ describe('studio: workspace trust, a cloned folder in Restricted mode, its revie
     expect(calls('mcp:list')).toEqual([]);
     await mcpList().getByRole('button', { name: 'Start servers and list their tools' }).click();
     await notes.getByLabel('status ready').waitFor();
-    await notes.getByRole('button', { name: 'notes.read_text_file' }).waitFor();
+    await notes.getByRole('button', { name: 'notes.read_text_file', exact: true }).waitFor();
     expect(existsSync(marker('notes'))).toBe(true);
   });
 

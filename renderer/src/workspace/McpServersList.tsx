@@ -181,7 +181,7 @@ export function McpServersList({
             ) : null}
             <ul className="explorer-list">
               {server.tools.map((tool) => (
-                <li key={tool.alias}>
+                <li key={tool.alias} className="mcp-tool">
                   <button
                     type="button"
                     className="explorer-item tool-item"
