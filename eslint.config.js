@@ -217,6 +217,16 @@ export default tseslint.config(
     files: ['renderer/**'],
     rules: boundary(rendererImports),
   },
+  // Type-aware rules for every TypeScript file, read through the tsconfigs (tsconfig.json's references).
+  // Declaration files hold no code for these rules to check and belong to no tsconfig.
+  {
+    files: ['**/*.{ts,tsx,mts,cts}'],
+    ignores: ['**/*.d.ts', '**/*.d.mts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
   // The rules of hooks (and the React Compiler's checks of the same rules) for every component.
   { files: ['renderer/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
 );

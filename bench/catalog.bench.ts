@@ -117,12 +117,10 @@ export default async function run(): Promise<BenchRow[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  run().then((rows) =>
-    console.table(
-      rows.map((row) => ({
-        ...row,
-        baseline: row.baseline ? `${row.baseline.name}: ${row.baseline.median.toFixed(3)}` : '',
-      })),
-    ),
+  console.table(
+    (await run()).map((row) => ({
+      ...row,
+      baseline: row.baseline ? `${row.baseline.name}: ${row.baseline.median.toFixed(3)}` : '',
+    })),
   );
 }

@@ -112,5 +112,5 @@ export default async function run(): Promise<BenchRow[]> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  run().then((rows) => console.table(rows.map(({ how: _how, ...rest }) => rest)));
+  console.table((await run()).map(({ how: _how, ...rest }) => rest));
 }
