@@ -47,17 +47,21 @@ const now = (): number => Number(process.hrtime.bigint()) / 1e6;
 async function roundOverhead(paced: boolean): Promise<BenchRow> {
   const body = roundBody();
   const pieces = body.split(/(?<=\n\n)/);
+  const respond = async (res: ServerResponse): Promise<void> => {
+    res.socket?.setNoDelay(true);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    if (!paced) return void res.end(body);
+    for (const piece of pieces) {
+      res.write(piece);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    res.end();
+  };
   const server = createServer((req, res) => {
     req.resume();
-    req.on('end', async () => {
-      res.socket?.setNoDelay(true);
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (!paced) return void res.end(body);
-      for (const piece of pieces) {
-        res.write(piece);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      res.end();
+    // A response that fails is cut off, so the round reading it fails instead of waiting.
+    req.on('end', () => {
+      respond(res).catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,4 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -11,7 +17,7 @@ import { ToolFailure } from '../../../main/core/tools/tool-spec.js';
 /** A real Streamable HTTP MCP server (the SDK's own), stateless, on 127.0.0.1 only. */
 async function startHttpServer(): Promise<{ url: string; headers: IncomingHttpHeaders[]; close(): Promise<void> }> {
   const headers: IncomingHttpHeaders[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     headers.push(req.headers);
     if (req.method !== 'POST') {
       res.writeHead(405).end();
@@ -33,6 +39,10 @@ async function startHttpServer(): Promise<{ url: string; headers: IncomingHttpHe
     });
     await mcp.connect(transport);
     await transport.handleRequest(req, res);
+  };
+  // A request the SDK fails on is cut off, so the client call fails (and the test with it).
+  const server: Server = createServer((req, res) => {
+    serve(req, res).catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
