@@ -226,6 +226,9 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
+      // A `default` is a deliberate "everything else" (a platform, an error code, the event kinds a
+      // view ignores); a switch without one must name every member, so a new member is not missed.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
     },
   },
   // The rules of hooks (and the React Compiler's checks of the same rules) for every component.

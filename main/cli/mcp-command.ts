@@ -20,7 +20,8 @@ function describeLogin(state: McpLoginStateView): string {
       return `not signed in (promptforge mcp login ${state.server})`;
     case 'unavailable':
       return `sign-in unknown: ${state.error ?? 'the keychain cannot be read'}`;
-    default: {
+    case 'expired':
+    case 'signed-in': {
       const parts = [
         state.state === 'expired' ? 'signed in, expired' : 'signed in',
         ...(state.account ? [`as ${state.account}`] : []),

@@ -58,7 +58,8 @@ export function withScope(request: ApprovalRequest, decision: ApprovalDecision, 
         : `${tool} has taintCheck off, so tainted calls are covered too`;
       return { ...decision, scope: `this call; ${later}; ${still}`, taintCheck };
     }
-    default:
+    case 'deny':
+    case 'cancelled':
       return decision;
   }
 }
@@ -71,7 +72,8 @@ export function approvedArguments(request: ApprovalRequest, decision: ApprovalDe
       return request.arguments;
     case 'approve-edited':
       return decision.arguments;
-    default:
+    case 'deny':
+    case 'cancelled':
       return undefined;
   }
 }

@@ -341,7 +341,7 @@ function FieldRow({
     case 'json':
       control = <JsonControl {...props} />;
       break;
-    default:
+    case 'text':
       control = <TextControl {...props} />;
   }
   return (

@@ -289,6 +289,11 @@ export class ConversationBuilder {
         break;
       case 'provider-raw':
         break;
+      // The run panel does not show a script's MCP resource and prompt reads yet (the transcript has them).
+      case 'mcp-read':
+      case 'mcp-read-output':
+      case 'mcp-read-error':
+        break;
     }
   }
 
