@@ -128,7 +128,7 @@ export class ApprovalGateImpl implements ApprovalGate {
       allowedForRun: () =>
         this.isAllowedForRun(request.runId, request.alias, request.definitionDigest ?? NO_DEFINITION),
     });
-    const origin = (decidedBy: DecisionOrigin['decidedBy'], ruleId?: string): DecisionOrigin => ({
+    const origin = (decidedBy: NonNullable<DecisionOrigin['decidedBy']>, ruleId?: string): DecisionOrigin => ({
       decidedBy,
       ...(ruleId !== undefined && { rule: ruleId }),
       // Said when a rule covers the call (decided, outranked, unconfirmed or not matched), not for every call.

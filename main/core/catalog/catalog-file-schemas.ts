@@ -237,10 +237,10 @@ const kindFields = {
       .record(
         z.string(),
         z.strictObject({
-          approval: approval.optional(),
-          trust: trust.optional(),
-          timeoutMs: timeoutMs.optional(),
-          taintCheck: z.boolean().optional(),
+          approval: approval.exactOptional(),
+          trust: trust.exactOptional(),
+          timeoutMs: timeoutMs.exactOptional(),
+          taintCheck: z.boolean().exactOptional(),
         }),
       )
       .optional()
@@ -327,12 +327,12 @@ export const ModelEntrySchema = z
       }),
     defaults: z
       .strictObject({
-        temperature: z.number().min(0).max(2).optional().meta({ description: 'Sampling temperature.' }),
+        temperature: z.number().min(0).max(2).exactOptional().meta({ description: 'Sampling temperature.' }),
         maxTokens: z
           .number()
           .int()
           .min(1)
-          .optional()
+          .exactOptional()
           .meta({ description: 'Largest number of output tokens per round.' }),
       })
       .optional()

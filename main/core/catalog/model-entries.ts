@@ -55,7 +55,7 @@ export function checkModels(located: LocatedYaml, problems: CatalogProblem[]): M
       model: value.model ?? '',
       ...(baseUrl !== undefined ? { baseUrl } : {}),
       ...(value.defaults !== undefined ? { defaults: { ...value.defaults } } : {}),
-      ...(value.price !== undefined ? { price: { currency: 'USD', ...value.price } } : {}),
+      ...(value.price !== undefined ? { price: { ...value.price, currency: value.price.currency ?? 'USD' } } : {}),
       source: located.file,
     });
   }

@@ -24,7 +24,8 @@ export const HOST_REFUSED_DATA = Object.freeze({ refusedBy: 'promptforge' });
 
 /** The fields of the SDK's transport that {@link ServerProcessTransport} takes over. */
 export interface SdkStdioInternals {
-  _process?: ChildProcess;
+  /** The SDK sets it back to undefined when the process closes; so does the takeover. */
+  _process?: ChildProcess | undefined;
   _readBuffer?: { readMessage(): unknown; append(chunk: Buffer): void; clear(): void };
   _stderrStream?: Writable | null;
   processReadBuffer?: () => void;
@@ -54,7 +55,7 @@ export function guardReadBuffer(transport: StdioClientTransport, onBroken: (reas
   const holder = transport as unknown as SdkStdioInternals;
   const buffer = holder._readBuffer;
   if (!buffer || typeof buffer.readMessage !== 'function' || typeof buffer.append !== 'function') return;
-  const inner = buffer as unknown as { _buffer?: Buffer };
+  const inner = buffer as unknown as { _buffer?: Buffer | undefined };
   let overflowed = false;
   const append = buffer.append.bind(buffer);
   buffer.append = (chunk: Buffer) => {

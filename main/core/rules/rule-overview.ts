@@ -33,18 +33,20 @@ export function rulesOverview(file: RulesFile, context: OverviewContext): RuleRo
     rule.workspace === '*' || (context.workspace !== undefined && rule.workspace === context.workspace);
   return rules.map((rule) => {
     const used = context.usage && Object.hasOwn(context.usage, rule.id) ? context.usage[rule.id] : undefined;
-    const missing =
+    const missingTool =
       rule.tool !== undefined &&
       here(rule) &&
       context.tools !== undefined &&
-      !context.tools.some((tool) => tool.alias === rule.tool);
+      !context.tools.some((tool) => tool.alias === rule.tool)
+        ? rule.tool
+        : undefined;
     return {
       rule,
       words: describeRule(rule),
       enabled: rule.enabled !== false,
       appliesHere: here(rule),
       ...(used && { lastUsed: { at: used.lastAt, alias: used.lastAlias, count: used.count } }),
-      ...(missing && { missingTool: rule.tool }),
+      ...(missingTool !== undefined && { missingTool }),
       conflicts: rule.enabled === false ? [] : conflictsOf(rule, rules, context),
     };
   });

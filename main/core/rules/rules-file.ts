@@ -72,8 +72,7 @@ export function parseRulesText(text: string): ParsedRules {
       newer: version,
       problems: [
         {
-          line: lineOf(document, lines, ['version']),
-          field: 'version',
+          ...placed(lineOf(document, lines, ['version']), 'version'),
           message: `the file is version ${version}, written by a newer PromptForge; this one reads version ${RULES_FILE_VERSION}. Update PromptForge (until then no rule applies and every call asks)`,
         },
       ],
@@ -83,17 +82,18 @@ export function parseRulesText(text: string): ParsedRules {
     return {
       ok: false,
       problems: parsed.error.issues.map((issue) => ({
-        line: lineOf(document, lines, issue.path as (string | number)[]),
-        field: fieldName(issue.path as (string | number)[]),
+        ...placed(
+          lineOf(document, lines, issue.path as (string | number)[]),
+          fieldName(issue.path as (string | number)[]),
+        ),
         message: issueMessage(issue),
       })),
     };
-  const problems = checkMeaning(parsed.data).map((problem) => ({
+  const problems = checkMeaning(parsed.data).map(({ path, ...problem }) => ({
     ...problem,
-    line: lineOf(document, lines, problem.path),
-    field: fieldName(problem.path),
+    ...placed(lineOf(document, lines, path), fieldName(path)),
   }));
-  if (problems.length > 0) return { ok: false, problems: problems.map(({ path: _path, ...rest }) => rest) };
+  if (problems.length > 0) return { ok: false, problems };
   return { ok: true, file: parsed.data };
 }
 
@@ -107,7 +107,7 @@ export function ruleProblems(rule: unknown): RulesProblem[] {
   const parsed = RuleSchema.safeParse(rule);
   if (!parsed.success)
     return parsed.error.issues.map((issue) => ({
-      ...(issue.path.length > 0 && { field: fieldName(issue.path as (string | number)[]) }),
+      ...placed(undefined, fieldName(issue.path as (string | number)[])),
       message: issueMessage(issue),
     }));
   return checkMeaning({ version: RULES_FILE_VERSION, rules: [parsed.data] }).map((problem) => {
@@ -209,6 +209,11 @@ function conditionProblems(condition: Condition, path: (string | number)[]): Mea
   if (condition.inFolder !== undefined && condition.inFolder.includes('\0'))
     return [{ path: [...path, 'inFolder'], message: 'the folder contains a NUL byte; remove it' }];
   return [];
+}
+
+/** Where a problem is, as far as it is known: a line and a field only when there is one. */
+function placed(line: number | undefined, field: string | undefined): Pick<RulesProblem, 'line' | 'field'> {
+  return { ...(line !== undefined && { line }), ...(field !== undefined && { field }) };
 }
 
 function fieldName(path: (string | number)[]): string | undefined {

@@ -4,6 +4,7 @@ import {
   ProviderError,
   type ChatMessage,
   type ModelProvider,
+  type ModelRequest,
   type ToolCallRecord,
   type ToolDefinition,
 } from '../providers/model-provider.js';
@@ -197,16 +198,14 @@ export class ModelDriver {
       throw new ScriptError(`models.chat: ${errorMessage(error)}`);
     }
     this.checkCapBefore(model);
-    const request = {
+    const chosenTemperature = (temperature as number | undefined) ?? model.defaults?.temperature;
+    const chosenMaxTokens = (max_tokens as number | undefined) ?? model.defaults?.maxTokens;
+    const request: ModelRequest = {
       model: model.modelId,
       messages,
       tools,
-      ...((temperature ?? model.defaults?.temperature) !== undefined && {
-        temperature: (temperature as number | undefined) ?? model.defaults?.temperature,
-      }),
-      ...((max_tokens ?? model.defaults?.maxTokens) !== undefined && {
-        maxTokens: (max_tokens as number | undefined) ?? model.defaults?.maxTokens,
-      }),
+      ...(chosenTemperature !== undefined && { temperature: chosenTemperature }),
+      ...(chosenMaxTokens !== undefined && { maxTokens: chosenMaxTokens }),
       ...(Object.keys(rest).length > 0 && { providerOptions: rest as JsonObject }),
     };
     const round = ++this.round;

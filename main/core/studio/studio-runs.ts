@@ -52,7 +52,7 @@ export interface StudioRunsHost {
   spendingCap: SpendingCap;
 }
 
-/** A request of `run:start`, as the contract defines it. */
+/** A request of `run:start` (from IPC, so an optional field may be there as undefined). */
 export type StartRunRequest = ContractRequest<'run:start'>;
 
 /**

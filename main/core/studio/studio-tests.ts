@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ContractEventName, ContractEventPayload } from '../../../common/contract.js';
+import type { ContractEventName, ContractEventPayload, ContractRequest } from '../../../common/contract.js';
 import type {
   TestCaseResultInfo,
   TestCaseSummary,
@@ -89,7 +89,7 @@ export class StudioTests {
   }
 
   /** Runs every case, one file's (`file`), or one case (`caseId`); returns at once, results follow as events. */
-  async run(request: { file?: string; case?: string }): Promise<{ suiteRunId: string; total: number }> {
+  async run(request: ContractRequest<'tests:run'>): Promise<{ suiteRunId: string; total: number }> {
     const ws = this.host.requireWorkspace();
     if (this.suite?.state.state === 'running')
       throw new ContractError('tests-running', 'a test run is in progress: stop it, or wait for it to end');

@@ -322,7 +322,7 @@ function FieldRow({
       control = <NumberControl {...props} />;
       break;
     case 'list':
-      control = <ListControl {...props} keepEmpty={field.keepEmpty} itemName="item" />;
+      control = <ListControl {...props} keepEmpty={field.keepEmpty ?? false} itemName="item" />;
       break;
     case 'command':
       control = Array.isArray(value) ? <ListControl {...props} itemName="item" /> : <TextControl {...props} />;

@@ -47,7 +47,7 @@ async function answerMcp(request: IncomingMessage, response: ServerResponse): Pr
       content: [{ type: 'text', text: text.toUpperCase() }],
     }),
   );
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
   response.on('close', () => {
     void transport.close();
     void mcp.close();

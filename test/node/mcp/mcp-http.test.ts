@@ -32,7 +32,7 @@ async function startHttpServer(): Promise<{ url: string; headers: IncomingHttpHe
     mcp.registerTool('huge', { description: 'a body over the limit' }, async () => ({
       content: [{ type: 'text', text: 'z'.repeat(9 * 1024 * 1024) }],
     }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void mcp.close();

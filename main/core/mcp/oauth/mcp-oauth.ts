@@ -67,7 +67,8 @@ interface Flow {
   expectation: RedirectExpectation;
   verifier?: string;
   issuer?: string;
-  metadata?: AuthorizationServerMetadata;
+  /** What discovery found last; undefined when it found none. */
+  metadata?: AuthorizationServerMetadata | undefined;
   /** Set for a step-up or a forced sign-in: the tokens held are not offered for refresh. */
   fresh: boolean;
 }
@@ -410,7 +411,7 @@ export class McpOAuth {
       },
       invalidateCredentials: async (scope) => {
         const issuer = issuerOf();
-        if (scope === 'verifier') flow.verifier = undefined;
+        if (scope === 'verifier') delete flow.verifier;
         if (issuer === undefined || scope === 'verifier' || scope === 'discovery') return;
         if (scope === 'tokens' || scope === 'all') {
           flow.fresh = true;

@@ -10,8 +10,8 @@ export const LOGIN_TIMEOUT_MS = 5 * 60_000;
 export interface RedirectExpectation {
   /** The `state` the authorization request sent. */
   state: string;
-  /** The authorization server's issuer; a redirect's `iss` must equal it. */
-  issuer?: string;
+  /** The authorization server's issuer; a redirect's `iss` must equal it. Undefined when its metadata names none. */
+  issuer?: string | undefined;
   /** The server says it always sends `iss` (RFC 9207): a redirect without one is refused. */
   issuerRequired: boolean;
 }
