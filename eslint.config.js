@@ -229,6 +229,7 @@ export default tseslint.config(
       // A `default` is a deliberate "everything else" (a platform, an error code, the event kinds a
       // view ignores); a switch without one must name every member, so a new member is not missed.
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-unnecessary-condition': 'error',
     },
   },
   // The rules of hooks (and the React Compiler's checks of the same rules) for every component.

@@ -41,7 +41,7 @@ async function shownVerdict(card: Locator): Promise<Verdict> {
   try {
     return (await card.page().evaluate(verdictIn, { element })) as Verdict;
   } finally {
-    await element?.dispose();
+    await element.dispose();
   }
 }
 
@@ -58,7 +58,7 @@ async function waitForVerdict(card: Locator, wanted: Wanted, what: string): Prom
     if (wanted === 'not JSON') expect(shown, what).toMatchObject({ problems: [expect.stringMatching(/^not JSON/)] });
     else expect(shown, what).toEqual(wanted);
   } finally {
-    await element?.dispose();
+    await element.dispose();
   }
 }
 

@@ -49,6 +49,7 @@ describe('studio: an MCP server added in the catalog editor, its tools, a call, 
     await studio.page.getByRole('region', { name: 'Editor agents/hello.lua' }).waitFor();
   });
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await studio?.close();
     await rm(folder, { recursive: true, force: true });
   });

@@ -45,6 +45,7 @@ fs:
     await studio.call('mcp:list', {});
   });
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await studio?.close();
     await rm(folder, { recursive: true, force: true });
   });

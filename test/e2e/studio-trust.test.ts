@@ -130,6 +130,7 @@ describe('studio: workspace trust, a cloned folder in Restricted mode, its revie
     page().setDefaultTimeout(20_000);
   });
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await studio?.close();
     await rm(folder, { recursive: true, force: true });
     await rm(markers, { recursive: true, force: true });

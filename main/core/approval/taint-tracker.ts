@@ -262,7 +262,7 @@ function base64Runs(text: string, depth = 0): SkeletonText[] {
   const out: SkeletonText[] = [];
   for (const match of text.matchAll(BASE64_RUN)) {
     const run = match[0];
-    const start = match.index ?? 0;
+    const start = match.index;
     let decoded: string;
     try {
       decoded = STRICT_UTF8.decode(Buffer.from(run, 'base64'));

@@ -77,7 +77,7 @@ interface Visit {
 
 function segmentsOf(visit: Visit): (string | number)[] {
   const segments: (string | number)[] = [];
-  for (let at: Visit | undefined = visit; at?.parent; at = at.parent) segments.unshift(at.segment!);
+  for (let at = visit; at.parent; at = at.parent) segments.unshift(at.segment!);
   return segments;
 }
 

@@ -53,6 +53,7 @@ export function watchWorkspace(
       if (closed) return;
       try {
         const workspace = await loadWorkspace(root);
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the watch may close during the load
         if (!closed) onChange({ files, workspace });
       } catch (error) {
         options.onError?.(error as Error);

@@ -25,9 +25,15 @@ export class FileReadError extends Error {
   }
 }
 
+/**
+ * The open flags of this platform. Node's types give each one as a number, but a platform without
+ * a flag leaves it undefined (Windows has no O_NOFOLLOW, O_NONBLOCK or O_NOCTTY).
+ */
+export const platformOpenFlags: Partial<typeof constants> = constants;
+
 // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer. (Windows has no
 // FIFOs in the file system and no such flag.) O_NOCTTY: a terminal device never becomes ours.
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+const OPEN_FLAGS = constants.O_RDONLY | (platformOpenFlags.O_NONBLOCK ?? 0) | (platformOpenFlags.O_NOCTTY ?? 0);
 const CHUNK_BYTES = 1 << 16;
 const REPLACE = 'replace it with a regular file';
 

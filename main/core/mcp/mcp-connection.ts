@@ -389,6 +389,7 @@ export class McpConnection {
         await this.refreshTools(client).catch(() => undefined);
         if (this.client !== client) return;
         this.options.onChange('tools');
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a notification during the refresh sets it
       } while (this.refreshAgain);
     } finally {
       this.refreshing = false;

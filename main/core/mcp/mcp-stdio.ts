@@ -148,8 +148,8 @@ export class ServerProcessTransport extends StdioClientTransport {
         internals._process = undefined;
         this.onclose?.();
       });
-      child.stdin?.on('error', (error) => this.onerror?.(error));
-      child.stdout?.on('data', (chunk: Buffer) => {
+      child.stdin.on('error', (error) => this.onerror?.(error));
+      child.stdout.on('data', (chunk: Buffer) => {
         try {
           internals._readBuffer!.append(chunk);
           internals.processReadBuffer!.call(this);
@@ -158,9 +158,9 @@ export class ServerProcessTransport extends StdioClientTransport {
           this.close().catch(() => undefined);
         }
       });
-      child.stdout?.on('error', (error) => this.onerror?.(error));
-      child.stderr?.on('error', () => undefined);
-      if (internals._stderrStream && child.stderr) child.stderr.pipe(internals._stderrStream);
+      child.stdout.on('error', (error) => this.onerror?.(error));
+      child.stderr.on('error', () => undefined);
+      if (internals._stderrStream) child.stderr.pipe(internals._stderrStream);
     });
   }
 }

@@ -280,10 +280,12 @@ class HttpSession {
           // The session's signal: a stop or the round's cap ends the wait.
           await this.retry.sleep(wait.ms, this.controller.signal);
         } catch (error) {
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a stop may come during the wait
           if (this.signal.aborted) throw this.aborted();
           if (this.stoppedBy === 'round') throw this.roundCapped();
           throw error;
         }
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a stop may come during the wait
         if (this.signal.aborted) throw this.aborted();
         if (this.stoppedBy === 'round') throw this.roundCapped();
         continue;

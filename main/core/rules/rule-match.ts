@@ -318,6 +318,7 @@ export function conditionWords(condition: Condition): string {
 }
 
 function short(value: JsonValue | undefined): string {
-  const text = JSON.stringify(value) ?? 'nothing';
+  // JSON.stringify gives undefined for undefined (its type says string).
+  const text = (JSON.stringify(value) as string | undefined) ?? 'nothing';
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -23,6 +23,7 @@ import {
   ruleIndex,
   type RulesProblem,
 } from './rules-file.js';
+import { platformOpenFlags } from '../files/regular-file.js';
 
 /** Largest rules file read. */
 const MAX_RULES_BYTES = 4 << 20;
@@ -299,7 +300,7 @@ export class RuleStore {
 
 function fsConstantsNoFollow(): number {
   // O_RDONLY | O_NOFOLLOW where the platform has it.
-  return (fsConstants.O_RDONLY ?? 0) | (fsConstants.O_NOFOLLOW ?? 0);
+  return fsConstants.O_RDONLY | (platformOpenFlags.O_NOFOLLOW ?? 0);
 }
 
 function sha256(text: string): string {

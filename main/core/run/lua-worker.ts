@@ -50,7 +50,9 @@ let nonce = '';
 let caps: WorkerCaps = { logLineBytes: 0, logsInFlight: 1, untrustedBytes: 0, untrustedTexts: 0 };
 /** Texts `untrusted()` has recorded in this run. */
 let untrustedTexts = 0;
-let outcome: { status: 'ok' | 'syntax' | 'runtime'; message: string } | undefined;
+/** How the script ended, set by `__pf_done`. */
+type Outcome = { status: 'ok' | 'syntax' | 'runtime'; message: string };
+let outcome: Outcome | undefined;
 const AFTER_END = JSON.stringify('the run has ended: a finalizer cannot call the host');
 
 function hostCall(method: string, payload: string): HostReply {
@@ -146,7 +148,6 @@ let engine = await prepareEngine();
 post({ type: 'ready' });
 
 port.on('message', (message: ToWorker) => {
-  if (message.type !== 'start') return;
   void runScript(message);
 });
 
@@ -171,7 +172,9 @@ async function runScript(start: ToWorker): Promise<void> {
     crash = errorMessage(error);
   }
   const memoryUsed = engine.global.getMemoryUsed();
-  const result = outcome ?? { status: 'crash' as const, message: crash ?? 'the script ended without a result' };
+  // `__pf_done` sets outcome while doStringSync runs (TypeScript cannot see that: the type is restated).
+  const finished = outcome as Outcome | undefined;
+  const result = finished ?? { status: 'crash' as const, message: crash ?? 'the script ended without a result' };
   // From here host calls and logs are refused (outcome is set). The VM closes before `end` is
   // posted, so its finalizers run while the run's CPU clock still runs: one that never finishes
   // is stopped by the CPU limit, which terminates this worker.

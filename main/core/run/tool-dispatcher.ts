@@ -155,6 +155,7 @@ export class ToolDispatcher {
       },
       signal,
     );
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the run's end clears it during the wait
     if (this.pending?.callId !== callId)
       return fail('cancelled', `tools.call('${alias}') was cancelled: the run ended`);
     this.pending = undefined;
@@ -214,7 +215,7 @@ export class ToolDispatcher {
     let toolText: string | undefined;
     if (error instanceof ToolFailure) {
       const cut = error.toolText !== undefined && error.message.endsWith(error.toolText);
-      host = cut ? error.message.slice(0, error.message.length - (error.toolText?.length ?? 0)) : error.message;
+      host = cut ? error.message.slice(0, error.message.length - error.toolText.length) : error.message;
       toolText = cut ? error.toolText : undefined;
     } else {
       host = '';
@@ -305,8 +306,8 @@ export class ToolDispatcher {
 
   private emitDecision(callId: string, alias: string, proposed: JsonObject, decision: ApprovalDecision): void {
     const recorded: RecordedDecision = { kind: decision.kind, source: decision.source, at: decision.at };
-    if ('reason' in decision && decision.reason !== undefined) recorded.reason = decision.reason;
-    if ('scope' in decision && decision.scope !== undefined) recorded.scope = decision.scope;
+    if ('reason' in decision) recorded.reason = decision.reason;
+    if ('scope' in decision) recorded.scope = decision.scope;
     if (decision.kind === 'approve-edited') recorded.arguments = decision.arguments;
     if (decision.kind === 'allow-for-run' && decision.taintCheck !== undefined)
       recorded.taintCheck = decision.taintCheck;

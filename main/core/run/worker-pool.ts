@@ -158,6 +158,7 @@ export class WorkerPool {
     // A worker about to come back, or one already warming, is ready sooner than a new one.
     while (this.idle.length === 0 && this.returning.size + this.warming.size > 0)
       await Promise.race([...this.returning, ...this.warming]);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the pool may close during the wait
     if (this.closed) throw new Error('the worker pool is closed');
     this.busy += 1;
     try {

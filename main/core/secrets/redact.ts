@@ -58,13 +58,8 @@ export function redactDeep<T>(value: T, secrets: readonly (string | undefined)[]
 function walk(value: unknown, redactor: Redactor): unknown {
   if (typeof value === 'string') return redactor.redact(value);
   if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((item) => {
-      const clean = walk(item, redactor);
-      if (clean !== item) changed = true;
-      return clean;
-    });
-    return changed ? out : value;
+    const out = value.map((item) => walk(item, redactor));
+    return out.some((clean, index) => clean !== value[index]) ? out : value;
   }
   if (value !== null && typeof value === 'object') {
     let changed = false;

@@ -10,13 +10,16 @@ export interface RuntimeVersions {
   chrome: string | null;
 }
 
+/** The versions read: Node's own, and Electron's and Chromium's, which only Electron has. */
+type ProcessVersionsRead = Pick<NodeJS.ProcessVersions, 'node' | 'v8'> & { electron?: string; chrome?: string };
+
 /** Picks the versions the studio reports from `process.versions` (or a stand-in, for tests). */
-export function collectRuntimeVersions(versions: NodeJS.ProcessVersions = process.versions): RuntimeVersions {
+export function collectRuntimeVersions(versions: ProcessVersionsRead = process.versions): RuntimeVersions {
   return {
     node: versions.node,
     v8: versions.v8,
-    electron: versions['electron'] ?? null,
-    chrome: versions['chrome'] ?? null,
+    electron: versions.electron ?? null,
+    chrome: versions.chrome ?? null,
   };
 }
 

@@ -282,7 +282,7 @@ export function evaluate(expect: CaseExpect, trace: CaseTrace, context: Assertio
   const checks = expect.check === undefined ? [] : Array.isArray(expect.check) ? expect.check : [expect.check];
   for (const name of checks) {
     const check = environment?.definition.checks[name];
-    if (!check || !environment) continue;
+    if (!check) continue;
     let result;
     try {
       result = check(environment.check);

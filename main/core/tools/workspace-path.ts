@@ -2,6 +2,7 @@ import { constants as fsConstants, promises as fs, lstatSync, realpathSync, type
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolFailure } from './tool-spec.js';
+import { platformOpenFlags } from '../files/regular-file.js';
 
 /** Why {@link checkInsideWorkspace} refused a path; each caller words its own message. */
 export type WorkspacePathProblem =
@@ -89,7 +90,10 @@ export interface OpenedInside {
 }
 
 const OPEN_FLAGS =
-  fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOCTTY ?? 0);
+  fsConstants.O_RDONLY |
+  (platformOpenFlags.O_NOFOLLOW ?? 0) |
+  (platformOpenFlags.O_NONBLOCK ?? 0) |
+  (platformOpenFlags.O_NOCTTY ?? 0);
 
 /**
  * Opens `requested` inside the workspace without a check-then-open race: the path is resolved

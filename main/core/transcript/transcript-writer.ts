@@ -2,6 +2,7 @@ import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, rea
 import path, { dirname } from 'node:path';
 import type { RunEvent } from '../../../common/run-events.js';
 import { TranscriptError } from './transcript-reader.js';
+import { platformOpenFlags } from '../files/regular-file.js';
 
 /**
  * A transcript cannot be written where it was asked to go: a folder of it inside the workspace is a
@@ -109,7 +110,7 @@ export class TranscriptWriter {
     mkdirSync(dirname(path), { recursive: true, mode: TRANSCRIPT_FOLDER_MODE });
     // Checked again: a link may have been put in place while the folder was being made.
     if (workspace !== undefined) checkTranscriptFolder(path, workspace);
-    const nofollow = constants.O_NOFOLLOW ?? 0;
+    const nofollow = platformOpenFlags.O_NOFOLLOW ?? 0;
     try {
       this.fd = openSync(
         path,

@@ -64,12 +64,7 @@ export function pinnedRunner(runner: ToolRunner, pinned: PinnedFiles): ToolRunne
       if (files.length > 0)
         return Promise.reject(
           new ToolFailure(
-            changedFilesRefusal(
-              files,
-              settings.kind === 'mcp'
-                ? `MCP server "${settings.kind === 'mcp' ? settings.server : ''}"`
-                : 'the command',
-            ),
+            changedFilesRefusal(files, settings.kind === 'mcp' ? `MCP server "${settings.server}"` : 'the command'),
           ),
         );
       return runner.run(tool, args, signal);

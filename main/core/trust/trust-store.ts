@@ -154,7 +154,8 @@ export class TrustStore {
   /** Forgets the trust of the workspace at `folder` (any path to it). Resolves whether it was trusted. */
   async revokeWorkspace(folder: string, via: TrustVia): Promise<boolean> {
     const real = realPathOrSelf(folder);
-    let found = false;
+    // Set inside the update (TypeScript cannot see the callback run, so the type is kept wide).
+    let found = false as boolean;
     await this.config.update((contents) => {
       found = contents.workspaces.some((entry) => entry.path === real || entry.path === folder);
       return {
@@ -193,7 +194,8 @@ export class TrustStore {
 
   /** Withdraws an approved key origin. Resolves whether it was approved. */
   async revokeKeyOrigin(provider: string, origin: string, via: TrustVia): Promise<boolean> {
-    let found = false;
+    // Set inside the update (TypeScript cannot see the callback run, so the type is kept wide).
+    let found = false as boolean;
     await this.config.update((contents) => {
       found = contents.keyOrigins.some((entry) => entry.provider === provider && entry.origin === origin);
       return {

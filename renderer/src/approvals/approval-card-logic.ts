@@ -196,5 +196,6 @@ export function changedWhileOpenNotice(approvals: readonly PendingApproval[]): s
 
 /** A JSON Schema as the card shows it: pretty-printed, one line per entry. */
 export function schemaLines(schema: unknown): string[] {
-  return (JSON.stringify(schema, null, 2) ?? 'null').split('\n');
+  // JSON.stringify gives undefined for undefined, a function or a symbol (its type says string).
+  return ((JSON.stringify(schema, null, 2) as string | undefined) ?? 'null').split('\n');
 }

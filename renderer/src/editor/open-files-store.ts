@@ -222,16 +222,14 @@ class OpenFilesStore {
   }
 
   private update(path: string, change: (file: OpenFile) => OpenFile): void {
-    let changed = false;
     const files = this.state.files.map((file) => {
       if (file.path !== path) return file;
       const next = change(file);
-      if (next !== file) changed = true;
       // The text was replaced from outside the editor: the kept editor state no longer applies.
       if (next.revision !== file.revision) this.editorStates.delete(path);
       return next;
     });
-    if (changed) this.set({ ...this.state, files });
+    if (files.some((file, index) => file !== this.state.files[index])) this.set({ ...this.state, files });
   }
 
   private set(state: OpenFilesState): void {

@@ -131,7 +131,7 @@ export function RuleForm(props: RuleFormProps) {
   const save = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
     if (saving) return;
-    if (!ready || !made.ok) {
+    if (!ready) {
       // Never silently: the button stays reachable, and says why nothing happened.
       setMessage({
         text:

@@ -76,7 +76,7 @@ function scriptOf(char: string): string {
   if (/^[A-Za-z]$/.test(char)) return 'Latin';
   const match = SCRIPT_OF.exec(char);
   if (!match) return 'another script';
-  const index = match.findIndex((group, at) => at > 0 && group !== undefined);
+  const index = match.findIndex((group: string | undefined, at) => at > 0 && group !== undefined);
   return SCRIPTS[index - 1]!.replace('_', ' ');
 }
 

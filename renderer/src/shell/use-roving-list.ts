@@ -67,7 +67,7 @@ export function useRovingList(keys: readonly string[], preferred?: string): Rovi
             // The item's name (its label when it has one: not an icon before it).
             const element = elements.current.get(key);
             const label = element?.querySelector('.item-label') ?? element;
-            const text = label?.textContent?.trim().toLocaleLowerCase() ?? '';
+            const text = label?.textContent.trim().toLocaleLowerCase() ?? '';
             if (text.startsWith(letter)) return move(key, event);
           }
         }

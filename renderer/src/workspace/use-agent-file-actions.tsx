@@ -182,7 +182,8 @@ export function useAgentFileActions({
     }
     setDeleteState({ busy: true, error: null });
     try {
-      let next: string | null = null;
+      // Set inside the callback (TypeScript cannot see it run, so the type is kept wide).
+      let next = null as string | null;
       await openFilesStore.during([path], async () => {
         await call('file:delete', { path });
         next = openFilesStore.close(path);

@@ -186,6 +186,7 @@ export function usePreloadOnGlue(dialogs: StudioDialogStandIns = {}): PreloadOnG
     session.api = pageWorld['promptforge'] as PromptForgeApi;
   });
   afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when beforeAll failed
     await session.service?.close();
   });
   return session;

@@ -32,8 +32,8 @@ const TEXT = { type: 'object', properties: { text: { type: 'string' } } } as con
 const URL_ARGS = { type: 'object', properties: { url: { type: 'string' } } } as const;
 const builtin = (name: string) => ({ kind: 'builtin' as const, builtin: name });
 
-/** The tools as the parent run had them: a page reader the catalog calls untrusted, and two senders. */
-function tools(readPage: Partial<ToolSpec> | undefined = { trust: 'untrusted' }): ToolSpec[] {
+/** The tools as the parent run had them: a page reader the catalog calls untrusted (none with null), and two senders. */
+function tools(readPage: Partial<ToolSpec> | null = { trust: 'untrusted' }): ToolSpec[] {
   return [
     ...(readPage ? [spec('read_page', builtin('echo'), { parameters: TEXT, approval: 'auto', ...readPage })] : []),
     spec('post', builtin('echo'), { parameters: URL_ARGS, approval: 'auto' }),
@@ -281,7 +281,7 @@ describe('a relabelled recording does not make a live fork trust what the catalo
     const file = write(events);
     const outcome = await fork(file, seqOf(file, 'tool-output', 'read_page'), {
       rounds: [postCall('live1'), { content: 'done' }],
-      catalog: tools(undefined),
+      catalog: tools(null),
     });
     expectHeld(outcome);
   });

@@ -29,7 +29,8 @@ const MiB = 1024 * 1024;
 function respond(status: number, parts: Iterable<string | Buffer>, end: 'end' | 'destroy' = 'end'): Responder {
   return async (_request, response: ServerResponse) => {
     response.writeHead(status, { 'content-type': status === 200 ? 'text/event-stream' : 'text/plain' });
-    let closed = false;
+    // Set by the close listener (TypeScript cannot see it run, so the type is kept wide).
+    let closed = false as boolean;
     response.on('close', () => (closed = true));
     for (const part of parts) {
       if (closed) return;
