@@ -235,6 +235,7 @@ export const contractMethods = {
       input: z.string().max(100_000).optional(),
       /** A workspace-relative transcript to replay offline. */
       replay: RelativePathSchema.optional(),
+      /** Lower limits for this run; the studio refuses to raise them above the defaults (30 s, 256 MiB). */
       cpuLimitSeconds: z.number().positive().optional(),
       memoryLimitMiB: z.number().positive().optional(),
       timeoutSeconds: z.number().positive().optional(),

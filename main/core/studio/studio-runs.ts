@@ -3,6 +3,7 @@
  * tool's arguments, stopping; and the runs in progress. Every run the person starts here shares
  * the studio's workers, its approval queue, the keychain, the MCP servers and its events.
  */
+import { DEFAULT_LIMITS } from '../run/run-limits.js';
 import path from 'node:path';
 import type { ContractEventName, ContractEventPayload, ContractRequest } from '../../../common/contract.js';
 import type { JsonObject } from '../../../common/json.js';
@@ -105,6 +106,7 @@ export class StudioRuns {
     await this.host.judgeAgain(ws);
     const scriptFile = this.host.resolve(request.script);
     if (!request.replay) await this.askBeforeStart(ws, request.model ?? ws.models.defaultFor(request.script), press);
+    refuseRaisedLimits(request);
     const cap = await this.host.spendingCap.limits();
     let run: Run;
     try {
@@ -329,4 +331,25 @@ export class StudioRuns {
     for (const run of this.runs.values()) run.stop('the studio is closing');
     await Promise.all([...this.runs.values()].map((run) => run.done));
   }
+}
+
+/**
+ * The studio never raises a run's limits: the page may only lower them (a page script asking for a
+ * gigabyte of Lua heap per run, times the runs it may start, would exhaust the host). Refused with
+ * `run-setup`, naming the most each may be.
+ */
+function refuseRaisedLimits(request: StartRunRequest): void {
+  const over = [
+    request.cpuLimitSeconds !== undefined && request.cpuLimitSeconds * 1000 > DEFAULT_LIMITS.cpuMs
+      ? `cpuLimitSeconds at most ${DEFAULT_LIMITS.cpuMs / 1000}`
+      : null,
+    request.memoryLimitMiB !== undefined && request.memoryLimitMiB * 1024 * 1024 > DEFAULT_LIMITS.memoryBytes
+      ? `memoryLimitMiB at most ${DEFAULT_LIMITS.memoryBytes / 1024 / 1024}`
+      : null,
+  ].filter((text) => text !== null);
+  if (over.length > 0)
+    throw new ContractError(
+      'run-setup',
+      `the studio only lowers a run's limits, never raises them: ${over.join(', ')}`,
+    );
 }

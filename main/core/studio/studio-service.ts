@@ -204,6 +204,7 @@ export class StudioService {
       requireWorkspace: () => this.requireWorkspace(),
       workspace: () => this.workspace,
       judgeAgain: (ws) => this.judgeAgain(ws),
+      spendingCap: this.spendingCap,
     });
   }
 

@@ -21,6 +21,8 @@ import { errorMessage } from '../../../common/error-message.js';
 import { findTestFiles, loadTestFile, type LoadedCase, type TestProblem } from '../testing/load-tests.js';
 import { jsonReport, stepPhrase } from '../testing/reporters.js';
 import { caseModelLabel, type CaseResult } from '../testing/run-case.js';
+import type { SpendingLimits } from '../testing/run-case.js';
+import type { SpendingCap } from './spending-cap.js';
 import { newSuiteRunId, runSuite, TEST_RUNS_DIR, type SuiteOptions } from '../testing/suite.js';
 import { ContractError } from './contract-error.js';
 import { NO_PRESS } from './person-input.js';
@@ -42,6 +44,8 @@ export interface StudioTestsHost {
   workspace(): Workspace | undefined;
   /** Judges the open workspace's trust again just before something of it may run. */
   judgeAgain(ws: Workspace): Promise<void>;
+  /** The person's spending cap, which every case runs under as every run of the studio does. */
+  spendingCap: SpendingCap;
 }
 
 /** How many cases run at once: the studio's workers are shared with the person's own runs. */
@@ -125,10 +129,12 @@ export class StudioTests {
       (testCase) => typeof testCase.spec.model === 'object' && 'recording' in testCase.spec.model,
     );
     if (!this.host.trust.trusted && !offline) throw new ContractError('workspace-restricted', RESTRICTED_TESTS_MESSAGE);
-    return this.start(ws, selected);
+    // Read now: a cap that cannot be read stops the suite before anything runs, as it stops a run.
+    const cap = await this.host.spendingCap.limits();
+    return this.start(ws, selected, cap);
   }
 
-  private start(ws: Workspace, cases: LoadedCase[]): { suiteRunId: string; total: number } {
+  private start(ws: Workspace, cases: LoadedCase[], cap: SpendingLimits): { suiteRunId: string; total: number } {
     const suiteRunId = newSuiteRunId();
     const folder = path.join(ws.root, TEST_RUNS_DIR, suiteRunId);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
@@ -161,6 +167,7 @@ export class StudioTests {
           secrets: this.host.secrets,
           rules: this.host.rules,
           surface: 'studio',
+          cap,
           cases,
           concurrency: STUDIO_TEST_CONCURRENCY,
           folder,

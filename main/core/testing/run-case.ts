@@ -45,6 +45,22 @@ export interface CaseRunContext {
   rules?: PrepareRunOptions['rules'];
   /** Where the person reads the case's messages (the studio's Tests view, or the terminal). */
   surface?: PrepareRunOptions['surface'];
+  /**
+   * The person's spending cap (the studio's, set in Credentials): the case runs under the smaller
+   * of it and its own `limits`, so a test file cannot lift it.
+   */
+  cap?: SpendingLimits;
+}
+
+/** A spending cap: tokens, dollars, or both. */
+export interface SpendingLimits {
+  maxTokens?: number;
+  maxCost?: number;
+}
+
+/** The smaller of two optional caps (either may be absent). */
+function smaller(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 /** How one case went. */
@@ -194,8 +210,7 @@ export async function runCase(testCase: LoadedCase, context: CaseRunContext): Pr
         ...(limits.cpu !== undefined && { cpuMs: limits.cpu * 1000 }),
         ...(limits.memory !== undefined && { memoryBytes: limits.memory * 1024 * 1024 }),
         wallMs: (limits.timeout ?? DEFAULT_CASE_TIMEOUT_SECONDS) * 1000,
-        ...(limits.tokens !== undefined && { maxTokens: limits.tokens }),
-        ...(limits.cost !== undefined && { maxCost: limits.cost }),
+        ...spendingLimits(limits, context.cap),
       },
       onEvent: trace.onEvent,
     });
@@ -254,4 +269,14 @@ export async function runCase(testCase: LoadedCase, context: CaseRunContext): Pr
       final: trace.finalText,
     },
   };
+}
+
+/** A case's own token and dollar limits, lowered to the person's cap where that is smaller. */
+function spendingLimits(
+  limits: { tokens?: number | undefined; cost?: number | undefined },
+  cap: SpendingLimits | undefined,
+): SpendingLimits {
+  const maxTokens = smaller(limits.tokens, cap?.maxTokens);
+  const maxCost = smaller(limits.cost, cap?.maxCost);
+  return { ...(maxTokens !== undefined && { maxTokens }), ...(maxCost !== undefined && { maxCost }) };
 }

@@ -5,7 +5,7 @@ import type { SecretStore } from '../credentials/secret-store.js';
 import type { RunTrust } from '../run/prepare-run.js';
 import type { WorkerPool } from '../run/worker-pool.js';
 import type { LoadedCase } from './load-tests.js';
-import { runCase, type CaseResult } from './run-case.js';
+import { runCase, type CaseResult, type SpendingLimits } from './run-case.js';
 import type { PrepareRunOptions } from '../run/prepare-run.js';
 
 /** Where test runs are recorded, inside the workspace's runs/ folder (History lists only runs/*.jsonl). */
@@ -25,6 +25,8 @@ export interface SuiteOptions {
   rules?: PrepareRunOptions['rules'];
   /** Where the person reads the cases' messages (default: the terminal). */
   surface?: PrepareRunOptions['surface'];
+  /** The person's spending cap: every case runs under it (see CaseRunContext.cap). */
+  cap?: SpendingLimits;
   cases: readonly LoadedCase[];
   /** `--model A,B`: every case once per model; undefined: each case's own model. */
   models?: readonly string[];
@@ -84,6 +86,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         ...(options.env && { env: options.env }),
         ...(options.rules && { rules: options.rules }),
         ...(options.surface && { surface: options.surface }),
+        ...(options.cap && { cap: options.cap }),
         transcriptPath: options.folder === false ? false : caseTranscriptPath(options.folder, testCase, model),
         signal: options.signal,
         ...(model !== undefined && { modelOverride: model }),

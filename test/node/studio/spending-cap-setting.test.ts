@@ -30,6 +30,41 @@ describe('the studio applies the spending cap the person set to every run it sta
     expect((await contractStudio().call('settings:spending-cap', {})).maxTokens).toBe(100);
   });
 
+  it('holds a case the Tests view runs to the cap too: a test file cannot lift it, only lower it', async () => {
+    const s = contractStudio();
+    await s.call('settings:set-spending-cap', { maxTokens: 100, maxCost: null });
+    const state = await s.call('workspace:open-example', {});
+    // A case that sets a far higher cap of its own, and one that sets a lower one.
+    writeFileSync(
+      path.join(state.root, 'tests', 'capped.yaml'),
+      `cases:
+  - name: asks for a million tokens
+    agent: agents/summarize-page.lua
+    approve: { tools: { read_page: approve } }
+    model: { recording: recordings/summarize-page.jsonl }
+    limits: { tokens: 1000000 }
+    expect: { status: ok }
+  - name: caps itself lower
+    agent: agents/summarize-page.lua
+    approve: { tools: { read_page: approve } }
+    model: { recording: recordings/summarize-page.jsonl }
+    limits: { tokens: 10 }
+    expect: { status: limit }
+`,
+    );
+    const listing = await s.call('tests:list', {});
+    const cases = listing.files.find((file) => file.file === 'tests/capped.yaml')!.cases;
+    const ended: Record<string, string | undefined> = {};
+    for (const testCase of cases) {
+      const { suiteRunId } = await s.call('tests:run', { case: testCase.id });
+      // The suite's end (state no longer running) comes after its one result.
+      const progress = await s.next('tests-progress', (p) => p.suiteRunId === suiteRunId && p.result !== undefined);
+      ended[testCase.name] = progress.result!.run?.status;
+      await s.next('tests-progress', (p) => p.suiteRunId === suiteRunId && p.state !== 'running');
+    }
+    expect(ended).toEqual({ 'asks for a million tokens': 'limit', 'caps itself lower': 'limit' });
+  });
+
   it('refuses a cap that is not a positive number', async () => {
     const s = contractStudio();
     for (const cap of [
