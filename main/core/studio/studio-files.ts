@@ -120,7 +120,7 @@ export class StudioFiles {
   }
 
   /** One file as the viewer shows it, or why it is not shown. */
-  viewFile(relative: string): FileView {
+  viewFile(relative: string): Promise<FileView> {
     return viewWorkspaceFile(this.host.requireWorkspace().root, relative);
   }
 

@@ -3,13 +3,14 @@
  * no `node_modules`, links that lead outside named as such) and a bounded view of one file
  * (text, or why it is not shown: too large, binary, not a regular file, outside the workspace).
  */
-import { promises as fs, type Dirent } from 'node:fs';
+import { constants, promises as fs, type Dirent } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileView, WorkspaceFiles } from '../../../common/studio-schemas.js';
 import { AGENTS_DIR } from '../catalog/workspace.js';
-import { FileReadError, formatBytes, readRegularFileSync } from '../files/regular-file.js';
-import { checkInsideWorkspace } from '../tools/workspace-path.js';
-import { ContractError } from './contract-error.js';
+import { errorMessage } from '../../../common/error-message.js';
+import { formatBytes, platformOpenFlags } from '../files/regular-file.js';
+import { checkInsideWorkspace, isInside, openInsideWorkspace } from '../tools/workspace-path.js';
 import { resolveInWorkspace } from './workspace-paths.js';
 
 /** Most entries listed: a bigger workspace is listed in part, and says so. */
@@ -31,17 +32,15 @@ const AGENT_SCRIPT = new RegExp(`^${AGENTS_DIR}/[^/\\\\]+\\.lua$`);
  * (it is never followed into a folder: a link cannot make the listing loop).
  */
 export async function listWorkspaceFiles(root: string): Promise<WorkspaceFiles> {
+  const rootReal = await fs.realpath(root);
   const files: WorkspaceFiles['files'] = [];
   let truncated = false;
   const queue: { relative: string; depth: number }[] = [{ relative: '', depth: 0 }];
   while (queue.length > 0) {
     const { relative, depth } = queue.shift()!;
-    let entries: Dirent[];
-    try {
-      entries = await fs.readdir(path.join(root, relative), { withFileTypes: true });
-    } catch {
-      continue; // A folder that cannot be read is left out.
-    }
+    // A folder that cannot be read, or that a link swapped in since leads outside, is left out.
+    const entries = await readFolderInside(rootReal, relative);
+    if (entries === undefined) continue;
     entries.sort(
       (a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
     );
@@ -59,7 +58,7 @@ export async function listWorkspaceFiles(root: string): Promise<WorkspaceFiles> 
       } else if (entry.isFile()) {
         files.push({ path: child, kind: 'file' });
       } else if (entry.isSymbolicLink()) {
-        const checked = checkInsideWorkspace(root, child, { missing: 'refuse' });
+        const checked = checkInsideWorkspace(rootReal, child, { missing: 'refuse' });
         if (!checked.ok) files.push({ path: child, kind: 'link-outside' });
         else {
           const target = await fs.stat(checked.real).catch(() => undefined);
@@ -73,32 +72,85 @@ export async function listWorkspaceFiles(root: string): Promise<WorkspaceFiles> 
 }
 
 /**
- * What the viewer shows of `relative`: its text, or why not. A file that leads outside the
- * workspace is refused (`outside-workspace`), as for every read of the studio.
+ * What the viewer shows of `relative`: its text, or why not. A path or link that leads outside the
+ * workspace is refused (`outside-workspace`), as for every read of the studio; the file is then
+ * opened without following a last link and checked again once open, so a link swapped in between
+ * reads nothing outside (`openInsideWorkspace`, as the read_file tool does).
  */
-export function viewWorkspaceFile(root: string, relative: string): FileView {
-  const file = resolveInWorkspace(root, relative);
+export async function viewWorkspaceFile(root: string, relative: string): Promise<FileView> {
+  resolveInWorkspace(root, relative);
   const editable = AGENT_SCRIPT.test(relative);
+  let opened;
+  try {
+    opened = await openInsideWorkspace(root, relative, 'file');
+  } catch (error) {
+    return { kind: 'unreadable', message: errorMessage(error).replace(/; use list_files$/, '') };
+  }
   let bytes: Buffer;
   try {
-    bytes = readRegularFileSync(file, MAX_VIEWED_BYTES, 'file', relative);
-  } catch (error) {
-    if (error instanceof FileReadError) {
-      if (error.reason === 'too-large')
-        return {
-          kind: 'too-large',
-          message: `${relative} is larger than ${formatBytes(MAX_VIEWED_BYTES)}, the most the viewer shows; open it in another editor`,
-        };
-      return { kind: 'unreadable', message: error.message };
-    }
-    throw new ContractError('not-found', `${relative}: cannot be read`);
+    bytes = await readAtMost(opened.handle, MAX_VIEWED_BYTES + 1);
+  } finally {
+    await opened.handle.close();
   }
+  if (bytes.length > MAX_VIEWED_BYTES)
+    return {
+      kind: 'too-large',
+      message: `${relative} is larger than ${formatBytes(MAX_VIEWED_BYTES)}, the most the viewer shows; open it in another editor`,
+    };
   if (isBinary(bytes))
     return {
       kind: 'binary',
       message: `${relative} is not text (${formatBytes(bytes.length)} of binary data); the viewer shows text files only`,
     };
   return { kind: 'text', text: bytes.toString('utf8'), editable };
+}
+
+/** Up to `limit` bytes from the start of an open file (a file growing meanwhile is cut there). */
+async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(limit);
+  let filled = 0;
+  while (filled < limit) {
+    const { bytesRead } = await handle.read(buffer, filled, limit - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Opening a folder: not through a last link, never a terminal, at once even if it is odd. */
+const FOLDER_FLAGS =
+  constants.O_RDONLY |
+  (platformOpenFlags.O_DIRECTORY ?? 0) |
+  (platformOpenFlags.O_NOFOLLOW ?? 0) |
+  (platformOpenFlags.O_NONBLOCK ?? 0);
+
+/**
+ * The entries of folder `relative`, or undefined when it cannot be read or no longer leads inside
+ * `rootReal` (a link swapped in after it was listed). On Linux the folder is opened first and its
+ * entries are read through the open descriptor, once the descriptor is known to be inside.
+ */
+async function readFolderInside(rootReal: string, relative: string): Promise<Dirent[] | undefined> {
+  const target = path.join(rootReal, relative);
+  if (process.platform === 'linux') {
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(target, FOLDER_FLAGS);
+    } catch {
+      return undefined;
+    }
+    try {
+      const opened = await fs.readlink(`/proc/self/fd/${handle.fd}`);
+      if (!isInside(rootReal, opened)) return undefined;
+      return await fs.readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
+    } catch {
+      return undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+  const real = await fs.realpath(target).catch(() => undefined);
+  if (real === undefined || !isInside(rootReal, real)) return undefined;
+  return fs.readdir(real, { withFileTypes: true }).catch(() => undefined);
 }
 
 /** Whether `bytes` look like binary data: a NUL byte, or bytes that are not UTF-8, in the first 8 KiB. */

@@ -84,7 +84,7 @@ describe('files:list and file:view: the file tree, bounded and inside the worksp
     });
     expect(await s.call('file:view', { path: 'pipe' })).toMatchObject({
       kind: 'unreadable',
-      message: expect.stringMatching(/FIFO/),
+      message: expect.stringMatching(/named pipe/),
     });
     expect(await s.call('file:view', { path: 'readme-link.md' })).toMatchObject({ kind: 'text' });
     for (const outside of ['linked-secret.txt', 'linked-folder/secret.txt'])
