@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 
-const hooks: { beforeOpen?: (file: string) => void } = {};
+const hooks: { beforeOpen?: ((file: string) => void) | undefined } = {};
 
 vi.mock('node:fs', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs')>();
