@@ -45,6 +45,17 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
  */
 const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 
+/**
+ * Characters that draw nothing although Unicode counts them as letters or marks: variation
+ * selectors, the combining grapheme joiner, the Hangul fillers (Default_Ignorable_Code_Point).
+ */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+
+/** How two names compare: compatibility forms folded (ｆｕｌｌ = full), case ignored. */
+function nameKey(name: string): string {
+  return name.normalize('NFKC').toLowerCase();
+}
+
 /** `agents/<name>.lua` for an agent name. */
 function agentPath(name: string): string {
   return `${AGENTS_DIR}/${name}.lua`;
@@ -55,14 +66,16 @@ function agentPath(name: string): string {
  * ContractError `invalid-name` whose message names the problem and the fix.
  */
 function checkAgentName(typed: string): string {
-  const name = typed.toLowerCase().endsWith('.lua') ? typed.slice(0, -'.lua'.length) : typed;
+  // One spelling per name: composed (NFC), so café typed either way is the same file everywhere.
+  const composed = typed.normalize('NFC');
+  const name = composed.toLowerCase().endsWith('.lua') ? composed.slice(0, -'.lua'.length) : composed;
   const shown = JSON.stringify(typed);
   const refuse = (problem: string, fix: string): never => {
     throw new ContractError('invalid-name', `the agent name ${shown} ${problem}; ${fix}`);
   };
   if (name.trim() === '') refuse('is empty', 'type a name such as my-agent');
   if (CONTROL.test(name)) refuse('contains a control character', 'use letters, digits, - or _');
-  const invisible = INVISIBLE.exec(name)?.[0];
+  const invisible = (INVISIBLE.exec(name) ?? IGNORABLE.exec(name))?.[0];
   if (invisible !== undefined)
     refuse(
       `contains the invisible or direction-changing character ${codePoint(invisible)}`,
@@ -80,6 +93,9 @@ function checkAgentName(typed: string): string {
       'is a reserved device name on Windows (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM1-9, LPT1-9)',
       'pick another name',
     );
+  // A name starts with a letter or digit: not a mark that draws on nothing, nor a dash or underscore.
+  if (!/^[\p{L}\p{N}]/u.test(name))
+    refuse('does not start with a letter or digit', 'start it with one, as in my-agent');
   // What the New agent hint promises: letters and digits of any script, -, _ and dots inside. A
   // space or a sign would need quoting at the terminal and in a test case's `agent:`.
   const other = /[^\p{L}\p{M}\p{N}._-]/u.exec(name)?.[0];
@@ -361,13 +377,14 @@ async function writeNewAgent(context: AgentFilesContext, name: string, text: str
 }
 
 /**
- * Refuses a name another agent has, compared without case (macOS and Windows ignore it), or that
+ * Refuses a name another agent has, compared without case or compatibility forms (macOS and Windows
+ * ignore case; ｆｕｌｌwidth letters look the same), or that
  * a file in agents/ has. `renaming` is the agent being renamed, which does not count.
  */
 async function refuseTaken(context: AgentFilesContext, name: string, renaming?: string): Promise<void> {
-  const wanted = agentPath(name).toLowerCase();
+  const wanted = nameKey(agentPath(name));
   const clash =
-    context.agents.find((agent) => agent !== renaming && agent.toLowerCase() === wanted) ??
+    context.agents.find((agent) => agent !== renaming && nameKey(agent) === wanted) ??
     ((await exists(path.join(context.root, agentPath(name)))) ? agentPath(name) : undefined);
   if (clash)
     throw new ContractError('name-taken', `${clash} already exists; pick another name, or open that agent instead`);

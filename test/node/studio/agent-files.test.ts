@@ -123,12 +123,13 @@ describe('file:create: a new agent from the host-api template', () => {
       'my_agent',
       'ågent-2',
       'v1.2',
-      'cafe\u0301',
       'вопрос',
       '質問',
       'x'.repeat(100),
     ])
       expect((await s.call('file:create', { name })).path).toBe(`agents/${name}.lua`);
+    // A decomposed spelling is kept composed: the same file on every system.
+    expect((await s.call('file:create', { name: 'cafe\u0301' })).path).toBe('agents/caf\u00e9.lua');
   });
 
   it('refuses to follow agents/ when it is a symbolic link that leads outside the workspace', async () => {
