@@ -8,6 +8,7 @@ import type { FileView } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
 import type { Theme } from '../shell/theme';
 import { CodeEditor } from './CodeEditor';
+import { escapeHidden } from '../run/hidden-characters';
 
 export function FileViewer({ path, theme }: { path: string; theme: Theme }) {
   const [view, setView] = useState<{ path: string; file: FileView } | { path: string; error: string } | null>(null);
@@ -25,13 +26,13 @@ export function FileViewer({ path, theme }: { path: string; theme: Theme }) {
   return (
     <section className="file-viewer" aria-label={`File ${path}`}>
       <div className="editor-toolbar">
-        <h2 className="editor-title" title={path}>
-          {path}
+        <h2 className="editor-title" title={escapeHidden(path)}>
+          {escapeHidden(path)}
         </h2>
         <span className="tag">read-only</span>
       </div>
       {shown === null ? (
-        <p className="muted panel-empty">Reading {path}…</p>
+        <p className="muted panel-empty">Reading {escapeHidden(path)}…</p>
       ) : 'error' in shown ? (
         <p className="error-text panel-empty" role="alert">
           {shown.error}

@@ -119,3 +119,13 @@ const MARK = /^\p{M}$/u;
 export function isMark(cp: number, char: string): boolean {
   return cp >= 0x300 && MARK.test(char);
 }
+
+const HIDDEN_ANYWHERE = new RegExp(HIDDEN_CHARACTER_SOURCE, 'gu');
+
+/**
+ * `text` with every hidden character drawn as its escape (`invoice\u202eaul.txt`): a name shown in
+ * a list (a file, a quick open item) reads as what it is, never turned around or padded invisibly.
+ */
+export function escapeHidden(text: string): string {
+  return text.replace(HIDDEN_ANYWHERE, (char) => codePointEscape(codePointAt(char, 0)));
+}

@@ -4,6 +4,7 @@
  */
 import type { WorkspaceState } from '../../../common/studio-schemas.js';
 import { agentNameOf } from '../../../common/agent-name.js';
+import { escapeHidden } from '../run/hidden-characters.js';
 
 /** Where an item leads. */
 export type QuickTarget =
@@ -56,8 +57,9 @@ export function quickOpenItems(workspace: WorkspaceState, files: readonly string
       .filter((path) => !agents.has(path))
       .map((path) => ({
         key: `file:${path}`,
-        label: path.split('/').at(-1) ?? path,
-        detail: `file · ${path}`,
+        // A file's name is the workspace's (a clone's): drawn with its hidden characters escaped.
+        label: escapeHidden(path.split('/').at(-1) ?? path),
+        detail: `file · ${escapeHidden(path)}`,
         target: { kind: 'file' as const, path },
       })),
   ];

@@ -6,6 +6,7 @@
  */
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { WorkspaceFiles } from '../../../common/studio-schemas.js';
+import { escapeHidden } from '../run/hidden-characters';
 import { call, describeError, useStudioEvent } from '../shell/studio-api';
 
 type Entry = WorkspaceFiles['files'][number];
@@ -177,7 +178,7 @@ export function FileTree({
               tabIndex={entry.path === stop ? 0 : -1}
               className={`file-tree-item${entry.path === current ? ' current' : ''}${why ? ' unavailable' : ''}`}
               style={{ paddingInlineStart: `${6 + row.depth * 14}px` }}
-              title={why ? `${entry.path}: ${why}` : entry.path}
+              title={why ? `${escapeHidden(entry.path)}: ${why}` : escapeHidden(entry.path)}
               onFocus={() => setFocused(entry.path)}
               onClick={(event) => {
                 event.stopPropagation();
@@ -188,7 +189,7 @@ export function FileTree({
               <span className="file-tree-icon" aria-hidden="true">
                 {folder ? (open.has(entry.path) ? '▾' : '▸') : why ? '⊘' : '·'}
               </span>
-              <span className="item-label">{row.name}</span>
+              <span className="item-label">{escapeHidden(row.name)}</span>
               {why ? <span className="visually-hidden">({why})</span> : null}
             </li>
           );
