@@ -18,7 +18,7 @@ const TOP = `Usage: promptforge COMMAND [options]
 
 Commands:
   run FILE.lua [options]     run an agent script headless
-  test [PATH...]             run the workspace's agent tests (tests/*.yaml) and report
+  test [PATH...]             run the workspace's agent tests (every .yaml under tests/) and report
   rules list|add|rm|test     your approval rules: allow, ask or deny calls, kept outside every workspace
   trust [DIR]                read what a workspace would run, and trust it (or --show, --revoke)
   keys set NAME              store a key in the OS keychain (read from stdin)
@@ -43,8 +43,9 @@ Options:
   --workspace DIR        workspace folder (default: the nearest folder upward from the script,
                          then from the current directory, that holds a catalog)
   --model ALIAS          model alias from models.yaml
-  --base-url URL         one-off OpenAI-compatible endpoint, with --model-id (key from the
-  --model-id ID          keychain entry "openai-compatible" or OPENAI_API_KEY, if any)
+  --base-url URL         one-off OpenAI-compatible endpoint, with --model-id; its key is the
+                         keychain entry "openai-compatible" or OPENAI_API_KEY, if any
+  --model-id ID          the model at --base-url
   --input TEXT           the message the script receives as ... (local message = ...); @FILE
                          reads it from a file, @@ starts a text with @ (a replay gives the
                          recorded one)
@@ -82,8 +83,8 @@ ${EXIT_CODES}`;
 
 const TEST = `Usage: promptforge test [PATH...] [options]
 
-Runs the cases of the workspace's test files (tests/*.yaml, or the files and folders given), in
-parallel on the Lua worker pool, and reports which passed. A case names an agent, its input, the
+Runs the cases of the workspace's test files (every .yaml under tests/, or the files and folders
+given; the workspace's own folder means its tests/), in parallel on the Lua worker pool, and reports which passed. A case names an agent, its input, the
 model that answers (scripted replies written in the case, a recording, a models.yaml alias or a
 test environment's model), the approval policy, and what it expects: the tools called (with which
 arguments, in which order, how often), the tools not called, approvals and taint, the trust of

@@ -71,8 +71,16 @@ export async function testCommand(args: string[], io: CliIo, print: Printer, int
   let workspace = await catalog.loadWorkspace(found);
   for (const problem of workspace.problems) print.err(catalog.formatProblem(problem));
   const testing = await loadTesting();
-  const { files, missing } = testing.load.findTestFiles(found, io.cwd, positionals);
+  const { files, missing, otherWorkspaces } = testing.load.findTestFiles(found, io.cwd, positionals);
   if (missing.length > 0) throw new UsageError(`no such test file or folder: ${missing.join(', ')}`);
+  if (files.length === 0 && otherWorkspaces.length > 0)
+    throw new UsageError(
+      `no test files of the workspace ${path.relative(io.cwd, found) || '.'} there: ${otherWorkspaces
+        .map((dir) => path.relative(io.cwd, dir))
+        .join(', ')} ${otherWorkspaces.length === 1 ? 'is a workspace' : 'are workspaces'} of its own; test ${
+        otherWorkspaces.length === 1 ? 'it' : 'each'
+      } with: ${otherWorkspaces.map((dir) => forLauncher(`promptforge test --workspace ${shellWord(path.relative(io.cwd, dir))}`, io.env)).join(' ; ')}`,
+    );
   if (files.length === 0)
     throw new UsageError(
       `no test files: ${positionals.length ? positionals.join(' ') : `${path.join(found, catalog.TESTS_DIR)}`} holds no .yaml file (docs/testing.md shows the format)`,

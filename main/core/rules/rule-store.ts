@@ -5,11 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, promises as fs, realpathSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isMap, isSeq, type Document } from 'yaml';
 import { RULES_FILE_NAME, type Confirmation, type Rule, type RulesFile } from '../../../common/approval-rules.js';
 import { errorMessage } from '../../../common/error-message.js';
 import { writeFileAtomic } from '../catalog/atomic-write.js';
+import { CATALOG_FILES } from '../catalog/catalog-files.js';
 import { isInside } from '../tools/workspace-path.js';
 import { checkPrivate, ensurePrivateFolder, isPrivateFolder } from '../trust/config-dir.js';
 import { acquireLock, ConfigFileError } from '../trust/config-file.js';
@@ -87,7 +89,7 @@ export class RuleStore {
     const base = { file: this.file, warnings: [...warnings, ...read.warnings] };
     if (read.state === 'ignored')
       return { ...base, state: 'ignored', rules: emptyRules(), problems: [], revision: read.revision };
-    if (workspaceRoot && this.insideWorkspace(workspaceRoot)) {
+    if (workspaceRoot && !isHomeWithoutCatalog(workspaceRoot) && this.insideWorkspace(workspaceRoot)) {
       base.warnings.push(
         `${this.file} is inside the workspace ${workspaceRoot}, so the workspace could have written it: its rules are ignored. Keep your config folder outside every workspace (unset or change PROMPTFORGE_CONFIG_DIR)`,
       );
@@ -315,4 +317,22 @@ function plantedRuleFiles(workspaceRoot: string): string[] {
     (name) =>
       `${path.join(workspaceRoot, name)} is ignored: approval rules count only in your config folder, where a workspace cannot write them (promptforge rules add)`,
   );
+}
+
+/**
+ * Whether `folder` is the person's home folder (or above it) and no workspace: a script run from
+ * there with no catalog. The default config folder is below it, and is the person's own, not a
+ * clone's.
+ */
+function isHomeWithoutCatalog(folder: string): boolean {
+  let home: string;
+  let real: string;
+  try {
+    home = realpathSync.native(os.homedir());
+    real = realpathSync.native(folder);
+  } catch {
+    return false;
+  }
+  if (!isInside(real, home)) return false;
+  return !CATALOG_FILES.some((file) => statSync(path.join(real, file), { throwIfNoEntry: false })?.isFile() === true);
 }

@@ -7,6 +7,7 @@ import { parseCatalogYaml } from '../catalog/catalog-yaml.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { UserSchemaCompiler } from '../catalog/catalog-schemas.js';
 import { closest } from '../catalog/schema-messages.js';
+import { CATALOG_FILES } from '../catalog/catalog-files.js';
 import { TESTS_DIR, type Workspace } from '../catalog/workspace.js';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import { errorMessage } from '../../../common/error-message.js';
@@ -36,30 +37,43 @@ export type TestProblem = CatalogProblem;
 
 /**
  * The test files `paths` name (files, or folders searched for `*.yaml` / `*.yml`), relative to
- * `cwd`; with none, the workspace's tests/ folder. A path that does not exist is a problem.
+ * `cwd`; with none, the workspace's tests/ folder. A path that does not exist is a problem. The
+ * workspace's own folder given as a path means its tests/ folder (its catalogs are not tests), and
+ * a folder below that holds catalogs of its own is another workspace: it is not searched, and is
+ * named in `otherWorkspaces` so the caller can say how to test it.
  */
 export function findTestFiles(
   root: string,
   cwd: string,
   paths: readonly string[],
-): { files: string[]; missing: string[] } {
+): { files: string[]; missing: string[]; otherWorkspaces: string[] } {
   const files: string[] = [];
   const missing: string[] = [];
+  const otherWorkspaces: string[] = [];
+  const isWorkspace = (dir: string) =>
+    CATALOG_FILES.some((file) => statSync(path.join(dir, file), { throwIfNoEntry: false })?.isFile());
   const walk = (dir: string) => {
+    if (path.resolve(dir) !== path.resolve(root) && isWorkspace(dir)) {
+      otherWorkspaces.push(dir);
+      return;
+    }
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (entry.isFile() && /\.ya?ml$/i.test(entry.name)) files.push(full);
     }
   };
-  const given = paths.length > 0 ? paths.map((p) => path.resolve(cwd, p)) : [path.join(root, TESTS_DIR)];
+  const testsFolder = path.join(root, TESTS_DIR);
+  const given = paths.length > 0 ? paths.map((p) => path.resolve(cwd, p)) : [testsFolder];
   for (const target of given) {
     const stat = statSync(target, { throwIfNoEntry: false });
     if (!stat) missing.push(target);
-    else if (stat.isDirectory()) walk(target);
+    else if (stat.isDirectory() && path.resolve(target) === path.resolve(root)) {
+      if (statSync(testsFolder, { throwIfNoEntry: false })?.isDirectory()) walk(testsFolder);
+    } else if (stat.isDirectory()) walk(target);
     else files.push(target);
   }
-  return { files: [...new Set(files)], missing };
+  return { files: [...new Set(files)], missing, otherWorkspaces: [...new Set(otherWorkspaces)] };
 }
 
 /** `Summarises the notes!` -> `summarises-the-notes`. */

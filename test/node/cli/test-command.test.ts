@@ -77,6 +77,23 @@ describe('promptforge test: exit codes, reporters and files', () => {
     expect(result.stderr).toContain(`transcripts and report.json in ${path.join('runs', 'tests', suite!)}`);
   });
 
+  it("given the workspace's own folder, tests its tests/ (never its catalogs); a workspace inside it is named, with how to test it", async () => {
+    const dir = workspace();
+    await trustForTests(dir);
+    const parent = path.dirname(dir);
+    const own = await cli(['test', path.basename(dir)], parent);
+    expect(own.stderr).not.toMatch(/error/i);
+    expect(own.stdout).toMatch(/^4 passed, 0 failed/m);
+    expect(own.code).toBe(TEST_EXIT.passed);
+    // agentdojo/ holds catalogs of its own: its tests are that workspace's, not this one's.
+    const inner = await cli(['test', 'agentdojo'], dir);
+    expect(inner.code).toBe(2);
+    expect(inner.stderr).toContain(
+      'agentdojo is a workspace of its own; test it with: promptforge test --workspace agentdojo',
+    );
+    expect(inner.stderr).not.toMatch(/does not exist in the workspace|unknown field/);
+  });
+
   it('exits 1 on a failure, printing expected, actual, the step and how to replay it; --json and --junit say the same', async () => {
     const dir = workspace();
     writeFileSync(path.join(dir, 'tests', 'failing.yaml'), `${FAILING}      logs: { contains: never logged }\n`);
