@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../catalog/atomic-write.js';
 import { errorMessage } from '../../../common/error-message.js';
@@ -128,10 +128,7 @@ export async function acquireLock(lock: string): Promise<() => Promise<void>> {
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (await lockIsStale(lock)) {
-        await fs.rm(lock, { force: true });
-        continue;
-      }
+      if (await removedIfStale(lock)) continue;
       if (attempt > 2_000)
         throw new ConfigFileError(
           `${lock} has been held for too long; if no PromptForge studio or CLI is running, delete it`,
@@ -141,20 +138,43 @@ export async function acquireLock(lock: string): Promise<() => Promise<void>> {
   }
 }
 
-/** A lock whose process is gone, or one older than {@link STALE_LOCK_MS}. */
-async function lockIsStale(lock: string): Promise<boolean> {
-  const [text, stat] = await Promise.all([
-    fs.readFile(lock, 'utf8').catch(() => undefined),
-    fs.stat(lock).catch(() => undefined),
-  ]);
-  if (!stat) return false;
-  const pid = Number(text?.split(' ')[0]);
-  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid) {
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
-    }
+/**
+ * Removes `lock` when it is stale: its process is gone, or it is older than {@link STALE_LOCK_MS}.
+ * Its holder and its age are read from one open file, and it is removed only while the path is
+ * still that file: a lock another process took meanwhile (a new file) is never judged by the old
+ * one's holder, nor removed. True when the caller should try again (removed, or already gone).
+ */
+async function removedIfStale(lock: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await fs.open(lock, 'r');
+  } catch {
+    return true; // Released meanwhile: try to take it.
   }
-  return Date.now() - stat.mtimeMs > STALE_LOCK_MS;
+  let text: string;
+  let stat: Stats;
+  try {
+    stat = await handle.stat();
+    text = await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+  if (!holderGone(text) && Date.now() - stat.mtimeMs <= STALE_LOCK_MS) return false;
+  const now = await fs.stat(lock).catch(() => undefined);
+  if (now === undefined) return true;
+  if (now.ino !== stat.ino || now.dev !== stat.dev) return true; // Another lock now: judge that one.
+  await fs.rm(lock, { force: true });
+  return true;
+}
+
+/** Whether the process a lock's text names (`PID token`) is gone. */
+function holderGone(text: string): boolean {
+  const pid = Number(text.split(' ')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
