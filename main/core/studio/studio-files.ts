@@ -15,7 +15,6 @@ import type {
 import { writeFileAtomic } from '../catalog/atomic-write.js';
 import { writeCatalogFile } from '../catalog/catalog-edit.js';
 import { AGENTS_DIR, buildWorkspace, readCatalogTexts, type Workspace } from '../catalog/workspace.js';
-import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import {
   createAgent,
   deleteAgent,
@@ -30,7 +29,7 @@ import type { StudioModelChoices } from './model-choices.js';
 import type { PersonDialogs } from './person-dialogs.js';
 import type { PersonPress } from './person-input.js';
 import type { PersonQuestion } from './studio-trust.js';
-import { listWorkspaceFiles, viewWorkspaceFile } from './workspace-files.js';
+import { listWorkspaceFiles, readWorkspaceText, viewWorkspaceFile } from './workspace-files.js';
 
 /** The files `file:write` saves: agent scripts, `agents/NAME.lua`. */
 const AGENT_SCRIPT = new RegExp(`^${AGENTS_DIR}/[^/\\\\]+\\.lua$`);
@@ -57,12 +56,7 @@ export class StudioFiles {
   constructor(private readonly host: StudioFilesHost) {}
 
   async readFile(relative: string): Promise<{ text: string }> {
-    const file = this.host.resolve(relative);
-    try {
-      return { text: await readRegularFileText(file, MAX_WORKSPACE_FILE_BYTES, 'file', relative) };
-    } catch (error) {
-      throw new ContractError('not-found', error instanceof FileReadError ? error.message : `${relative}: cannot read`);
-    }
+    return { text: await readWorkspaceText(this.host.requireWorkspace().root, relative, MAX_WORKSPACE_FILE_BYTES) };
   }
 
   async writeScript(relative: string, text: string): Promise<{ saved: true }> {

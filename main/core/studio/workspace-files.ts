@@ -11,6 +11,7 @@ import { AGENTS_DIR } from '../catalog/workspace.js';
 import { errorMessage } from '../../../common/error-message.js';
 import { formatBytes, platformOpenFlags } from '../files/regular-file.js';
 import { checkInsideWorkspace, isInside, openInsideWorkspace } from '../tools/workspace-path.js';
+import { ContractError } from './contract-error.js';
 import { resolveInWorkspace } from './workspace-paths.js';
 
 /** Most entries listed: a bigger workspace is listed in part, and says so. */
@@ -103,6 +104,33 @@ export async function viewWorkspaceFile(root: string, relative: string): Promise
       message: `${relative} is not text (${formatBytes(bytes.length)} of binary data); the viewer shows text files only`,
     };
   return { kind: 'text', text: bytes.toString('utf8'), editable };
+}
+
+/**
+ * The text of `relative` for an editor (an agent, a catalog), at most `maxBytes`: opened as the
+ * viewer opens a file, so a link swapped in after the check reads nothing outside. Throws a
+ * ContractError `not-found` that says why.
+ */
+export async function readWorkspaceText(root: string, relative: string, maxBytes: number): Promise<string> {
+  resolveInWorkspace(root, relative);
+  let opened;
+  try {
+    opened = await openInsideWorkspace(root, relative, 'file');
+  } catch (error) {
+    throw new ContractError('not-found', errorMessage(error).replace(/; use list_files$/, ''));
+  }
+  let bytes: Buffer;
+  try {
+    bytes = await readAtMost(opened.handle, maxBytes + 1);
+  } finally {
+    await opened.handle.close();
+  }
+  if (bytes.length > maxBytes)
+    throw new ContractError(
+      'not-found',
+      `${relative} is larger than ${formatBytes(maxBytes)}, the most the studio opens`,
+    );
+  return bytes.toString('utf8');
 }
 
 /** Up to `limit` bytes from the start of an open file (a file growing meanwhile is cut there). */
