@@ -39,16 +39,11 @@ const config: KnipConfig = {
     'main/core/testing/update-expectations.ts': ['exports'],
   },
   ignoreDependencies: [
-    // Unused: to be removed with `npm uninstall` (a worktree cannot change node_modules).
-    '@codemirror/theme-one-dark',
-    'codemirror',
     // Run or read by path from node_modules by the tests (MCP servers, the conformance suite, axe).
     '@modelcontextprotocol/conformance',
     '@modelcontextprotocol/server-everything',
     '@modelcontextprotocol/server-filesystem',
     'axe-core',
-    // Comes with eslint, which eslint.config.js extends.
-    '@eslint/js',
   ],
   ignoreBinaries: [
     // The OS keychain's tools the keychain tests start, and this package's own bin.
