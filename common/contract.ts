@@ -15,8 +15,6 @@
  * @module
  */
 import { z } from 'zod';
-import type { ContractErrorCode } from './contract-errors.js';
-import { RunEventSchema } from './run-events.js';
 import {
   AgentFileResultSchema,
   AgentNameSchema,
@@ -47,8 +45,11 @@ import {
   RulesListingSchema,
   RuleWordsSchema,
 } from './rules-schemas.js';
-import { mcpContractEvents, mcpContractMethods } from './mcp-contract.js';
-import { TestFileInfoSchema, TestsListingSchema, TestsProgressSchema } from './test-schemas.js';
+import { mcpContractMethods } from './mcp-contract.js';
+import { TestsListingSchema } from './test-schemas.js';
+import { contractEvents } from './contract-events.js';
+
+export { contractEvents };
 
 /** A path on disk, as the main process sees it (absolute). */
 const absolutePath = z.string().min(1);
@@ -445,33 +446,6 @@ export const contractMethods = {
   },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
-/**
- * Every event main pushes to the renderer: `noun-action` mapped to the zod schema of its
- * payload. Main validates a payload before sending it.
- */
-export const contractEvents = {
-  /** One event of a run, as it happens (the same events the transcript holds). */
-  'run-event': RunEventSchema,
-  /** A dispatched tool call is waiting for a person's decision. */
-  'approval-pending': PendingApprovalSchema,
-  /** A pending call was decided (here or elsewhere) or cancelled. */
-  'approval-resolved': z.object({ runId: z.string().min(1), callId: z.string().min(1) }),
-  /** The open workspace changed on disk (an external edit, a new run) or another was opened. */
-  'workspace-changed': WorkspaceStateSchema,
-  /** An MCP server's state, tools or stderr changed. */
-  'mcp-changed': McpServersSchema,
-  /** The open workspace's trust changed: it was trusted or revoked, or its manifest changed on disk. */
-  'trust-changed': WorkspaceTrustSchema,
-  /** A suite run started, a case of it finished (with its result), or it ended. */
-  'tests-progress': TestsProgressSchema,
-  /** The open workspace's test files changed on disk (or what they name did): their cases and mistakes now. */
-  'tests-changed': z.object({ files: z.array(TestFileInfoSchema) }),
-  /** The rules file (or its usage) changed: saved here, edited by `promptforge rules` or by hand. */
-  'rules-changed': RulesListingSchema,
-  /** The servers' questions and changed listings (common/mcp-contract.ts). */
-  ...mcpContractEvents,
-} as const satisfies Record<string, z.ZodType>;
-
 /** The name of an IPC method, e.g. `app:info`. */
 export type ContractMethodName = keyof typeof contractMethods;
 
@@ -511,44 +485,3 @@ export function isContractMethodName(name: unknown): name is ContractMethodName 
 export function isContractEventName(name: unknown): name is ContractEventName {
   return typeof name === 'string' && Object.hasOwn(contractEvents, name);
 }
-
-/**
- * Why a call failed. `code` is stable and machine-readable; `message` is for people and never
- * holds a secret.
- *
- * The codes and their meanings are listed once, in common/contract-errors.ts.
- */
-export interface IpcError {
-  /** Stable kebab-case error code. */
-  code: ContractErrorCode;
-  /** A sentence for a person; names the method and, for payload errors, the field path. */
-  message: string;
-}
-
-/**
- * The outcome of every contract call. Calls never reject for an expected failure: they resolve
- * to `{ ok: false, error }`. (A rejected `ipcRenderer.invoke` would lose the `code`: Electron
- * reduces a thrown error to a message string.)
- */
-export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
-
-/** A listener for pushed event `E`. */
-export type ContractEventListener<E extends ContractEventName> = (payload: ContractEventPayload<E>) => void;
-
-/**
- * The API the renderer sees as `window.promptforge`.
- *
- * - One function per contract method, keyed by the method name:
- *   `await window.promptforge['app:info']({})`. It resolves to an {@link IpcResult}; it rejects
- *   only when the transport itself breaks (window closing).
- * - `on(event, listener)` subscribes to a pushed event and returns the function that
- *   unsubscribes.
- *
- * Built by `preload/index.ts`, in the app and (on a stand-in `electron` module) in the e2e tests.
- */
-export type PromptForgeApi = {
-  readonly [M in ContractMethodName]: (request: ContractRequest<M>) => Promise<IpcResult<ContractResponse<M>>>;
-} & {
-  /** Subscribes `listener` to pushed event `event`; returns the unsubscribe function. */
-  readonly on: <E extends ContractEventName>(event: E, listener: ContractEventListener<E>) => () => void;
-};

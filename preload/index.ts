@@ -1,11 +1,6 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import {
-  contractMethodNames,
-  isContractEventName,
-  type ContractMethodName,
-  type IpcResult,
-  type PromptForgeApi,
-} from '../common/contract.js';
+import { contractMethodNames, isContractEventName, type ContractMethodName } from '../common/contract.js';
+import { type IpcResult, type PromptForgeApi } from '../common/contract-ipc.js';
 
 // One function per contract method. The cast is the one spot where the table's names meet the
 // mapped type; every entry has the same shape (request in, IpcResult out).

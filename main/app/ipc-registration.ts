@@ -3,8 +3,8 @@ import {
   contractMethodNames,
   type ContractEventName,
   type ContractEventPayload,
-  type IpcResult,
 } from '../../common/contract.js';
+import { type IpcResult } from '../../common/contract-ipc.js';
 import { errorMessage } from '../../common/error-message.js';
 import { isTrustedSender, type AppLocation, type IpcSenderFrame } from '../core/studio/app-location.js';
 import { formatFieldPath } from '../core/studio/contract-dispatcher.js';

@@ -1,4 +1,4 @@
-import type { PromptForgeApi } from '../../common/contract.js';
+import type { PromptForgeApi } from '../../common/contract-ipc.js';
 
 declare global {
   interface Window {

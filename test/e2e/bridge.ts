@@ -27,8 +27,8 @@ import {
   type ContractMethodName,
   type ContractRequest,
   type ContractResponse,
-  type IpcResult,
 } from '../../common/contract.js';
+import { type IpcResult } from '../../common/contract-ipc.js';
 import type { WorkspaceTrustInfo } from '../../common/trust-schemas.js';
 import { loadWorkspace } from '../../main/core/catalog/workspace.js';
 import { manifestDigest, workspaceManifest } from '../../main/core/trust/workspace-manifest.js';

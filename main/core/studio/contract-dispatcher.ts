@@ -1,7 +1,7 @@
 import { hasProtoKey, nestingDepth } from '../../../common/json.js';
 import { MAX_LUA_DEPTH } from '../run/worker-protocol.js';
 import type { z } from 'zod';
-import type { IpcError, IpcResult } from '../../../common/contract.js';
+import type { IpcError, IpcResult } from '../../../common/contract-ipc.js';
 import { isContractErrorCode } from '../../../common/contract-errors.js';
 import { ContractError } from './contract-error.js';
 import type { StudioLogger } from './studio-logger.js';

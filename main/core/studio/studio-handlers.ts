@@ -1,9 +1,5 @@
-import {
-  contractMethods,
-  type ContractMethodName,
-  type ContractResponse,
-  type IpcResult,
-} from '../../../common/contract.js';
+import { contractMethods, type ContractMethodName, type ContractResponse } from '../../../common/contract.js';
+import { type IpcResult } from '../../../common/contract-ipc.js';
 import { dispatchCall, type ContractHandlerTable } from './contract-dispatcher.js';
 import { collectRuntimeVersions, readInstalledPackageVersion, type RuntimeVersions } from './runtime-versions.js';
 import { NO_PRESS, type PersonPress } from './person-input.js';

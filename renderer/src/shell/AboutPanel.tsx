@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import type { AppInfo, IpcError } from '../../../common/contract.js';
+import type { AppInfo } from '../../../common/contract.js';
+import type { IpcError } from '../../../common/contract-ipc.js';
 
 /** Why the info is missing: the call's error, or `transport` when the call itself broke. */
 type AboutFailure = IpcError | { code: 'transport'; message: string };

@@ -1,12 +1,11 @@
 import { useEffect, useRef } from 'react';
 import type {
-  ContractEventListener,
   ContractEventName,
   ContractMethodName,
   ContractRequest,
   ContractResponse,
-  IpcError,
 } from '../../../common/contract.js';
+import type { ContractEventListener, IpcError } from '../../../common/contract-ipc.js';
 import type { ContractErrorCode } from '../../../common/contract-errors.js';
 import { errorMessage } from '../../../common/error-message.js';
 

@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import type { PromptForgeApi } from '../../../common/contract.js';
+import type { PromptForgeApi } from '../../../common/contract-ipc.js';
 import type { AppLocation } from '../../../main/core/studio/app-location.js';
 import { PersonInputLog } from '../../../main/core/studio/person-input.js';
 import { createStudioHandlers, type StudioHandlers } from '../../../main/core/studio/studio-handlers.js';

@@ -9,8 +9,8 @@ import {
   type ContractEventPayload,
   type ContractMethodName,
   type ContractRequest,
-  type IpcResult,
 } from '../../../common/contract.js';
+import { type IpcResult } from '../../../common/contract-ipc.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import { cloneProblem } from '../../../main/app/ipc-registration.js';
 import { needsPersonInput } from '../../../main/core/studio/person-input.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { contractMethodNames, type IpcResult } from '../../../common/contract.js';
+import { contractMethodNames } from '../../../common/contract.js';
+import { type IpcResult } from '../../../common/contract-ipc.js';
 import { cloneProblem, createEventSender } from '../../../main/app/ipc-registration.js';
 import { ContractError } from '../../../main/core/studio/contract-error.js';
 import { PERSON_INPUT_METHODS } from '../../../main/core/studio/person-input.js';

@@ -117,16 +117,7 @@ describe('file:create: a new agent from the host-api template', () => {
 
   it('accepts ordinary names, including CONSOLE, com10 and non-ASCII ones', async () => {
     const { studio: s } = await withEmptyFolder();
-    for (const name of [
-      'CONSOLE',
-      'com10',
-      'my_agent',
-      'ågent-2',
-      'v1.2',
-      'вопрос',
-      '質問',
-      'x'.repeat(100),
-    ])
+    for (const name of ['CONSOLE', 'com10', 'my_agent', 'ågent-2', 'v1.2', 'вопрос', '質問', 'x'.repeat(100)])
       expect((await s.call('file:create', { name })).path).toBe(`agents/${name}.lua`);
     // A decomposed spelling is kept composed: the same file on every system.
     expect((await s.call('file:create', { name: 'cafe\u0301' })).path).toBe('agents/caf\u00e9.lua');

@@ -4,8 +4,8 @@ import type {
   ContractMethodName,
   ContractRequest,
   ContractResponse,
-  IpcError,
 } from '../../../common/contract.js';
+import type { IpcError } from '../../../common/contract-ipc.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import type { PersonPress } from '../../../main/core/studio/person-input.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';

@@ -12,7 +12,8 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ContractMethodName, ContractRequest, ContractResponse, IpcError } from '../../../common/contract.js';
+import type { ContractMethodName, ContractRequest, ContractResponse } from '../../../common/contract.js';
+import type { IpcError } from '../../../common/contract-ipc.js';
 import { MAX_RECENT_WORKSPACES, RECENT_WORKSPACES_FILE } from '../../../main/core/studio/recent-workspaces.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
 import { StudioService } from '../../../main/core/studio/studio-service.js';

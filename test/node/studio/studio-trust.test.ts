@@ -14,8 +14,8 @@ import type {
   ContractMethodName,
   ContractRequest,
   ContractResponse,
-  IpcError,
 } from '../../../common/contract.js';
+import type { IpcError } from '../../../common/contract-ipc.js';
 import type { RunEvent } from '../../../common/run-events.js';
 import { KeyringSecretStore } from '../../../main/core/credentials/keyring-secret-store.js';
 import { createStudioHandlers, dispatchContractCall } from '../../../main/core/studio/studio-handlers.js';
