@@ -9,6 +9,7 @@ import {
 import { InertText } from '../shell/InertText';
 import { displayText } from './argument-display';
 import { McpQuestionRow } from '../mcp/McpQuestionRow';
+import { escapeHidden } from './hidden-characters';
 import type { PagingState } from './run-store';
 import {
   DISPATCH_ID_HINT,
@@ -151,6 +152,8 @@ function ItemView({
       );
     case 'mcp-question':
       return <McpQuestionRow event={item.event} />;
+    case 'mcp-read':
+      return <McpReadCard item={item} />;
     case 'dispatch':
       return (
         <DispatchCard
@@ -364,4 +367,45 @@ function sizeSpacer(node: HTMLDivElement | null, height: number): void {
 
 function placeRow(node: HTMLDivElement | null, top: number): void {
   if (node) node.style.transform = `translateY(${top}px)`;
+}
+
+/**
+ * A script's read of an MCP resource or prompt: what it asked of which server, then the server's
+ * text as it entered the run (inert, with its trust), or why the read failed.
+ */
+function McpReadCard({ item }: { item: Extract<ConversationItem, { kind: 'mcp-read' }> }) {
+  const { read, output, error } = item;
+  const what = read.kind === 'resource' ? 'resource' : 'prompt';
+  const text =
+    output === undefined
+      ? ''
+      : typeof output.output === 'string'
+        ? output.output
+        : JSON.stringify(output.output, null, 2);
+  return (
+    <article className="conversation-card dispatch-card mcp-read-card" aria-label={`MCP ${what} ${read.target}`}>
+      <header className="card-header">
+        <span className="role-label">
+          MCP {what} · {read.server}
+        </span>
+        <code className="mcp-read-target">{escapeHidden(read.target)}</code>
+      </header>
+      {read.arguments && Object.keys(read.arguments).length > 0 ? (
+        <InertText className="inert-text code-block" text={JSON.stringify(read.arguments, null, 2)} />
+      ) : null}
+      {output ? (
+        <div className="tool-output">
+          <div className="output-header">
+            <span className={`trust-badge trust-${output.trust}`}>{output.trust}</span>
+            <span className="muted small">the server&apos;s text · {formatMs(output.durationMs)}</span>
+          </div>
+          <InertText className="inert-text code-block" text={text} />
+        </div>
+      ) : error ? (
+        <p className="error-text small">{error.message}</p>
+      ) : (
+        <p className="muted small">reading…</p>
+      )}
+    </article>
+  );
 }

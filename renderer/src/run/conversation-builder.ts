@@ -14,6 +14,14 @@ export type DispatchState =
 
 export type ConversationItem =
   | { kind: 'run-start'; key: string; event: EventOf<'run-start'> }
+  | {
+      /** A script's `mcp.read_resource` or `mcp.get_prompt`: what it asked, then the server's text. */
+      kind: 'mcp-read';
+      key: string;
+      read: EventOf<'mcp-read'>;
+      output?: EventOf<'mcp-read-output'>;
+      error?: EventOf<'mcp-read-error'>;
+    }
   | { kind: 'message'; key: string; round: number; role: string; text: string; toolCallIds: string[] }
   | { kind: 'request'; key: string; round: number; model: string; tools: string[] }
   | {
@@ -102,6 +110,8 @@ function messageText(message: unknown): { role: string; text: string; toolCallId
 export class ConversationBuilder {
   private readonly items: ConversationItem[] = [];
   private readonly dispatchIndex = new Map<string, number>();
+  /** Where each MCP read's item is, by its read id. */
+  private readonly readIndex = new Map<string, number>();
   /** Where each requested call (by the model's id) sits in `items`. */
   private readonly requestedIndex = new Map<string, number>();
   private readonly assistantIndex = new Map<number, number>();
@@ -289,10 +299,15 @@ export class ConversationBuilder {
         break;
       case 'provider-raw':
         break;
-      // The run panel does not show a script's MCP resource and prompt reads yet (the transcript has them).
       case 'mcp-read':
+        this.readIndex.set(event.readId, this.items.length);
+        this.items.push({ kind: 'mcp-read', key, read: event });
+        break;
       case 'mcp-read-output':
+        this.updateRead(event.readId, { output: event });
+        break;
       case 'mcp-read-error':
+        this.updateRead(event.readId, { error: event });
         break;
     }
   }
@@ -317,6 +332,16 @@ export class ConversationBuilder {
       ...(this.ended && { ended: this.ended }),
       awaiting,
     };
+  }
+
+  private updateRead(
+    readId: string,
+    change: { output?: EventOf<'mcp-read-output'>; error?: EventOf<'mcp-read-error'> },
+  ): void {
+    const at = this.readIndex.get(readId);
+    if (at === undefined) return;
+    const item = this.items[at] as Extract<ConversationItem, { kind: 'mcp-read' }>;
+    this.items[at] = { ...item, ...change };
   }
 
   private updateDispatch(callId: string, change: Partial<Extract<ConversationItem, { kind: 'dispatch' }>>): void {
