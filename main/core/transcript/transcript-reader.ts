@@ -63,6 +63,9 @@ export function* transcriptLines(bytes: Buffer): Generator<TranscriptLine> {
   }
 }
 
+/** How a Lua script's first line often starts: a comment, a local, a call of the host API. */
+const LUA_START = /^\s*(--|local\s|function\s|return\b|(log|print|tools\.call|models\.chat)\s*\()/;
+
 /** Whether a transcript line holds only spaces and tabs (stops at the first other byte). */
 export function isBlankLine(bytes: Buffer): boolean {
   for (const byte of bytes) if (byte !== 0x20 && byte !== 0x09) return false;
@@ -121,7 +124,10 @@ export function parseTranscriptLine(bytes: Buffer): { event: RunEvent } | { erro
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { error: `not valid JSON (${printable(errorMessage(error))})` };
+    const lua = LUA_START.test(text)
+      ? '; it looks like a Lua script, not a transcript (a transcript is the .jsonl a run writes under runs/ or recordings/)'
+      : '';
+    return { error: `not valid JSON (${printable(errorMessage(error))})${lua}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { error: `not a PromptForge run event: a line must be a JSON object, not ${describeJson(value)}` };

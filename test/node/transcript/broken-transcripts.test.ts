@@ -97,6 +97,14 @@ describe('promptforge run --replay with a broken transcript', () => {
     },
   );
 
+  it('a Lua script passed as the transcript: the line says it is a script, not a transcript', async () => {
+    const result = await cli(['run', 'agents/echo-loop.lua', '--replay', 'agents/echo-loop.lua'], workspace);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^promptforge: \S*echo-loop\.lua:1: not valid JSON \(.*\); it looks like a Lua script, not a transcript/,
+    );
+  });
+
   it.each(cases.filter((entry) => entry.ok))('$name: the replay runs to the end (exit 0)', async ({ file }) => {
     const result = await cli(['run', 'agents/echo-loop.lua', '--replay', file], workspace);
     expect(result.code, result.stderr).toBe(0);
