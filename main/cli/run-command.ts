@@ -1,5 +1,5 @@
 /** `promptforge run FILE.lua`: checks its flags, loads the workspace, runs the script and reports the result. */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { RunEvent } from '../../common/run-events.js';
 import type { Approver } from '../core/approval/approver.js';
@@ -96,8 +96,21 @@ export async function runCommand(args: string[], io: CliIo, print: Printer, inte
   });
   if (positionals.length !== 1) throw new UsageError('run takes exactly one script: promptforge run FILE.lua');
   const scriptFile = path.resolve(io.cwd, positionals[0]!);
-  if (!statSync(scriptFile, { throwIfNoEntry: false })?.isFile())
-    throw new UsageError(`${positionals[0]}: no such script file`);
+  const scriptStat = statSync(scriptFile, { throwIfNoEntry: false });
+  if (scriptStat?.isDirectory()) {
+    const scripts = readdirSync(scriptFile).filter((name) => name.endsWith('.lua'));
+    throw new UsageError(
+      `${positionals[0]} is a folder, not a script${
+        scripts.length > 0
+          ? `; its scripts: ${scripts
+              .slice(0, 8)
+              .map((name) => shellWord(path.join(positionals[0]!, name)))
+              .join(', ')}${scripts.length > 8 ? ', …' : ''}`
+          : ''
+      }`,
+    );
+  }
+  if (!scriptStat?.isFile()) throw new UsageError(`${positionals[0]}: no such script file`);
   if (isTranscript(scriptFile))
     throw new UsageError(
       `${positionals[0]} is a transcript, not a Lua script; did you mean: ${forLauncher(`promptforge run SCRIPT --replay ${shellWord(positionals[0]!)}`, io.env)}?`,

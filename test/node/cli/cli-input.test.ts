@@ -53,6 +53,12 @@ describe('promptforge run --input', () => {
     expect(at.stdout).toBe('type: string\ngot: @handle\n');
   }, 60_000);
 
+  it('a folder given as the script is a usage error that lists its scripts', async () => {
+    const result = await spawnCli(['run', 'agents', '--restricted'], { cwd: dir }).finished;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^promptforge: agents is a folder, not a script; its scripts: agents\/\S+\.lua/);
+  }, 60_000);
+
   it('a missing @FILE is a usage error that names it (exit 2), and nothing runs', async () => {
     const result = await spawnCli([...RUN, '--input', '@nowhere.txt'], { cwd: dir }).finished;
     expect(result.code).toBe(2);
