@@ -242,6 +242,8 @@ describe('studio: fork a run that is still waiting for an approval', () => {
 
   it('"Fork from here" on the live run\'s model round forks at once; the parent keeps waiting', async () => {
     await studio.page.getByLabel('Model for live runs').selectOption('scripted');
+    // The choice is main's (kept in the config folder): Run uses it once the workspace state says so.
+    await studio.page.getByRole('button', { name: 'Make default' }).waitFor();
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
     const panel = studio.page.getByRole('region', { name: 'Run panel' });
     await panel.locator('.run-status .status-pill', { hasText: 'waiting for approval' }).waitFor();
