@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -113,9 +114,13 @@ export function firstUnsafe(text: string): string | undefined {
 
 /**
  * Runs the CLI inside a private D-Bus session with a fresh, unlocked GNOME Keyring kept under
- * `home`: real Secret Service, and a person's own keys are never touched.
+ * `home`: real Secret Service, and a person's own keys are never touched. Its runtime folder is
+ * its own too: `gnome-keyring-daemon --unlock` finds a running daemon through
+ * `$XDG_RUNTIME_DIR/keyring`, and would otherwise hand its password to the test suite's keyring.
  */
 export function inPrivateKeyring(home: string, env: NodeJS.ProcessEnv = {}): Pick<SpawnOptions, 'command' | 'env'> {
+  const runtime = path.join(home, 'run');
+  mkdirSync(runtime, { recursive: true, mode: 0o700 });
   return {
     command: [
       'dbus-run-session',
@@ -127,7 +132,13 @@ export function inPrivateKeyring(home: string, env: NodeJS.ProcessEnv = {}): Pic
       process.execPath,
       bin,
     ],
-    env: { HOME: home, XDG_DATA_HOME: path.join(home, 'share'), XDG_CONFIG_HOME: path.join(home, 'config'), ...env },
+    env: {
+      HOME: home,
+      XDG_DATA_HOME: path.join(home, 'share'),
+      XDG_CONFIG_HOME: path.join(home, 'config'),
+      XDG_RUNTIME_DIR: runtime,
+      ...env,
+    },
   };
 }
 
