@@ -18,7 +18,8 @@ import { AlwaysAllow } from './AlwaysAllow';
 import { approvalsStore } from './approvals-store';
 import { RuleLine, ServerClaims, SinksLine } from './CardFacts';
 import { allowForRunScope, scopeSentence } from './approval-scope';
-import { focusWasDeliberate, watchPersonInput } from './deliberate-focus';
+import { CardShell, useDeliberateFocus } from './CardShell';
+import { watchPersonInput } from './deliberate-focus';
 import { useArgumentsCheck } from './use-arguments-check';
 import { useCardArming } from './use-card-arming';
 import { DefinitionChange, Disclosure, SchemaBlock } from './DefinitionChange';
@@ -70,8 +71,8 @@ export function ApprovalCard({
   /** What saving a rule did, when the call still waits. */
   const [ruleOutcome, setRuleOutcome] = useState<string | null>(null);
   const denyInput = useRef<HTMLInputElement>(null);
-  /** Focus came in by the person's click or Tab/arrow, and has not left the card since. */
-  const deliberate = useRef(false);
+  const focus = useDeliberateFocus();
+  const deliberate = focus.deliberate;
   const key = approvalKey(approval);
   const originalText = useMemo(() => JSON.stringify(approval.arguments, null, 2), [approval.arguments]);
   // The core's verdict (the validator the dispatcher runs for this run), asked while the person types.
@@ -162,39 +163,18 @@ export function ApprovalCard({
   const taintSources = [...new Set(approval.taint.map((span) => span.sourceOutputId))];
   const titleId = `approval-${approval.runId}-${approval.callId}`;
   return (
-    <article
-      ref={card}
-      className={`approval-card${armed ? '' : ' arming'}`}
-      aria-labelledby={`${titleId} ${titleId}-origin`}
-      aria-describedby={`${titleId}-keys`}
-      data-call-id={approval.callId}
-      data-run-id={approval.runId}
-      data-armed={armed ? 'true' : 'false'}
-      data-shown={shown ? 'true' : 'false'}
-      tabIndex={0}
-      onKeyDown={onKeyDown}
-      onFocus={(event) => {
-        deliberate.current = deliberate.current || focusWasDeliberate(event.currentTarget);
-      }}
-      onBlur={(event) => {
-        if (!(event.relatedTarget instanceof Node && event.currentTarget.contains(event.relatedTarget)))
-          deliberate.current = false;
-      }}
+    <CardShell
+      cardRef={card}
+      className="approval-card"
+      titleId={titleId}
+      runId={approval.runId}
+      callId={approval.callId}
+      armed={armed}
+      shown={shown}
+      arming={arming}
+      armingTitle="This new or moved card accepts keys and clicks in a moment"
+      keys={{ hint: 'Keys: A approve, E edit, D deny, Shift+L allow for this run.', onKeyDown, focus }}
     >
-      {armed ? null : (
-        <div
-          className="arm-bar"
-          aria-hidden="true"
-          title="This new or moved card accepts keys and clicks in a moment"
-          // The bar fills while the card waits; it starts again each time the card arms again.
-          key={arming}
-        />
-      )}
-      <p id={`${titleId}-keys`} className="visually-hidden">
-        {armed
-          ? 'Keys: A approve, E edit, D deny, Shift+L allow for this run.'
-          : 'New or moved card: keys and buttons wake up a moment after it is shown.'}
-      </p>
       <header className="card-header">
         <h3 id={titleId}>
           <code>{approval.alias}</code> <span className="muted small">{approval.callId}</span>
@@ -400,6 +380,6 @@ export function ApprovalCard({
           {error}
         </p>
       ) : null}
-    </article>
+    </CardShell>
   );
 }

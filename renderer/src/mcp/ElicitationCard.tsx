@@ -4,6 +4,7 @@
  * system browser when the person presses Open. The server's words are shown as untrusted text.
  * Its buttons act only once the card is armed, like an approval card's (a press it ignores says why).
  */
+import { CardShell } from '../approvals/CardShell';
 import { useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ElicitationAnswer, PendingElicitation } from '../../../common/mcp-person.js';
 import type { RunOrigin } from '../approvals/run-origins';
@@ -69,24 +70,17 @@ export function ElicitationCard({ pending, origin, place, moved, onAnswered, onF
   const about = `${pending.server} ${pending.id}`;
   const url = pending.mode === 'url';
   return (
-    <article
-      ref={card}
-      className={`approval-card mcp-question-card${armed ? '' : ' arming'}`}
-      aria-labelledby={`${titleId} ${titleId}-origin`}
-      data-run-id={pending.runId}
-      data-call-id={pending.id}
-      data-armed={armed ? 'true' : 'false'}
-      data-shown={shown ? 'true' : 'false'}
-      tabIndex={0}
+    <CardShell
+      cardRef={card}
+      className="approval-card mcp-question-card"
+      titleId={titleId}
+      runId={pending.runId}
+      callId={pending.id}
+      armed={armed}
+      shown={shown}
+      arming={arming}
+      armingTitle="This new or moved card accepts clicks in a moment"
     >
-      {armed ? null : (
-        <div
-          className="arm-bar"
-          aria-hidden="true"
-          title="This new or moved card accepts clicks in a moment"
-          key={arming}
-        />
-      )}
       <QuestionHeading
         id={titleId}
         server={pending.server}
@@ -181,6 +175,6 @@ export function ElicitationCard({ pending, origin, place, moved, onAnswered, onF
           {error}
         </p>
       ) : null}
-    </article>
+    </CardShell>
   );
 }

@@ -8,7 +8,7 @@
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { MAX_SAMPLING_TOKENS, type PendingSampling, type SamplingDecision } from '../../../common/mcp-person.js';
 import { decisionFor } from '../approvals/approval-card-logic';
-import { focusWasDeliberate } from '../approvals/deliberate-focus';
+import { CardShell, useDeliberateFocus } from '../approvals/CardShell';
 import type { RunOrigin } from '../approvals/run-origins';
 import { useCardArming } from '../approvals/use-card-arming';
 import { isTyping } from '../shell/keyboard';
@@ -38,8 +38,8 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const denyInput = useRef<HTMLInputElement>(null);
-  /** Focus came in by the person's click or Tab/arrow, and has not left the card since. */
-  const deliberate = useRef(false);
+  const focus = useDeliberateFocus();
+  const deliberate = focus.deliberate;
   const focusLost = useRef(onFocusLost);
   useLayoutEffect(() => {
     focusLost.current = onFocusLost;
@@ -104,38 +104,18 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
           ? 'The messages are empty.'
           : undefined;
   return (
-    <article
-      ref={card}
-      className={`approval-card mcp-question-card${armed ? '' : ' arming'}`}
-      aria-labelledby={`${titleId} ${titleId}-origin`}
-      aria-describedby={`${titleId}-keys`}
-      data-run-id={pending.runId}
-      data-call-id={pending.id}
-      data-armed={armed ? 'true' : 'false'}
-      data-shown={shown ? 'true' : 'false'}
-      tabIndex={0}
-      onKeyDown={onKeyDown}
-      onFocus={(event) => {
-        deliberate.current = deliberate.current || focusWasDeliberate(event.currentTarget);
-      }}
-      onBlur={(event) => {
-        if (!(event.relatedTarget instanceof Node && event.currentTarget.contains(event.relatedTarget)))
-          deliberate.current = false;
-      }}
+    <CardShell
+      cardRef={card}
+      className="approval-card mcp-question-card"
+      titleId={titleId}
+      runId={pending.runId}
+      callId={pending.id}
+      armed={armed}
+      shown={shown}
+      arming={arming}
+      armingTitle="This new or moved card accepts keys and clicks in a moment"
+      keys={{ hint: 'Keys: A approve, E edit, D deny.', onKeyDown, focus }}
     >
-      {armed ? null : (
-        <div
-          className="arm-bar"
-          aria-hidden="true"
-          title="This new or moved card accepts keys and clicks in a moment"
-          key={arming}
-        />
-      )}
-      <p id={`${titleId}-keys`} className="visually-hidden">
-        {armed
-          ? 'Keys: A approve, E edit, D deny.'
-          : 'New or moved card: keys and buttons wake up a moment after it is shown.'}
-      </p>
       <QuestionHeading
         id={titleId}
         server={pending.server}
@@ -335,6 +315,6 @@ export function SamplingCard({ pending, origin, place, moved, onDecided, onFocus
           {error}
         </p>
       ) : null}
-    </article>
+    </CardShell>
   );
 }
