@@ -1,5 +1,5 @@
 import { closeSync, constants, createWriteStream, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { errorMessage } from '../../../common/error-message.js';
@@ -216,4 +216,22 @@ export async function copyRegularFile(file: string, target: string, what = 'file
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Up to `limit` bytes from the start of an open file, read in chunks as they come (nothing is
+ * allocated for what the file does not hold); a file growing meanwhile is cut at `limit`. Pass one
+ * byte more than a cap to tell a file over it.
+ */
+export async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  while (total < limit) {
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, limit - total));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, total);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+  }
+  return Buffer.concat(chunks, total);
 }

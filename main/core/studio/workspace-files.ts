@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { FileView, WorkspaceFiles } from '../../../common/studio-schemas.js';
 import { AGENTS_DIR } from '../catalog/workspace.js';
 import { errorMessage } from '../../../common/error-message.js';
-import { formatBytes, platformOpenFlags } from '../files/regular-file.js';
+import { formatBytes, platformOpenFlags, readAtMost } from '../files/regular-file.js';
 import { checkInsideWorkspace, isInside, openInsideWorkspace } from '../tools/workspace-path.js';
 import { ContractError } from './contract-error.js';
 import { resolveInWorkspace } from './workspace-paths.js';
@@ -131,18 +131,6 @@ export async function readWorkspaceText(root: string, relative: string, maxBytes
       `${relative} is larger than ${formatBytes(maxBytes)}, the most the studio opens`,
     );
   return bytes.toString('utf8');
-}
-
-/** Up to `limit` bytes from the start of an open file (a file growing meanwhile is cut there). */
-async function readAtMost(handle: FileHandle, limit: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(limit);
-  let filled = 0;
-  while (filled < limit) {
-    const { bytesRead } = await handle.read(buffer, filled, limit - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
 }
 
 /** Opening a folder: not through a last link, never a terminal, at once even if it is odd. */

@@ -1,3 +1,4 @@
+import { readAtMost } from '../files/regular-file.js';
 import { type Dirent, promises as fs } from 'node:fs';
 import type { JsonObject } from '../../../common/json.js';
 import { displayUrl, tail } from './bounded-text.js';
@@ -51,16 +52,10 @@ async function readFile(root: string | undefined, requested: string): Promise<st
     if (stat.size > READ_FILE_MAX_BYTES)
       throw new ToolFailure(`"${requested}" is ${stat.size} bytes, more than the ${READ_FILE_MAX_BYTES}-byte limit`);
     // Read at most one byte past the cap, in case the file grew after the stat.
-    const buffer = Buffer.alloc(READ_FILE_MAX_BYTES + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    if (filled > READ_FILE_MAX_BYTES)
+    const bytes = await readAtMost(handle, READ_FILE_MAX_BYTES + 1);
+    if (bytes.length > READ_FILE_MAX_BYTES)
       throw new ToolFailure(`"${requested}" is more than the ${READ_FILE_MAX_BYTES}-byte limit`);
-    return buffer.subarray(0, filled).toString('utf8');
+    return bytes.toString('utf8');
   } finally {
     await handle.close();
   }
