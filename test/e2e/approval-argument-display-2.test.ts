@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { ApprovalCards } from './approval-fixtures.js';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // How an approval card draws arguments that look like other arguments: words that mix scripts
 // (a Cyrillic "а" in a host), stacks of combining marks, right-to-left letters next to digits;
@@ -98,12 +99,12 @@ describe('approval card: lookalike arguments are drawn so that they look differe
     const lookalike = await start('lookalike');
     const bidi = await start('bidi');
     await armed(lookalike).waitFor();
-    // In sight before it arms: a click scrolls what it clicks into view, and a card that moves waits again.
-    await cardOf(bidi).getByRole('button', { name: 'E Edit then approve' }).scrollIntoViewIfNeeded();
-    await armed(bidi).waitFor();
-    await cardOf(bidi).getByRole('button', { name: 'E Edit then approve' }).click();
     const editor = cardOf(bidi).locator('.json-editor .cm-content');
-    await editor.waitFor();
+    await pressWhenArmed({
+      card: cardOf(bidi),
+      button: cardOf(bidi).getByRole('button', { name: 'E Edit then approve' }),
+      done: editor,
+    });
     const override = editor.getByRole('img', { name: 'U+202E right-to-left override', exact: true });
     expect(await override.textContent()).toBe('\\u202e');
     expect(await editor.getByRole('img', { name: 'U+2060 word joiner', exact: true }).textContent()).toBe('\\u2060');

@@ -7,6 +7,7 @@ import type { JsonObject } from '../../common/json.js';
 import { describeArgumentProblem } from '../../common/studio-schemas.js';
 import { type ArgsCheckTool, argsCheckToolsYaml } from '../fixtures/args-check-corpus.js';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 type Verdict = { valid: true } | { problems: string[] } | 'checking';
 type Wanted = Verdict | 'not JSON';
@@ -123,21 +124,11 @@ export function describeArgsCheckWalk(
         const card = studio.page.locator(cardSelector);
         await card.filter({ hasText: tool.alias }).waitFor();
         const editor = `${cardSelector} .cm-content`;
-        // A card that moves (another card above it arms or leaves) waits again before it takes a
-        // click, and a click it ignores opens no editor: then it is clicked again once re-armed.
-        for (let attempt = 1; ; attempt += 1) {
-          // In sight before it arms: a click scrolls what it clicks into view, and a card that moves waits again.
-          await card.getByRole('button', { name: 'E Edit then approve' }).scrollIntoViewIfNeeded();
-          await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
-          await card.getByRole('button', { name: 'E Edit then approve' }).click();
-          const opened = await studio.page
-            .locator(editor)
-            .waitFor({ timeout: 10_000 })
-            .then(() => true)
-            .catch(() => false);
-          if (opened) break;
-          if (attempt === 3) throw new Error(`${tool.alias}: the card's editor did not open after ${attempt} clicks`);
-        }
+        await pressWhenArmed({
+          card,
+          button: card.getByRole('button', { name: 'E Edit then approve' }),
+          done: studio.page.locator(editor),
+        });
 
         const cases: JsonObject[] = [...tool.valid, ...tool.invalid.map((entry) => entry.args)];
         for (const args of cases) {
@@ -163,12 +154,18 @@ export function describeArgsCheckWalk(
       it('approves an edit the core accepts, and the call runs with it', async () => {
         const { runId } = await studio.service.tryTool('trip', { from: 'Oslo', to: 'Rome' });
         const card = studio.page.locator('.approval-card', { hasText: 'trip' });
-        await card.getByRole('button', { name: 'E Edit then approve' }).scrollIntoViewIfNeeded();
-        await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
-        await card.getByRole('button', { name: 'E Edit then approve' }).click();
+        await pressWhenArmed({
+          card,
+          button: card.getByRole('button', { name: 'E Edit then approve' }),
+          done: card.locator('.cm-content'),
+        });
         await studio.replaceEditorText('.approval-card .cm-content', '{ "from": "Bergen", "to": "Rome" }');
         await card.getByText("The arguments fit the tool's parameters.").waitFor();
-        await card.getByRole('button', { name: 'Approve edited' }).click();
+        await pressWhenArmed({
+          card,
+          button: card.getByRole('button', { name: 'Approve edited' }),
+          done: 'card-gone',
+        });
         const events = await studio.waitForTranscriptEvent(runId, 'run-end');
         expect(events.find((event) => event.type === 'approval-decision')).toMatchObject({
           decision: { kind: 'approve-edited', arguments: { from: 'Bergen', to: 'Rome' } },

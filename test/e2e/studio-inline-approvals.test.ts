@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // Four calls of read_page (approval: ask), each in pcall so a denial does not end the run.
 const askFour = `for i = 1, 4 do
@@ -32,6 +33,8 @@ describe('studio: a waiting call is decided where it is, in the conversation and
     }
     await armed(callId).waitFor();
   };
+  /** One step of the paused page clock: the card's arming delay runs in page time. */
+  const tick = () => studio.page.clock.runFor(900);
   /** Stops the page's timers (the arming delay among them) until the clock runs on. */
   const pause = async (): Promise<void> => {
     const now = (await studio.page.evaluate('Date.now()')) as number;
@@ -132,14 +135,23 @@ describe('studio: a waiting call is decided where it is, in the conversation and
   });
 
   it('denies with a reason and Enter; focus lands on the call', async () => {
-    await armNow('call-4');
-    await cardIn('call-4').getByRole('button', { name: 'D Deny…' }).click();
-    await cardIn('call-4').getByLabel('Reason for denying').fill('four is too many');
+    const reason = cardIn('call-4').getByLabel('Reason for denying');
+    await pressWhenArmed({
+      card: cardIn('call-4'),
+      button: cardIn('call-4').getByRole('button', { name: 'D Deny…' }),
+      done: reason,
+      advance: tick,
+    });
+    await reason.fill('four is too many');
     // The form made the call's row taller and the conversation kept its end in view: the card moved,
     // so it waits again before it takes the Enter (a person typing the reason gives it that time).
-    await armNow('call-4');
-    await studio.page.keyboard.press('Enter');
-    await dispatch('call-4').locator('.deny-reason').waitFor();
+    await pressWhenArmed({
+      card: cardIn('call-4'),
+      button: reason,
+      key: 'Enter',
+      done: dispatch('call-4').locator('.deny-reason'),
+      advance: tick,
+    });
     expect(await dispatch('call-4').locator('.deny-reason').textContent()).toBe('Denied by you: four is too many');
     expect(await studio.focusedElement()).toMatch(/^ARTICLE\.conversation-card\.dispatch\..*\[Tool call call-4\]$/);
     await studio.page.clock.resume();
@@ -164,8 +176,12 @@ describe('studio: a waiting call is decided where it is, in the conversation and
     await studio.page.locator('.approvals-panel .approval-card').waitFor();
     await studio.screenshot('inline-approval-trial');
     await expectNoSeriousAxeViolations(studio.page, 'a card in the tool trial');
-    await card.getByRole('button', { name: 'A Approve' }).click();
-    await result.locator('.status-pill', { hasText: 'ok' }).waitFor();
+    // The audit and the picture may bring the window to the front, which arms the card again.
+    await pressWhenArmed({
+      card,
+      button: card.getByRole('button', { name: 'A Approve' }),
+      done: result.locator('.status-pill', { hasText: 'ok' }),
+    });
     // Gone from the panel at once, which says what was decided, and by whom.
     await studio.page.getByText('No call is waiting for a decision.').waitFor();
     expect(await studio.page.locator('.last-decision').textContent()).toMatch(

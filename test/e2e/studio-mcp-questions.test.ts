@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../fixtures/scripted-openai-server.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness, repositoryRoot } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 /**
  * An MCP server's questions in the studio, end to end: the real server-everything from npm asks
@@ -42,14 +43,14 @@ describe('studio: what MCP servers ask the person', () => {
   const card = (heading: RegExp) => questions().getByRole('article', { name: heading });
   const armed = (locator: ReturnType<typeof card>) => locator.and(studio.page.locator('[data-armed="true"]'));
   /**
-   * The person's press on a card's button: scrolled into view first (a scroll that is not the
-   * person's moves the card, which then waits again), then pressed once the card is armed.
+   * The person's press on a card's button once the card is armed, pressed again if the card moved
+   * and ignored it (test/e2e/card-press.ts); `done` shows it was taken (by default the card leaves).
    */
-  const press = async (onCard: ReturnType<typeof card>, button: ReturnType<typeof card>): Promise<void> => {
-    await button.scrollIntoViewIfNeeded();
-    await armed(onCard).waitFor();
-    await button.click();
-  };
+  const press = (
+    onCard: ReturnType<typeof card>,
+    button: ReturnType<typeof card>,
+    done: ReturnType<typeof card> | 'card-gone' = 'card-gone',
+  ): Promise<void> => pressWhenArmed({ card: onCard, button, done });
 
   /** Starts agent `name` running `script` (as the Run button does) and returns its run id. */
   const start = async (name: string, script: string): Promise<string> => {
@@ -285,8 +286,8 @@ describe('studio: what MCP servers ask the person', () => {
 
     const edited = await sample('sample-edit');
     await armed(samplingCard).waitFor();
-    await press(samplingCard, samplingCard.getByRole('button', { name: 'E Edit then approve' }));
     const edit = samplingCard.getByRole('form', { name: /^Edit sampling for everything/ });
+    await press(samplingCard, samplingCard.getByRole('button', { name: 'E Edit then approve' }), edit);
     await edit.getByLabel('Message 1 (user)').fill('Name one colour, in one word.');
     await edit.getByLabel(/^Token limit/).fill('5000');
     await edit.getByText('The token limit is at most 4,096.').waitFor();
@@ -309,8 +310,9 @@ describe('studio: what MCP servers ask the person', () => {
     // The press is not dropped silently: the card says why it did not act.
     await samplingCard.getByText('Ignored: keys decide only after you click or Tab into this card.').waitFor();
     expect((await studio.call('mcp:questions', {})).samplings).toHaveLength(1);
-    await press(samplingCard, samplingCard.getByRole('button', { name: 'D Deny…' }));
-    await samplingCard.getByLabel(/^Reason for denying/).fill('not for this server');
+    const reason = samplingCard.getByLabel(/^Reason for denying/);
+    await press(samplingCard, samplingCard.getByRole('button', { name: 'D Deny…' }), reason);
+    await reason.fill('not for this server');
     await press(samplingCard, samplingCard.getByRole('button', { name: 'Deny', exact: true }));
     await samplingCard.waitFor({ state: 'detached' });
     expect((await ended(denied, 'mcp-sampling'))[0]).toMatchObject({
@@ -346,7 +348,11 @@ describe('studio: what MCP servers ask the person', () => {
     expect(await sampling.locator('.mcp-sampling-facts').textContent()).toContain(
       'Token limit4,096 (the server asked for 5,000; at most 4,096 are given)',
     );
-    await press(sampling, sampling.getByRole('button', { name: 'D Deny…' }));
+    await press(
+      sampling,
+      sampling.getByRole('button', { name: 'D Deny…' }),
+      sampling.getByLabel(/^Reason for denying/),
+    );
     await sampling.getByLabel(/^Reason for denying/).fill('done');
     await press(sampling, sampling.getByRole('button', { name: 'Deny', exact: true }));
     await ended(formRun, 'mcp-elicitation');
