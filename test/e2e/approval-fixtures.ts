@@ -2,6 +2,7 @@ import { appendFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Locator } from 'playwright';
 import type { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 /**
  * The workspace the approval-card tests share: the example workspace plus two tools and the
@@ -102,6 +103,16 @@ export class ApprovalCards {
   /** That card, once it is armed (takes keys and clicks). */
   armed(runId: string): Locator {
     return this.cardOf(runId).and(this.studio.page.locator('[data-armed="true"]'));
+  }
+
+  /**
+   * The person's press on button `name` (its whole name, e.g. `A Approve`) of run `runId`'s card:
+   * once the card is armed, and again if the card moved and ignored it (card-press.ts). `done`
+   * shows the press was taken (by default: the card leaves).
+   */
+  press(runId: string, name: string, done: Locator | 'card-gone' = 'card-gone'): Promise<void> {
+    const card = this.cardOf(runId);
+    return pressWhenArmed({ card, button: card.getByRole('button', { name, exact: true }), done });
   }
 
   /** Stops every run started since the last call, and waits until no card is left. */

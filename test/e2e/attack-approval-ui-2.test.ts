@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalCards } from './approval-fixtures.js';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // Second round of attacks on the approval card, after its arming and display fixes. Each test
 // shows a way the card takes a decision the person did not deliberately make, or shows something
@@ -70,8 +71,7 @@ describe('attack, round 2: arming and drawing of the approval card', () => {
     await studio.waitForApprovalCards(7);
     for (const runId of runs) await armed(runId).waitFor();
     // One decision first, so the "Last decision" line is there and no longer moves the list.
-    await cardOf(runs[0]!).getByRole('button', { name: 'A Approve' }).click();
-    await cardOf(runs[0]!).waitFor({ state: 'detached' });
+    await cards.press(runs[0]!, 'A Approve');
     await studio.page.locator('.last-decision').waitFor();
     for (const runId of runs.slice(1)) await armed(runId).waitFor();
     const list = studio.page.locator('.approvals-list');
@@ -91,11 +91,23 @@ describe('attack, round 2: arming and drawing of the approval card', () => {
     // Time stands still from here: a card that moved cannot arm again during the test.
     await pause();
     const last = runs[runs.length - 1]!;
-    const box = (await cardOf(last).getByRole('button', { name: 'A Approve' }).boundingBox())!;
-    const x = box.x + box.width / 2;
-    const y = box.y + box.height / 2;
-    await studio.page.mouse.click(x, y);
-    await cardOf(last).waitFor({ state: 'detached' });
+    const approve = cardOf(last).getByRole('button', { name: 'A Approve' });
+    let x = 0;
+    let y = 0;
+    // The press that decides the last card, where its Approve button is: pressed again there if the
+    // card moved meanwhile and ignored it (the clock runs on only while it waits to arm again).
+    await pressWhenArmed({
+      card: cardOf(last),
+      button: approve,
+      act: async () => {
+        const box = (await approve.boundingBox())!;
+        x = box.x + box.width / 2;
+        y = box.y + box.height / 2;
+        await studio.page.mouse.click(x, y);
+      },
+      done: 'card-gone',
+      advance: () => studio.page.clock.runFor(900),
+    });
     const decided = decideCalls();
 
     // The list got shorter; its scroll position was clamped, so the card above slid down into the
@@ -109,8 +121,11 @@ describe('attack, round 2: arming and drawing of the approval card', () => {
     expect(under?.button).toBe('A Approve');
     // It moved on screen, so it must wait before it takes a click, like any card that moved.
     expect(under?.armed).toBe('false');
-    // A single click in flight (not a double click) lands on it.
+    // A single click in flight (not a double click) lands on it, and is ignored: the card says so.
     await studio.page.mouse.click(x, y);
+    await cardOf(runs[runs.length - 2]!)
+      .locator('.arming-notice', { hasText: /^Ignored: this card is arming/ })
+      .waitFor();
     expect(decideCalls()).toBe(decided);
   });
 
@@ -137,9 +152,8 @@ describe('attack, round 2: arming and drawing of the approval card', () => {
     const drawn = await card.locator('pre.code-block').textContent();
     expect(drawn).toContain('\\u202e');
     expect(drawn).toContain('\\u2060');
-    await card.getByRole('button', { name: 'E Edit then approve' }).click();
     const editor = card.locator('.json-editor .cm-content');
-    await editor.waitFor();
+    await cards.press(runId, 'E Edit then approve', editor);
     // Where the editor draws the first and the last letter of "fdp.exe" (after U+202E).
     const place = (await studio.page.evaluate(`(() => {
       // The editor lives in a shadow root.
@@ -207,9 +221,8 @@ describe('attack, round 2: arming and drawing of the approval card', () => {
 
   it('refuses edited arguments with a duplicate key: the check does not pass the key the tool ignores', async () => {
     const runId = await start('plain-name');
-    await armed(runId).waitFor();
     const card = cardOf(runId);
-    await card.getByRole('button', { name: 'E Edit then approve' }).click();
+    await cards.press(runId, 'E Edit then approve', card.locator('.json-editor .cm-content'));
     // The person puts a safe name on top; the old one is still further down. JSON.parse keeps the
     // last: the tool would get "release-notes", not "draft".
     await studio.replaceEditorText(
@@ -222,9 +235,8 @@ describe('attack, round 2: arming and drawing of the approval card', () => {
 
   it('refuses edited numbers that JSON cannot carry exactly: the tool gets the number the person typed', async () => {
     const runId = await start('plain-name');
-    await armed(runId).waitFor();
     const card = cardOf(runId);
-    await card.getByRole('button', { name: 'E Edit then approve' }).click();
+    await cards.press(runId, 'E Edit then approve', card.locator('.json-editor .cm-content'));
     await studio.replaceEditorText(
       `.approval-card[data-run-id="${runId}"] .json-editor .cm-content`,
       '{\n  "name": "release-notes",\n  "account": 9007199254740993\n}',
@@ -233,7 +245,7 @@ describe('attack, round 2: arming and drawing of the approval card', () => {
     // Refusing the text is a fine answer; saying it fits and then sending another number is not.
     if ((await card.locator('.ok-text').count()) === 0) return;
     // "The arguments fit": approve them, and read what the tool got.
-    await card.getByRole('button', { name: 'Approve edited' }).click();
+    await cards.press(runId, 'Approve edited');
     // The tool gets 9007199254740992: JSON.parse rounded the number the person typed and checked.
     expect(await sinkReceived(runId)).toContain('9007199254740993');
   });

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApprovalCards } from './approval-fixtures.js';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // Attacks on the approval card: each test here shows a way the card lets a call run that the
 // person did not see or did not mean to approve. Every test fails while the defect it names is
@@ -179,20 +180,27 @@ describe('attack: the approval card shows one call and runs another, or takes a 
     for (const runId of runs) await armed(runId).waitFor();
     const before = decideCalls();
     // One approval first, so the "Last decision" line is there and no longer moves the list.
-    await cardOf(runs[0]!).getByRole('button', { name: 'A Approve' }).click();
-    await cardOf(runs[0]!).waitFor({ state: 'detached' });
+    await cards.press(runs[0]!, 'A Approve');
     await studio.page.locator('.last-decision').waitFor();
     expect(decideCalls()).toBe(before + 1);
     // The second card moved up into the place of the first: it arms again before it takes a click.
     await armed(runs[1]!).waitFor();
 
     // A double click on the second card's Approve: the first click decides it; the card goes away
-    // and the third card moves up into its place before the second click comes down.
-    const box = (await cardOf(runs[1]!).getByRole('button', { name: 'A Approve' }).boundingBox())!;
-    await studio.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await studio.page.mouse.down({ clickCount: 1 });
-    await studio.page.mouse.up({ clickCount: 1 });
-    await cardOf(runs[1]!).waitFor({ state: 'detached' });
+    // and the third card moves up into its place before the second click comes down. (A first
+    // click the card ignored, because it moved again just before, is made again once it is armed.)
+    const approve = cardOf(runs[1]!).getByRole('button', { name: 'A Approve' });
+    await pressWhenArmed({
+      card: cardOf(runs[1]!),
+      button: approve,
+      act: async () => {
+        const box = (await approve.boundingBox())!;
+        await studio.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await studio.page.mouse.down({ clickCount: 1 });
+        await studio.page.mouse.up({ clickCount: 1 });
+      },
+      done: 'card-gone',
+    });
     await studio.page.mouse.down({ clickCount: 2 });
     await studio.page.mouse.up({ clickCount: 2 });
 

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // When an approval card waits before it takes keys and clicks (it "arms"), beyond the cases of
 // studio-approval-focus.test.ts and attack-approval-ui(-2).test.ts: a card does not arm behind a
@@ -123,7 +124,12 @@ describe('studio: arming of the approval cards behind dialogs and while the list
   it('keeps the cards armed while the person scrolls the list, and still disarms the card that then slides under the pointer', async () => {
     const runs = await startMany(8);
     // One decision first, so the "Last decision" line is there and no longer moves the list.
-    await cardOf(runs.shift()!).getByRole('button', { name: 'A Approve' }).click();
+    const firstRun = runs.shift()!;
+    await pressWhenArmed({
+      card: cardOf(firstRun),
+      button: cardOf(firstRun).getByRole('button', { name: 'A Approve' }),
+      done: 'card-gone',
+    });
     await studio.page.locator('.last-decision').waitFor();
     await studio.waitForApprovalCards(7);
     await studio.page.locator('.approval-card').nth(7).waitFor({ state: 'detached' });
@@ -143,11 +149,23 @@ describe('studio: arming of the approval cards behind dialogs and while the list
     // A decision on the last card: the list gets shorter, the browser pulls its scroll back, and
     // the card above slides down under the pointer. That move is not the person's scrolling.
     const last = runs[runs.length - 1]!;
-    const box = (await cardOf(last).getByRole('button', { name: 'A Approve' }).boundingBox())!;
-    const x = box.x + box.width / 2;
-    const y = box.y + box.height / 2;
-    await studio.page.mouse.click(x, y);
-    await cardOf(last).waitFor({ state: 'detached' });
+    const approve = cardOf(last).getByRole('button', { name: 'A Approve' });
+    let x = 0;
+    let y = 0;
+    // Pressed where its Approve button is, and again there if the card moved meanwhile and ignored
+    // it (the clock runs on only while it waits to arm again).
+    await pressWhenArmed({
+      card: cardOf(last),
+      button: approve,
+      act: async () => {
+        const box = (await approve.boundingBox())!;
+        x = box.x + box.width / 2;
+        y = box.y + box.height / 2;
+        await studio.page.mouse.click(x, y);
+      },
+      done: 'card-gone',
+      advance: () => studio.page.clock.runFor(900),
+    });
     const decided = decideCalls();
     const under = (await studio.page.evaluate(`(() => {
       const card = document.elementFromPoint(${x}, ${y})?.closest('.approval-card');
@@ -156,6 +174,10 @@ describe('studio: arming of the approval cards behind dialogs and while the list
     expect(under?.runId).toBe(runs[runs.length - 2]);
     expect(under?.armed).toBe('false');
     await studio.page.mouse.click(x, y);
+    // Ignored, and the card says so.
+    await cardOf(runs[runs.length - 2]!)
+      .locator('.arming-notice', { hasText: /^Ignored: this card is arming/ })
+      .waitFor();
     expect(decideCalls()).toBe(decided);
   });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PEEK_PAGE_TOOL } from './approval-fixtures.js';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // One call of read_page (approval: ask): a "policy" card.
 const askPage = `local ok, page = pcall(tools.call, 'read_page', { name = 'release-notes' })
@@ -29,6 +30,12 @@ const typedChunks = [
 
 describe('studio: a card arriving never takes focus, and keys decide only on a card the person moved to', () => {
   const studio = new StudioHarness({ viewport: { width: 1440, height: 900 } });
+  /** The card now at place `index`, as the same card wherever it moves as others come and go (by its run). */
+  const cardAt = async (index: number) => {
+    const runId = await studio.page.locator('.approval-card').nth(index).getAttribute('data-run-id');
+    expect(runId).toMatch(/\S/);
+    return studio.page.locator(`.approval-card[data-run-id="${runId}"]`);
+  };
   const decideCalls = () => studio.calls.filter((entry) => entry.method === 'approval:decide').length;
   const runs: string[] = [];
 
@@ -121,10 +128,13 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
   }, 90_000);
 
   it('decides once the person clicks into an armed card, and after an arrow key to the next', async () => {
-    const first = studio.page.locator('.approval-card').first();
+    const first = await cardAt(0);
     // A key already held down when the person clicks in only repeats: repeats never decide.
     await studio.page.keyboard.down('a');
     await first.locator('h3').click();
+    // Armed (a picture or a card that moved may have made it wait again): what follows is ignored
+    // for being a repeat or a chord, not for arming.
+    await first.and(studio.page.locator('[data-armed="true"]')).waitFor();
     await studio.page.keyboard.down('a');
     await studio.page.keyboard.up('a');
     expect(await studio.focusedElement()).toBe('ARTICLE.approval-card');
@@ -133,7 +143,7 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
       await studio.page.keyboard.press(key);
     expect(await studio.page.locator('.approval-card form, .approval-card .edit-arguments').count()).toBe(0);
     expect(decideCalls()).toBe(0);
-    await studio.page.keyboard.press('a');
+    await pressWhenArmed({ card: first, button: first.locator('h3'), key: 'a', done: 'card-gone' });
     await studio.page.locator('.approval-card').nth(4).waitFor();
     await studio.page.locator('.approval-card').nth(5).waitFor({ state: 'detached' });
     expect(decideCalls()).toBe(1);
@@ -146,10 +156,14 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
     await studio.page.locator('.approval-card[data-armed="false"]').first().waitFor({ state: 'detached' });
     await studio.page.keyboard.press('ArrowDown');
     expect(await studio.focusedElement()).toBe('ARTICLE.approval-card');
-    await studio.page.keyboard.press('d');
-    await studio.page.locator('.approval-card form').getByLabel('Reason for denying').waitFor();
+    const next = await cardAt(0);
+    expect(
+      await next.evaluate((element) => (element as unknown as { matches(s: string): boolean }).matches(':focus')),
+    ).toBe(true);
+    const reason = next.locator('form').getByLabel('Reason for denying');
+    await pressWhenArmed({ card: next, button: next.locator('h3'), key: 'd', done: reason });
     await studio.page.keyboard.type('not now');
-    await studio.page.keyboard.press('Enter');
+    await pressWhenArmed({ card: next, button: reason, key: 'Enter', done: 'card-gone' });
     await studio.page.locator('.approval-card').nth(3).waitFor();
     await studio.page.locator('.approval-card').nth(4).waitFor({ state: 'detached' });
     expect(decideCalls()).toBe(2);
@@ -161,7 +175,7 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
     await studio.page.clock.pauseAt(Date.now() + 60_000);
     await start('ask-page');
     await studio.waitForApprovalCards(5);
-    const fresh = studio.page.locator('.approval-card').nth(4);
+    const fresh = await cardAt(4);
     expect(await fresh.getAttribute('data-armed')).toBe('false');
     expect(await fresh.getByRole('button', { name: 'A Approve' }).isDisabled()).toBe(true);
     await fresh.locator('h3').click();
@@ -181,8 +195,9 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
     await studio.page.clock.runFor(1000);
     await fresh.and(studio.page.locator('[data-armed="true"]')).waitFor();
     await studio.page.clock.resume();
-    // Focus stayed on the card through the arming: now the key counts.
-    await studio.page.keyboard.press('Shift+L');
+    // Focus stayed on the card through the arming: now the key counts (pressed again if the card
+    // moved meanwhile and ignored it, as a person would).
+    await pressWhenArmed({ card: fresh, button: fresh.locator('h3'), key: 'Shift+L', done: 'card-gone' });
     await studio.page.locator('.approval-card').nth(5).waitFor({ state: 'detached' });
     expect(decideCalls()).toBe(3);
     // The card decided was the focused read_page one; the tainted newcomer still waits.

@@ -2,6 +2,7 @@ import { readFile, writeFile, appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // sink asks for every call and has its taint check off: "allow for this run" then covers every
 // later call of it in the run, tainted or not.
@@ -73,7 +74,11 @@ describe('studio: what "allow for this run" promises on a card comes from the ru
     // The card still says what allowing does in this run: tainted calls of sink will not ask.
     expect(await card.locator('.allow-scope').textContent()).toBe(promise);
 
-    await card.getByRole('button', { name: 'Shift+L Allow for this run' }).click();
+    await pressWhenArmed({
+      card,
+      button: card.getByRole('button', { name: 'Shift+L Allow for this run' }),
+      done: 'card-gone',
+    });
     const events = await studio.waitForTranscriptEvent(runId, 'run-end');
     const decision = events.find((event) => event['type'] === 'approval-decision')?.['decision'] as
       Record<string, unknown> | undefined;

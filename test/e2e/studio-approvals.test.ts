@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // Three calls of read_page (approval: ask in examples/tools.yaml). A denied call raises in Lua,
 // so each is wrapped in pcall and the script logs what came back. Then a line of the untrusted
@@ -73,9 +74,13 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     await studio.page.getByRole('region', { name: 'Pending approvals' }).focus();
     await studio.page.keyboard.press('ArrowDown');
     expect(await studio.focusedElement()).toBe('ARTICLE.approval-card');
-    await studio.page.keyboard.press('a');
     // The next call arrives as a new card once the first one ran.
-    await studio.page.locator('.approval-card[data-call-id="call-2"]').waitFor();
+    await pressWhenArmed({
+      card,
+      button: card,
+      key: 'a',
+      done: studio.page.locator('.approval-card[data-call-id="call-2"]'),
+    });
     expect(decideCalls()).toBe(1);
     expect(await studio.page.locator('.last-decision').textContent()).toBe(
       'Last decision: Approved by you: read_page call-1.',
@@ -87,9 +92,12 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
   it('edits the second call: live schema errors, then approves the changed argument', async () => {
     const card = studio.page.locator('.approval-card[data-call-id="call-2"]');
     expect(await card.locator('pre').textContent()).toBe('{\n  "name": "draft-notes"\n}');
-    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
-    await card.getByRole('button', { name: 'E Edit then approve' }).click();
     const editor = '.approval-card[data-call-id="call-2"] .cm-content';
+    await pressWhenArmed({
+      card,
+      button: card.getByRole('button', { name: 'E Edit then approve' }),
+      done: studio.page.locator(editor),
+    });
     await studio.replaceEditorText(editor, '{ "name": "Release Notes" }');
     await card.getByRole('list', { name: 'Argument problems' }).waitFor();
     // The core's own verdict (args:check), naming the field and the fix.
@@ -99,19 +107,25 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     expect(await card.getByRole('button', { name: 'Approve edited' }).isDisabled()).toBe(true);
     await studio.replaceEditorText(editor, '{ "name": "release-notes" }');
     await card.getByText("The arguments fit the tool's parameters.").waitFor();
-    await card.getByRole('button', { name: 'Approve edited' }).click();
-    await studio.page.locator('.approval-card[data-call-id="call-3"]').waitFor();
+    await pressWhenArmed({
+      card,
+      button: card.getByRole('button', { name: 'Approve edited' }),
+      done: studio.page.locator('.approval-card[data-call-id="call-3"]'),
+    });
   });
 
   it('denies the third call with a required reason', async () => {
     const card = studio.page.locator('.approval-card[data-call-id="call-3"]');
-    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
-    await card.getByRole('button', { name: 'D Deny…' }).click();
+    const reason = card.getByLabel('Reason for denying');
+    await pressWhenArmed({ card, button: card.getByRole('button', { name: 'D Deny…' }), done: reason });
     const deny = card.getByRole('button', { name: 'Deny', exact: true });
     expect(await deny.isDisabled()).toBe(true);
-    await card.getByLabel('Reason for denying').fill('no third read, please');
-    await deny.click();
-    await studio.page.locator('.approval-card[data-call-id="call-4"]').waitFor();
+    await reason.fill('no third read, please');
+    await pressWhenArmed({
+      card,
+      button: deny,
+      done: studio.page.locator('.approval-card[data-call-id="call-4"]'),
+    });
   });
 
   it('asks for a call of an auto tool whose arguments quote untrusted output, with the tainted span marked', async () => {
@@ -133,19 +147,20 @@ describe('studio: a run pauses on ask tools; approve, edit then approve, deny wi
     await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
     await studio.screenshot('approvals');
     await card.locator('h3').click();
+    // The picture may have brought the window to the front, which arms the card again: armed
+    // first, so that what the plain L does not do is not the arming's doing.
+    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
     // Plain L does nothing: allowing more than one call takes Shift.
     await studio.page.keyboard.press('l');
     expect(await card.isVisible()).toBe(true);
-    await studio.page.keyboard.press('Shift+L');
     // The next tainted call of echo asks again, and the panel says what was allowed, by whom.
     const again = studio.page.locator('.approval-card[data-call-id="call-5"]');
-    await again.waitFor();
+    await pressWhenArmed({ card, button: card.locator('h3'), key: 'Shift+L', done: again });
     expect(await studio.page.locator('.last-decision').textContent()).toBe(
       'Last decision: Allowed for this run by you: untainted calls of echo, as long as the tool stays as it is now. Tainted calls will still ask.',
     );
     expect(await again.locator('.reason-badge').textContent()).toBe('tainted arguments');
-    await again.and(studio.page.locator('[data-armed="true"]')).waitFor();
-    await again.getByRole('button', { name: 'A Approve' }).click();
+    await pressWhenArmed({ card: again, button: again.getByRole('button', { name: 'A Approve' }), done: 'card-gone' });
     expect(await studio.waitForRunEnd()).toBe('ok');
     expect(await studio.page.getByText('No call is waiting for a decision.').isVisible()).toBe(true);
     expect(await studio.page.title()).toBe('PromptForge Studio');

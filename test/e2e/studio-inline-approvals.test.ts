@@ -86,8 +86,14 @@ describe('studio: a waiting call is decided where it is, in the conversation and
 
   it('decides with a key once armed; focus lands on the call, and the Approvals panel says so at once', async () => {
     await cardIn('call-1').locator('h3').click();
-    await studio.page.keyboard.press('a');
-    await cardIn('call-2').waitFor();
+    // The audit ran with the clock on: the card may have moved and be arming again.
+    await pressWhenArmed({
+      card: cardIn('call-1'),
+      button: cardIn('call-1').locator('h3'),
+      key: 'a',
+      done: cardIn('call-2'),
+      advance: tick,
+    });
     expect(decideCalls()).toBe(1);
     // The decided card took focus with it: focus is on its call, not on the page, nor on the next card.
     expect(await studio.focusedElement()).toMatch(/^ARTICLE\.conversation-card\.dispatch\..*\[Tool call call-1\]$/);
@@ -103,10 +109,20 @@ describe('studio: a waiting call is decided where it is, in the conversation and
 
   it('never decides with the second click of a double click', async () => {
     await armNow('call-2');
-    const box = (await cardIn('call-2').getByRole('button', { name: 'A Approve' }).boundingBox())!;
-    await studio.page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
-    // The first click decided call-2; the second landed on nothing, or on the next card, which it did not decide.
-    await cardIn('call-3').waitFor();
+    const approve = cardIn('call-2').getByRole('button', { name: 'A Approve' });
+    // The first click decides call-2 (a double click whose first click the card ignored, because it
+    // moved just before, is made again once it is armed); the second lands on nothing, or on the
+    // next card, which it does not decide.
+    await pressWhenArmed({
+      card: cardIn('call-2'),
+      button: approve,
+      act: async () => {
+        const box = (await approve.boundingBox())!;
+        await studio.page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+      },
+      done: cardIn('call-3'),
+      advance: tick,
+    });
     expect(decideCalls()).toBe(2);
     await armNow('call-3');
     expect(decideCalls()).toBe(2);
@@ -114,7 +130,12 @@ describe('studio: a waiting call is decided where it is, in the conversation and
   });
 
   it('approves edited arguments with Enter, and focus lands on the call, never on the page', async () => {
-    await cardIn('call-3').getByRole('button', { name: 'E Edit then approve' }).click();
+    await pressWhenArmed({
+      card: cardIn('call-3'),
+      button: cardIn('call-3').getByRole('button', { name: 'E Edit then approve' }),
+      done: cardIn('call-3').locator('.cm-content'),
+      advance: tick,
+    });
     await studio.replaceEditorText(
       `${'.conversation-card[aria-label="Tool call call-3"]'} .cm-content`,
       '{ "name": "release-notes" }',
@@ -126,8 +147,13 @@ describe('studio: a waiting call is decided where it is, in the conversation and
     await studio.page.keyboard.press('Escape');
     await studio.page.keyboard.press('Tab');
     expect(await studio.focusedElement()).toBe('BUTTON.button.button-primary');
-    await studio.page.keyboard.press('Enter');
-    await cardIn('call-4').waitFor();
+    await pressWhenArmed({
+      card: cardIn('call-3'),
+      button: cardIn('call-3').getByRole('button', { name: 'Approve edited' }),
+      key: 'Enter',
+      done: cardIn('call-4'),
+      advance: tick,
+    });
     expect(await studio.focusedElement()).toMatch(/^ARTICLE\.conversation-card\.dispatch\..*\[Tool call call-3\]$/);
     expect(await dispatch('call-3').locator('.decision-note').textContent()).toBe(
       'Approved with edited arguments by you',

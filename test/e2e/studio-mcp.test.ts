@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StudioHarness, repositoryRoot } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // Real servers, started with this Node (no npx, no network): the official filesystem server
 // confined to ./data, one that writes to stderr and exits, and one whose command does not exist.
@@ -183,8 +184,12 @@ describe('studio: an MCP server added in the catalog editor, its tools, a call, 
     // A key on a card focused by a program, not by the person, decides nothing.
     await card.focus();
     await studio.page.keyboard.press('a');
+    // Said so, and for that reason (focus is asked about before arming: a card that moved meanwhile says the same).
+    await card
+      .locator('.arming-notice', { hasText: 'Ignored: keys decide only after you click or Tab into this card.' })
+      .waitFor();
     expect(decideCalls()).toBe(0);
-    await card.getByRole('button', { name: 'A Approve' }).click();
+    await pressWhenArmed({ card, button: card.getByRole('button', { name: 'A Approve' }), done: 'card-gone' });
     expect(await studio.waitForRunEnd()).toBe('ok');
     expect(decideCalls()).toBe(1);
   });

@@ -24,11 +24,9 @@ describe('studio: a decision needs the person’s input in the studio window', (
 
   it('refuses an approval click no input event came with: the card stays and says why', async () => {
     const runId = await cards.start('ask-sink');
-    await cards.armed(runId).waitFor();
     studio.person.input = 'none';
-    await cards.cardOf(runId).getByRole('button', { name: 'A Approve' }).click();
     const alert = cards.cardOf(runId).getByRole('alert');
-    await alert.waitFor();
+    await cards.press(runId, 'A Approve', alert);
     expect(await alert.textContent()).toBe(
       'No click or key press reached the studio window in the last 3 s: act with the mouse or the keyboard in the studio window. (no-person-input)',
     );
@@ -44,8 +42,7 @@ describe('studio: a decision needs the person’s input in the studio window', (
 
     // With the person's click, the same button decides.
     studio.person.input = 'real';
-    await cards.cardOf(runId).getByRole('button', { name: 'A Approve' }).click();
-    await cards.cardOf(runId).waitFor({ state: 'detached' });
+    await cards.press(runId, 'A Approve');
     expect(studio.calls.filter((call) => call.method === 'approval:decide').at(-1)).toEqual({
       method: 'approval:decide',
       ok: true,

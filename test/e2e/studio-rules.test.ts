@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuleStore } from '../../main/core/rules/rule-store.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 
 // Two calls of read_page (approval: ask). After "Always allow…" saves a rule, the second call of
 // the same run is allowed by it, nobody asked.
@@ -42,12 +43,13 @@ describe('studio: Always allow… proposes the narrowest rule, saved only throug
 
   it('proposes the narrowest rule for the call, in words, with what still asks', async () => {
     await studio.page.getByRole('button', { name: '▶ Run' }).click();
-    // In sight before it arms: a click scrolls what it clicks into view, and a card that moves waits again.
-    await cardIn('call-1').locator('.button-row').first().scrollIntoViewIfNeeded();
-    await cardIn('call-1').and(studio.page.locator('[data-armed="true"]')).waitFor();
+    await cardIn('call-1').waitFor();
     runId = (await studio.service.listApprovals())[0]!.runId;
-    await cardIn('call-1').getByRole('button', { name: 'Always allow…' }).click();
-    await words().getByText('Allows calls of tool').waitFor();
+    await pressWhenArmed({
+      card: cardIn('call-1'),
+      button: cardIn('call-1').getByRole('button', { name: 'Always allow…' }),
+      done: words().getByText('Allows calls of tool'),
+    });
     expect(await words().locator('p').allTextContents()).toEqual([
       `Allows calls of tool "read_page" in the workspace ${root} when /name is "release-notes". It covers only the tool definition you confirmed (1); a new or changed tool asks once first. Calls whose arguments carry untrusted text still ask.`,
       'The rule covers this call: saving it runs the call now.',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
+import { pressWhenArmed } from './card-press.js';
 import { noSecrets } from '../fixtures/stubs.js';
 
 /** A command tool that answers with the arguments it got: the form's output is visible as is. */
@@ -303,11 +304,11 @@ describe('studio: "Try a tool" calls any catalog tool from a generated form', ()
     await result('read_page').getByText('waiting for approval').waitFor();
     // The call's approval card is right here, in the trial's result (the same card as in Approvals).
     const card = result('read_page').locator('.approval-card').filter({ hasText: 'read_page' });
-    // In sight before it arms: a click scrolls what it clicks into view, and a card that moves waits again.
-    await card.getByRole('button', { name: 'A Approve' }).scrollIntoViewIfNeeded();
-    await card.and(studio.page.locator('[data-armed="true"]')).waitFor();
-    await card.getByRole('button', { name: 'A Approve' }).click();
-    await result('read_page').locator('.status-pill', { hasText: 'ok' }).waitFor();
+    await pressWhenArmed({
+      card,
+      button: card.getByRole('button', { name: 'A Approve' }),
+      done: result('read_page').locator('.status-pill', { hasText: 'ok' }),
+    });
     expect(await result('read_page').locator('.trust-badge').textContent()).toBe('untrusted');
     expect(await result('read_page').locator('.tool-output > .inert-text').textContent()).toMatch(/\S/);
   });
