@@ -1,4 +1,4 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchWorkspace, type WorkspaceChange } from '../../../main/core/catalog/watch-workspace.js';
@@ -70,6 +70,22 @@ describe('watchWorkspace', () => {
     await waitFor(() => later.find((change) => change.files.includes('tests')), 'the tests folder');
     await writeFile(path.join(fresh, 'tests', 'first.yaml'), 'cases: []\n');
     await waitFor(() => later.find((change) => change.files.includes('tests/first.yaml')), 'a file in the new folder');
+
+    // Folders made and filled at once (mkdir -p, then a copy): each file is seen, however deep, and
+    // a folder removed with its files is a change too.
+    await mkdir(path.join(fresh, 'tests', 'a', 'b', 'c'), { recursive: true });
+    await writeFile(path.join(fresh, 'tests', 'a', 'b', 'c', 'deep.yaml'), 'cases: []\n');
+    await writeFile(path.join(fresh, 'tests', 'a', 'top.yml'), 'cases: []\n');
+    for (const file of ['tests/a/b/c/deep.yaml', 'tests/a/top.yml'])
+      await waitFor(() => later.find((change) => change.files.includes(file)), file);
+    await writeFile(path.join(fresh, 'tests', 'a', 'b', 'c', 'deep.yaml'), 'cases: [] # edited\n');
+    const edited = later.length;
+    await waitFor(
+      () => later.slice(edited).find((change) => change.files.includes('tests/a/b/c/deep.yaml')),
+      'an edit deep inside',
+    );
+    await rm(path.join(fresh, 'tests', 'a'), { recursive: true });
+    await waitFor(() => later.find((change) => change.files.includes('tests/a')), 'the folder removed');
   });
 
   it('ignores unrelated files and stops after close', async () => {
