@@ -12,6 +12,8 @@ export default defineConfig({
     // A temporary folder per run, deleted afterwards: tests leave nothing in the system's tmp.
     // The CLI tests spawn the built bin: it is rebuilt from source first (test/node/cli/build-cli-setup.ts).
     // The e2e files share one Chromium, each in a context of its own (test/e2e/shared-browser.ts).
+    // Each test file gets a folder of its own inside it, deleted when the file ends (test/file-temporary-folder.ts).
+    setupFiles: ['./test/file-temporary-folder.ts'],
     globalSetup: ['./test/temporary-folder.ts', './test/node/cli/build-cli-setup.ts', './test/e2e/shared-browser.ts'],
     // Lua workers start from that same build (out/cli/lua-worker.js, ~0.1 s) instead of the
     // TypeScript source through tsx (~0.5 s): see defaultWorkerEntry in main/core/run/worker-pool.ts.

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
 
 /**
  * Processes still running that belong to this test run (they run in or name the run's temporary
@@ -34,7 +35,7 @@ export function leftoverProcesses(runFolder: string, repository: string): Array<
         // Another user's process, or gone: its folder cannot be read.
       }
       const ours =
-        environment.includes(`TMPDIR=${runFolder}\0`) ||
+        environment.includes(`TMPDIR=${runFolder}`) ||
         cwd.startsWith(runFolder) ||
         command.includes(runFolder) ||
         command.includes(`${repository}/test/`);
@@ -60,4 +61,70 @@ function ancestorsOf(pid: number): Set<number> {
     }
   }
   return ancestors;
+}
+
+/**
+ * What the tests left in the run's temporary folder `runFolder` (its top level, the run's own
+ * config folder `kept` aside), each with the test files that make folders or files of that name
+ * (found by the name's stem: a `mkdtemp` prefix, without its six random characters), so the
+ * culprit is named. The global teardown in test/temporary-folder.ts reports them and fails the run.
+ */
+export function leftoverFiles(runFolder: string, kept: ReadonlySet<string>, testRoot: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(runFolder);
+  } catch {
+    return [];
+  }
+  const sources = testSources(testRoot);
+  return (
+    names
+      .filter((name) => !kept.has(name))
+      // A test file's own folder that is empty held nothing left behind (a file whose tests were all
+      // skipped never ran the hook that deletes it).
+      .filter((name) => !(name.startsWith('f-') && isEmptyFolder(path.join(runFolder, name))))
+      .sort()
+      .map((name) => {
+        const stem = name.replace(/[A-Za-z0-9]{6}$/, '');
+        // A test file's own folder (test/file-temporary-folder.ts) is named after the file.
+        const fileFolder = /^f-(.+)-$/.exec(stem);
+        const makers = fileFolder
+          ? sources
+              .filter((source) =>
+                path
+                  .basename(source.file)
+                  .replace(/[^A-Za-z0-9]+/g, '-')
+                  .startsWith(fileFolder[1]!),
+              )
+              .map((source) => source.file)
+          : stem.length >= 4
+            ? sources.filter((source) => source.text.includes(stem)).map((source) => source.file)
+            : [];
+        const culprit =
+          makers.length > 0 ? `made by ${makers.slice(0, 3).join(', ')}` : 'no test names it: search test/ for it';
+        return `${name} (${culprit})`;
+      })
+  );
+}
+
+function testSources(root: string): Array<{ file: string; text: string }> {
+  const found: Array<{ file: string; text: string }> = [];
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const full = `${folder}/${entry.name}`;
+      if (entry.isDirectory()) walk(full);
+      else if (/\.(ts|mjs|js)$/.test(entry.name))
+        found.push({ file: full.slice(root.length - 'test'.length), text: readFileSync(full, 'utf8') });
+    }
+  };
+  walk(root);
+  return found;
+}
+
+function isEmptyFolder(folder: string): boolean {
+  try {
+    return readdirSync(folder).length === 0;
+  } catch {
+    return false;
+  }
 }

@@ -96,10 +96,29 @@ function waitForExit(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('close', (code) => resolve(code)));
 }
 
+/**
+ * The longest path a Unix socket may have (sun_path holds 108 bytes with its NUL). The daemon binds
+ * its control socket at $XDG_RUNTIME_DIR/keyring/control; a longer path is cut short and the
+ * daemon cannot be reached ("couldn't bind to control socket").
+ */
+const SOCKET_PATH_MAX = 107;
+
+/**
+ * The keyring's runtime folder (mode 0700): inside `folder`, or, when $TMPDIR is so deep that the
+ * control socket's path would be too long there, a short folder of its own under /tmp.
+ */
+function runtimeFolder(folder: string): string {
+  const inside = path.join(folder, 'run');
+  if (Buffer.byteLength(path.join(inside, 'keyring', 'control')) <= SOCKET_PATH_MAX) {
+    mkdirSync(inside, { mode: 0o700 });
+    return inside;
+  }
+  return mkdtempSync('/tmp/pf-keyring-');
+}
+
 async function startThrowawayKeyring(): Promise<ThrowawayKeyring> {
   const folder = mkdtempSync(path.join(tmpdir(), 'promptforge-test-keyring-'));
-  const runtime = path.join(folder, 'run');
-  mkdirSync(runtime, { mode: 0o700 });
+  const runtime = runtimeFolder(folder);
   // Its own HOME and XDG folders: the keyring files live in `folder`, and it never finds (or
   // unlocks) a daemon of the person's own session through $XDG_RUNTIME_DIR/keyring.
   const keyringEnv = {
@@ -127,7 +146,7 @@ async function startThrowawayKeyring(): Promise<ThrowawayKeyring> {
   daemon.stderr.setEncoding('utf8').on('data', keep);
   const cleanUp = () => {
     daemon.kill('SIGTERM');
-    rmSync(folder, { recursive: true, force: true });
+    for (const made of [runtime, folder]) rmSync(made, { recursive: true, force: true });
   };
   process.on('exit', cleanUp);
   daemon.stdin.end(randomBytes(16).toString('hex'));
@@ -148,7 +167,7 @@ async function startThrowawayKeyring(): Promise<ThrowawayKeyring> {
       daemon.kill('SIGTERM');
       await waitForExit(daemon);
       process.off('exit', cleanUp);
-      rmSync(folder, { recursive: true, force: true });
+      for (const made of [runtime, folder]) rmSync(made, { recursive: true, force: true });
     },
   };
 }
