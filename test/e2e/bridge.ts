@@ -518,13 +518,24 @@ export class StudioHarness {
     await this.page.getByRole('region', { name: `Editor agents/${name}.lua` }).waitFor();
   }
 
-  /** Waits until the run shown in the run panel has ended; returns its status (`ok`, `stopped`, ...). */
+  /** The runs whose end {@link waitForRunEnd} reported already. */
+  private readonly endsReported = new Set<string>();
+
+  /**
+   * Waits until the run panel shows a run that has ended and whose end no earlier call reported;
+   * returns its status (`ok`, `stopped`, ...). Right after a click on Run, the panel may still show
+   * the previous run, ended: that one is not taken for the new one.
+   */
   async waitForRunEnd(): Promise<string> {
-    const pill = this.page
+    const unreported = [...this.endsReported].map((runId) => `:not([title=${JSON.stringify(runId)}])`).join('');
+    const status = this.page
       .getByRole('region', { name: 'Run panel' })
-      .locator('.run-status .status-pill', { hasText: /^(ok|error|stopped|limit)$/ });
-    await pill.waitFor();
-    return (await pill.textContent()) ?? '';
+      .locator(`.run-status${unreported}`)
+      .filter({ has: this.page.locator('.status-pill', { hasText: /^(ok|error|stopped|limit)$/ }) });
+    await status.waitFor();
+    const runId = (await status.getAttribute('title')) ?? '';
+    this.endsReported.add(runId);
+    return (await status.locator('.status-pill').textContent()) ?? '';
   }
 
   /** Shows a run-panel tab (`Conversation`, `Approvals`, `Log`, `Usage/Timing`). */

@@ -79,7 +79,9 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
       await studio.page.keyboard.type(typedChunks[index]!);
       await started;
       await studio.waitForApprovalCards(index + 1);
-      for (const key of ['Shift+L', 'Enter', 'Space']) await studio.page.keyboard.press(key);
+      // A space after each letter: the editor's completion list, which may open after a letter on a
+      // slow machine, closes, and Enter stays a line break instead of taking a completion.
+      for (const key of ['Shift+L', 'Space', 'Enter', 'Space']) await studio.page.keyboard.press(key);
     }
     // Three more at once, while typing.
     const burst = Promise.all([start('ask-page'), start('ask-tainted'), start('ask-page')]);
@@ -88,13 +90,14 @@ describe('studio: a card arriving never takes focus, and keys decide only on a c
     await studio.waitForApprovalCards(6);
     // Every card armed now, focus still in the editor: letters are still only letters.
     await studio.page.locator('.approval-card[data-armed="false"]').first().waitFor({ state: 'detached' });
-    await studio.page.keyboard.type('\naaa lll ddd eee yyy');
-    for (const key of ['Shift+L', 'Shift+A', 'Enter', 'Space', 'y', 'Enter']) await studio.page.keyboard.press(key);
+    await studio.page.keyboard.type(' \naaa lll ddd eee yyy');
+    for (const key of ['Shift+L', 'Shift+A', 'Space', 'Enter', 'Space', 'y', 'Space', 'Enter'])
+      await studio.page.keyboard.press(key);
 
     const typed = [
-      ...typedChunks.slice(0, 3).map((chunk) => `${chunk}L\n `),
+      ...typedChunks.slice(0, 3).map((chunk) => `${chunk}L \n `),
       ...typedChunks.slice(3),
-      '\naaa lll ddd eee yyyLA\n y\n',
+      ' \naaa lll ddd eee yyyLA \n y \n',
     ].join('');
     const text = await studio.page.locator('.agent-editor .cm-content').evaluate((element) => {
       // One line per .cm-line (textContent drops the line breaks).

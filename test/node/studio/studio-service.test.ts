@@ -36,7 +36,7 @@ describe('StudioService', () => {
       replay: 'recordings/summarize-page.jsonl',
     });
     const end = await waitFor('run-event', (e) => e.runId === runId && e.type === 'run-end');
-    expect(end).toMatchObject({ status: 'ok', toolCalls: { read_page: 1 } });
+    expect(end, JSON.stringify(end)).toMatchObject({ status: 'ok', toolCalls: { read_page: 1 } });
     const events = runEvents(pushed, runId);
     expect(events.filter((e) => e.type === 'message-delta').length).toBeGreaterThan(0);
     expect(events.find((e) => e.type === 'tool-output')).toMatchObject({ alias: 'read_page', trust: 'untrusted' });
