@@ -2,7 +2,7 @@
 import { childSearchPath } from '../tools/child-path.js';
 import { spawn } from 'node:child_process';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CALL_MARKER_VARIABLE, ProcessTree } from '../tools/process-tree.js';
+import { CALL_MARKER_VARIABLE, machineForkCount, ProcessTree } from '../tools/process-tree.js';
 import { MAX_MCP_MESSAGE_BYTES } from './mcp-bounds.js';
 import { canReplaceSpawn, guardInputBacklog, guardReadBuffer, type SdkStdioInternals } from './mcp-stdio-guards.js';
 
@@ -47,8 +47,9 @@ function killAtExit(tree: ProcessTree): void {
  * runCommand): on POSIX the server is spawned in a process group of its own (`detached`), every
  * process it starts inherits a marker variable, and the tree is snapshotted (every
  * {@link MCP_SNAPSHOT_INTERVAL_MS} while the server starts or a call runs, less often while idle,
- * and at the start and end of each call), so a descendant that double-forks, calls `setsid` or
- * clears its environment is still known. {@link kill} sends SIGKILL to all of it, a grandchild
+ * and at the start and end of each call; a snapshot after which the machine created no process
+ * costs one read of /proc/stat, see {@link ProcessTree.snapshot}), so a descendant that
+ * double-forks, calls `setsid` or clears its environment is still known. {@link kill} sends SIGKILL to all of it, a grandchild
  * that ignores SIGTERM included; trees still alive when the host process exits are killed then.
  *
  * The SDK's transport parses and writes the messages; only its spawn is replaced (on Windows it
@@ -82,10 +83,11 @@ export class ServerProcessTransport extends StdioClientTransport {
 
   override async start(): Promise<void> {
     const internals = this as unknown as SdkStdioInternals;
+    const forksBeforeSpawn = machineForkCount();
     if (process.platform === 'win32' || !canReplaceSpawn(internals)) await super.start();
     else await this.spawnInGroup(internals);
     if (this.pid === null) return;
-    this.tree = new ProcessTree(this.pid, this.marker);
+    this.tree = new ProcessTree(this.pid, this.marker, forksBeforeSpawn);
     // Stopped while it was being spawned: nothing of it may stay.
     if (this.dead) return this.tree.kill();
     killAtExit(this.tree);

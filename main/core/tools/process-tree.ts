@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 
 /** The variable every command tool process gets; its descendants inherit it (see {@link ProcessTree}). */
 export const CALL_MARKER_VARIABLE = 'PROMPTFORGE_TOOL_CALL';
@@ -32,18 +32,40 @@ export class ProcessTree {
    * an unrelated group, so it no longer counts.
    */
   private groupGone = false;
+  /** Whether the machine's fork count was seen to rise across the root's own spawn (see {@link snapshot}). */
+  private readonly forksCounted: boolean;
+  /** The machine's fork count read just before the last full snapshot began. */
+  private forksAtSnapshot: number | undefined;
 
+  /**
+   * `forksBeforeSpawn`: {@link machineForkCount} read just before the root was spawned. Only when
+   * the count is seen to have risen since (the root's own fork) does {@link snapshot} trust it.
+   */
   constructor(
     private readonly rootPid: number,
     private readonly marker: string,
+    forksBeforeSpawn?: number,
   ) {
     this.known.set(rootPid, 0);
+    const forksNow = forksBeforeSpawn === undefined ? undefined : machineForkCount();
+    this.forksCounted = forksBeforeSpawn !== undefined && forksNow !== undefined && forksNow > forksBeforeSpawn;
   }
 
-  /** Records the current descendants. Call it now and then while the command runs. */
+  /**
+   * Records the current descendants. Call it now and then while the command runs.
+   *
+   * A snapshot reads the whole process table, so when the machine's fork count is trusted and no
+   * process or thread was created anywhere since the last full snapshot began, it is skipped: no
+   * new process exists, a reparented one only moves to an ancestor it already had, so the table
+   * would add nobody to the tree (a process that joins the group without forking is still found
+   * by {@link kill}, which reads the group and the marker itself).
+   */
   snapshot(): void {
     if (process.platform === 'win32') return;
+    const forks = this.forksCounted ? machineForkCount() : undefined;
+    if (forks !== undefined && forks === this.forksAtSnapshot) return;
     this.members(listProcesses(), false);
+    this.forksAtSnapshot = forks;
   }
 
   /** Kills every member, repeating while new ones appear. Never throws. */
@@ -119,6 +141,42 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
+/** The buffer /proc files are read through. */
+const procBuffer = Buffer.allocUnsafe(8192);
+
+/** A /proc file's text, read to its end (`readFileSync` grows its buffer for these zero-sized files: slower). */
+function readProcFile(file: string): string {
+  const fd = openSync(file, 'r');
+  try {
+    let text = '';
+    for (;;) {
+      const got = readSync(fd, procBuffer, 0, procBuffer.length, null);
+      if (got === 0) return text;
+      text += procBuffer.toString('latin1', 0, got);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * How many processes and threads the machine created since it booted (the `processes` line of
+ * /proc/stat, raised by every fork and clone, in any container); undefined off Linux, or when it
+ * cannot be read or reads 0 (some sandboxed kernels do not count).
+ */
+export function machineForkCount(): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let text: string;
+  try {
+    text = readProcFile('/proc/stat');
+  } catch {
+    return undefined;
+  }
+  const match = /^processes (\d+)$/m.exec(text);
+  const count = match ? Number(match[1]) : 0;
+  return Number.isSafeInteger(count) && count > 0 ? count : undefined;
+}
+
 /** The process table: /proc on Linux, `ps` elsewhere (macOS, BSD). */
 function listProcesses(): ProcessInfo[] {
   return process.platform === 'linux' ? listFromProc() : listFromPs();
@@ -136,7 +194,7 @@ function listFromProc(): ProcessInfo[] {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      stat = readProcFile(`/proc/${entry}/stat`);
     } catch {
       continue; // exited meanwhile
     }
