@@ -50,6 +50,8 @@ const EMPTY: TestsSnapshot = {
 
 class TestsStore {
   private snapshot: TestsSnapshot = EMPTY;
+  /** How many `tests-changed` events arrived: a listing asked for before the latest one is older. */
+  private changes = 0;
   private readonly listeners = new Set<() => void>();
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -70,6 +72,7 @@ class TestsStore {
   async load(root: string): Promise<void> {
     if (this.snapshot.root !== root) this.snapshot = { ...EMPTY, root };
     this.set({ loading: true, error: null });
+    const changesBefore = this.changes;
     try {
       const listing: TestsListing = await call('tests:list', {});
       if (this.snapshot.root !== root) return;
@@ -78,7 +81,9 @@ class TestsStore {
       this.set({
         loading: false,
         folder: listing.folder,
-        files: listing.files,
+        // A change on disk reported while the listing was on its way is newer than it: kept.
+        // (Every later change is reported too, so the list never stays behind the disk.)
+        files: this.changes === changesBefore ? listing.files : this.snapshot.files,
         suite: listing.suite ? suiteState(listing.suite) : this.snapshot.suite,
         results,
       });
@@ -90,6 +95,7 @@ class TestsStore {
   /** `tests-changed`: the files on disk changed. */
   filesChanged(files: TestFileInfo[]): void {
     if (this.snapshot.root === null) return;
+    this.changes += 1;
     this.set({ files });
   }
 
