@@ -58,6 +58,7 @@ export function App() {
   const { workspace, opening, openError, openExample, chooseFolder } = useWorkspace({
     onError: setBanner,
     onOpened: async (state) => {
+      const chosen = center.choices();
       buffers.reset();
       setFocus(null);
       // The run panel shows nothing of the workspace left behind: its runs are not this one's.
@@ -67,6 +68,8 @@ export function App() {
       } catch (error) {
         setBanner(describeError(error));
       }
+      // A view the person chose while the workspace's approvals loaded (Tests, History…) stays.
+      if (center.choices() !== chosen) return;
       const first = state.agents[0];
       if (first) await openAgent(first);
       else center.setView({ kind: 'none' });

@@ -32,6 +32,12 @@ export interface CenterViewControls {
   confirm: PendingConfirm | null;
   /** The person's answer to {@link confirm}. */
   answerConfirm: (confirmed: boolean) => void;
+  /**
+   * How many times a view or an agent was chosen so far: something done later on the studio's own
+   * account (showing the first agent of a workspace just opened) compares it, and leaves the view
+   * alone when the person chose one meanwhile.
+   */
+  choices: () => number;
   /** The empty editor's "New agent…" button, where focus lands when the last tab closes. */
   pickAgentButton: RefObject<HTMLButtonElement | null>;
 }
@@ -59,7 +65,9 @@ export function useCenterView(buffers: AgentBuffers, onError: (message: string) 
     else setConfirm({ title, message, confirmLabel, action });
   };
 
+  const chosen = useRef(0);
   const openAgent = async (path: string): Promise<void> => {
+    chosen.current += 1;
     try {
       await buffers.openAgent(path);
       setView({ kind: 'agent', path });
@@ -69,6 +77,7 @@ export function useCenterView(buffers: AgentBuffers, onError: (message: string) 
   };
 
   const selectView = (next: CenterView): void => {
+    chosen.current += 1;
     // An agent's unsaved edits stay in its tab; only the catalog editor's are lost by leaving it.
     guard(
       view.kind === 'catalog' && catalogDirty,
@@ -97,6 +106,7 @@ export function useCenterView(buffers: AgentBuffers, onError: (message: string) 
     guard,
     catalogDirty,
     setCatalogDirty,
+    choices: () => chosen.current,
     confirm,
     answerConfirm,
     pickAgentButton,
