@@ -135,42 +135,73 @@ async function startThrowawayKeyring(): Promise<ThrowawayKeyring> {
   );
   if (activation !== 0) throw new Error(`dbus-update-activation-environment failed (exit ${activation})`);
   // --foreground: it stays this process's child; --unlock: it reads the password on stdin and
-  // creates the login keyring unlocked. It closes its stdout once it serves the Secret Service.
-  const daemon = spawn('gnome-keyring-daemon', ['--foreground', '--unlock', '--components=secrets'], {
-    env: { ...process.env, ...keyringEnv },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  // creates the login keyring unlocked (or unlocks the one its folder holds). It closes its stdout
+  // once it serves the Secret Service.
+  const password = randomBytes(16).toString('hex');
   let output = '';
   const keep = (chunk: string) => (output = (output + chunk).slice(-4096));
-  daemon.stdout.setEncoding('utf8').on('data', keep);
-  daemon.stderr.setEncoding('utf8').on('data', keep);
+  let stopping = false;
+  let restarts = 0;
+  const startDaemon = (replace: boolean): { daemon: ChildProcess; ready: Promise<boolean> } => {
+    const args = ['--foreground', ...(replace ? ['--replace'] : []), '--unlock', '--components=secrets'];
+    const daemon = spawn('gnome-keyring-daemon', args, {
+      env: { ...process.env, ...keyringEnv },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    daemon.stdout!.setEncoding('utf8').on('data', keep);
+    daemon.stderr!.setEncoding('utf8').on('data', keep);
+    daemon.stdin!.end(password);
+    const ready = new Promise<boolean>((resolve) => {
+      daemon.on('error', (error) => {
+        keep(error.message);
+        resolve(false);
+      });
+      daemon.stdout!.on('end', () => resolve(daemon.exitCode === null));
+      daemon.on('close', () => resolve(false));
+    });
+    return { daemon, ready };
+  };
+  let current = startDaemon(false);
   const cleanUp = () => {
-    daemon.kill('SIGTERM');
+    stopping = true;
+    current.daemon.kill('SIGTERM');
     for (const made of [runtime, folder]) rmSync(made, { recursive: true, force: true });
   };
   process.on('exit', cleanUp);
-  daemon.stdin.end(randomBytes(16).toString('hex'));
-  const ready = await new Promise<boolean>((resolve) => {
-    daemon.on('error', (error) => {
-      keep(error.message);
-      resolve(false);
-    });
-    daemon.stdout.on('end', () => resolve(daemon.exitCode === null));
-    daemon.on('close', () => resolve(false));
-  });
-  if (!ready) {
+  if (!(await current.ready)) {
     cleanUp();
     throw new Error(`gnome-keyring-daemon did not start: ${output.trim() || 'no output'}`);
   }
+  // The daemon has been seen to die under a heavy load (glib's trap in gnome-keyring-daemon). The
+  // bus would then start one itself, with the keyring locked and no one to type its password, and
+  // every keychain test after it would fail with "unlock prompt was dismissed". So it is started
+  // again at once, with the same password (the keyring file, and what the tests stored, stay), and
+  // replaces any daemon the bus started meanwhile.
+  const supervise = (): void => {
+    current.daemon.once('close', (code, signal) => {
+      if (stopping || restarts >= MAX_KEYRING_RESTARTS) return;
+      restarts += 1;
+      process.stderr.write(
+        `test keychain: gnome-keyring-daemon ended (${signal ?? `exit ${code}`}); started again, unlocked (${restarts} of at most ${MAX_KEYRING_RESTARTS})\n`,
+      );
+      current = startDaemon(true);
+      supervise();
+    });
+  };
+  supervise();
   return {
     async stop() {
-      daemon.kill('SIGTERM');
-      await waitForExit(daemon);
+      stopping = true;
+      current.daemon.kill('SIGTERM');
+      await waitForExit(current.daemon);
       process.off('exit', cleanUp);
       for (const made of [runtime, folder]) rmSync(made, { recursive: true, force: true });
     },
   };
 }
+
+/** How often a throwaway keyring daemon that died is started again in one run. */
+const MAX_KEYRING_RESTARTS = 5;
 
 function situation() {
   return {

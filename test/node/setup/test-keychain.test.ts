@@ -145,6 +145,32 @@ describe.runIf(process.platform === 'linux')('the test keychain for real (Linux)
   );
 
   it.runIf(canRunReal)(
+    'a throwaway keyring daemon that dies is started again, unlocked, with what was stored in it',
+    async () => {
+      const temporary = mkdtempSync(path.join(tmpdir(), 'pf-crash-keyring-'));
+      // Stores a secret, kills the daemon as a crash would, then reads the secret back: the read
+      // waits for the new daemon (secret-tool asks the bus, which queues it until one serves).
+      const script = [
+        'echo -n kept | secret-tool store --label=t service pf-crash account a',
+        'daemon=$(pgrep -P $PPID gnome-keyring)',
+        'kill -SEGV $daemon',
+        'while kill -0 $daemon 2>/dev/null; do :; done',
+        'for i in 1 2 3 4 5 6 7 8 9 10; do value=$(secret-tool lookup service pf-crash account a) && break; done',
+        'echo "read=$value"',
+      ].join('; ');
+      const result = await run(process.execPath, [tsx, withTestKeychain, 'bash', '-c', script], {
+        cwd: repositoryRoot,
+        env: withoutSession({ TMPDIR: temporary }),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('read=kept');
+      expect(result.stderr).toMatch(/gnome-keyring-daemon ended \(SIGSEGV\); started again, unlocked/);
+      expect(processesWith('TMPDIR', temporary)).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.runIf(canRunReal)(
     'in a D-Bus session whose keyring is locked: the tests get their own keyring, and the locked one is not touched',
     async () => {
       const home = mkdtempSync(path.join(tmpdir(), 'pf-locked-home-'));
