@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect } from 'vitest';
+import { fileFolderStem } from './leftovers.js';
 
 /**
  * vitest setupFiles: each test file gets a temporary folder and a config folder of its own inside the run's
@@ -13,13 +14,7 @@ import { afterAll, expect } from 'vitest';
  */
 const runFolder = os.tmpdir();
 const testFile = expect.getState().testPath ?? 'unknown';
-// Short: a socket path made inside it (a keyring's control socket) must stay under the system's
-// limit of 108 bytes, and messages that shorten long paths must still show it whole.
-const stem = path
-  .basename(testFile)
-  .replace(/\.test\.ts$/, '')
-  .replace(/[^A-Za-z0-9]+/g, '-')
-  .slice(0, 14);
+const stem = fileFolderStem(testFile);
 const folder = mkdtempSync(path.join(runFolder, `f-${stem}-`));
 process.env['TMPDIR'] = folder;
 // The person's settings (workspace trust, approved key origins, the spending cap, approval rules)

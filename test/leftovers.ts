@@ -76,35 +76,41 @@ export function leftoverFiles(runFolder: string, kept: ReadonlySet<string>, test
   } catch {
     return [];
   }
-  const sources = testSources(testRoot);
-  return (
-    names
-      .filter((name) => !kept.has(name))
-      // A test file's own folder that is empty held nothing left behind (a file whose tests were all
-      // skipped never ran the hook that deletes it).
-      .filter((name) => !(name.startsWith('f-') && isEmptyFolder(path.join(runFolder, name))))
-      .sort()
-      .map((name) => {
-        const stem = name.replace(/[A-Za-z0-9]{6}$/, '');
-        // A test file's own folder (test/file-temporary-folder.ts) is named after the file.
-        const fileFolder = /^f-(.+)-$/.exec(stem);
-        const makers = fileFolder
-          ? sources
-              .filter((source) =>
-                path
-                  .basename(source.file)
-                  .replace(/[^A-Za-z0-9]+/g, '-')
-                  .startsWith(fileFolder[1]!),
-              )
-              .map((source) => source.file)
-          : stem.length >= 4
-            ? sources.filter((source) => source.text.includes(stem)).map((source) => source.file)
-            : [];
-        const culprit =
-          makers.length > 0 ? `made by ${makers.slice(0, 3).join(', ')}` : 'no test names it: search test/ for it';
-        return `${name} (${culprit})`;
-      })
-  );
+  const left = names
+    .filter((name) => !kept.has(name))
+    // A test file's own folder that is empty held nothing left behind (a file whose tests were all
+    // skipped never ran the hook that deletes it).
+    .filter((name) => !(name.startsWith('f-') && isEmptyFolder(path.join(runFolder, name))))
+    .sort();
+  // The test sources are read only to name the makers of what was left.
+  const sources = left.length > 0 ? testSources(testRoot) : [];
+  return left.map((name) => {
+    const stem = name.replace(/[A-Za-z0-9]{6}$/, '');
+    // A test file's own folder (test/file-temporary-folder.ts) is named after the file.
+    const fileFolder = /^f-(.+)-$/.exec(stem);
+    const makers = fileFolder
+      ? sources.filter((source) => fileFolderStem(source.file) === fileFolder[1]).map((source) => source.file)
+      : stem.length >= 4
+        ? sources.filter((source) => source.text.includes(stem)).map((source) => source.file)
+        : [];
+    const culprit =
+      makers.length > 0 ? `made by ${makers.slice(0, 3).join(', ')}` : 'no test names it: search test/ for it';
+    return `${name} (${culprit})`;
+  });
+}
+
+/**
+ * The name part of test file `testFile`'s own temporary folder (`f-STEM-XXXXXX`, made by
+ * test/file-temporary-folder.ts): short, so a socket path made inside it (a keyring's control
+ * socket) stays under the system's limit of 108 bytes, and messages that shorten long paths still
+ * show it whole.
+ */
+export function fileFolderStem(testFile: string): string {
+  return path
+    .basename(testFile)
+    .replace(/\.test\.ts$/, '')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .slice(0, 14);
 }
 
 function testSources(root: string): Array<{ file: string; text: string }> {
