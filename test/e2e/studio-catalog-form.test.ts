@@ -171,7 +171,7 @@ describe('studio: the catalog form edits every field, adds, duplicates and remov
     };
     const providers = schema.$defs.model.properties.provider.enum;
     const fast = card('models.yaml', 'model', 'fast');
-    expect(await fast.getByLabel('fast provider').locator('option').allTextContents()).toEqual(providers);
+    await expect.poll(() => fast.getByLabel('fast provider').locator('option').allTextContents()).toEqual(providers);
     expect(await fast.getByLabel('fast temperature').inputValue()).toBe('0.2');
     expect(await fast.getByLabel('fast max tokens').inputValue()).toBe('1024');
     expect(await fast.getByLabel('fast input price per million').inputValue()).toBe('0.15');
