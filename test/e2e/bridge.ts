@@ -115,6 +115,12 @@ export interface StudioHarnessOptions {
    * opened is in {@link StudioHarness.opened} either way.
    */
   openExternal?: (url: string) => Promise<void>;
+  /**
+   * Holds main's answer to a page's call of `method` until the promise returned settles (undefined:
+   * answered at once). Main has done the work by then and pushed its events: this is the page
+   * hearing back late, as on a busy machine.
+   */
+  holdReply?: (method: string) => Promise<void> | undefined;
 }
 
 /** What Playwright says when a page.evaluate races a navigation of the page. */
@@ -294,6 +300,7 @@ export class StudioHarness {
         )) as IpcResult<unknown>;
         this.calls.push({ method: channel, ok: result.ok });
         this.results.push(result);
+        await this.options.holdReply?.(String(channel));
         return result;
       } catch (error) {
         this.calls.push({ method: channel, ok: false });

@@ -54,7 +54,14 @@ describe('studio: the Tests view lists, runs and explains the workspace’s agen
     recursive: true,
     filter: (source) => !/[\\/](runs|tests)$/.test(source),
   });
-  const studio = new StudioHarness({ viewport: { width: 1280, height: 800 }, chooseFolder: async () => untrusted });
+  // Main's answer to opening that folder can be held back (as on a busy machine, where main's events
+  // reach the page before its answer does).
+  let openHeld: Promise<void> | undefined;
+  const studio = new StudioHarness({
+    viewport: { width: 1280, height: 800 },
+    chooseFolder: async () => untrusted,
+    holdReply: (method) => (method === 'workspace:open' ? openHeld : undefined),
+  });
   const list = () => studio.page.getByRole('listbox', { name: 'Test cases' });
   const option = (name: string) => list().getByRole('option', { name: new RegExp(`${name}$`) });
   const progress = () => studio.page.getByRole('progressbar', { name: 'Test run progress' });
@@ -190,11 +197,20 @@ describe('studio: the Tests view lists, runs and explains the workspace’s agen
   });
 
   it('in a workspace nobody trusted: teaches when empty, updates live, and never runs silently restricted', async () => {
+    // The person picks Tests after main said the folder is restricted and before its answer to the
+    // open came back: the view they chose stays when the open finishes (it is not replaced by the
+    // workspace's first agent).
+    let release = (): void => undefined;
+    openHeld = new Promise((resolve) => (release = resolve));
     await studio.page.keyboard.press('ControlOrMeta+Shift+P');
     await studio.page.getByRole('combobox').fill('Open a folder…');
     await studio.page.keyboard.press('Enter');
+    await studio.page.locator('main.workspace-area[aria-busy="true"]').waitFor();
     await studio.page.getByText('Restricted mode:').first().waitFor();
     await studio.page.getByRole('button', { name: 'Tests', exact: true }).click();
+    openHeld = undefined;
+    release();
+    await studio.page.locator('main.workspace-area[aria-busy="false"]').waitFor();
     await studio.page.getByRole('heading', { name: 'No tests yet' }).waitFor();
     expect(await studio.page.locator('.tests-example').textContent()).toBe(MINIMAL_TEST_FILE);
     await studio.screenshot('tests-empty');

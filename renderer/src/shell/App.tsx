@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { RunEvent } from '../../../common/run-events.js';
 import { AboutPanel } from './AboutPanel';
 import { QuickOpen } from './QuickOpen';
@@ -55,10 +55,17 @@ export function App() {
   const pendingCount = approvals.length + questions.count;
   const pendingText = [approvalsText, questions.text].filter((text) => text !== '').join(', ');
 
+  // How many views the person had chosen when the open started (null: main had the workspace open
+  // already, after a reload). What they choose while it opens stays.
+  const choicesAtOpen = useRef<number | null>(null);
   const { workspace, opening, openError, openExample, chooseFolder } = useWorkspace({
     onError: setBanner,
+    onOpening: () => {
+      choicesAtOpen.current = center.choices();
+    },
     onOpened: async (state) => {
-      const chosen = center.choices();
+      const chosen = choicesAtOpen.current ?? center.choices();
+      choicesAtOpen.current = null;
       buffers.reset();
       setFocus(null);
       // The run panel shows nothing of the workspace left behind: its runs are not this one's.
@@ -68,7 +75,8 @@ export function App() {
       } catch (error) {
         setBanner(describeError(error));
       }
-      // A view the person chose while the workspace's approvals loaded (Tests, History…) stays.
+      // A view the person chose while the workspace opened or its approvals loaded (Tests, History…)
+      // stays.
       if (center.choices() !== chosen) return;
       const first = state.agents[0];
       if (first) await openAgent(first);

@@ -60,7 +60,7 @@ export function WorkspaceArea({
 }) {
   const agent = buffers.active;
   return (
-    <main className="workspace-area">
+    <main className="workspace-area" aria-busy={opening}>
       {view.kind === 'agent' && agent ? (
         <AgentTabs
           files={buffers.files}

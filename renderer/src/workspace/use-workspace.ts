@@ -30,22 +30,26 @@ export function openRecentWorkspace(path: string): Promise<void> {
  * The workspace the window shows: picks up the one main already has open (after a reload), opens
  * the example or a chosen folder, and follows `workspace-changed`. `onOpened` runs after each open
  * (the caller opens the first agent, reads the pending calls); `onError` reports what cannot go
- * next to the buttons.
+ * next to the buttons. `onOpening` runs the moment the person starts an open, before main answers:
+ * main announces the workspace (`workspace-changed`) before its answer arrives, so what the person
+ * does in between is done after `onOpening` and before `onOpened`.
  */
 export function useWorkspace({
+  onOpening,
   onOpened,
   onError,
 }: {
+  onOpening: () => void;
   onOpened: (state: WorkspaceState) => Promise<void> | void;
   onError: (message: string) => void;
 }): WorkspaceControls {
   const [workspace, setWorkspace] = useState<WorkspaceState | null>(null);
   const [opening, setOpening] = useState(false);
   const [openError, setOpenError] = useState<string | null>(null);
-  const callbacks = useRef({ onOpened, onError });
+  const callbacks = useRef({ onOpening, onOpened, onError });
   const hasWorkspace = useRef(false);
   useEffect(() => {
-    callbacks.current = { onOpened, onError };
+    callbacks.current = { onOpening, onOpened, onError };
     hasWorkspace.current = workspace !== null;
   });
 
@@ -74,6 +78,7 @@ export function useWorkspace({
 
   const opened = async (open: () => Promise<WorkspaceState | null>): Promise<void> => {
     setOpening(true);
+    callbacks.current.onOpening();
     try {
       const state = await open();
       if (state) await afterOpen(state);
