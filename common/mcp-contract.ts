@@ -110,11 +110,18 @@ export const mcpContractMethods = {
   'mcp:cancel-login': { request: z.strictObject({ server }), response: z.object({ cancelled: z.boolean() }) },
   /**
    * Forgets a server's sign-in (its tokens in the keychain) and stops it, once the person says yes
-   * in main's own dialog. Served only right after the person's own click or key press.
+   * in main's own dialog, then asks its authorization server to revoke the tokens (RFC 7009):
+   * `revoked` when it accepted them all, else `revokeProblem` says what it was not told and why.
+   * Served only right after the person's own click or key press.
    */
   'mcp:logout': {
     request: z.strictObject({ server }),
-    response: z.object({ signedOut: z.boolean(), state: McpLoginStateSchema.nullable() }),
+    response: z.object({
+      signedOut: z.boolean(),
+      state: McpLoginStateSchema.nullable(),
+      revoked: z.boolean(),
+      revokeProblem: z.string().optional(),
+    }),
   },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 

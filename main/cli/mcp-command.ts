@@ -107,12 +107,13 @@ export async function mcpCommand(args: string[], io: CliIo, print: Printer, inte
     if (action === 'login') return await login(manager, name!, values.scope as string | undefined, print, interrupt);
     if (action === 'logout') {
       const state = await manager.loginState(name!);
-      const removed = await manager.logout(name!);
-      print.out(
-        removed
-          ? `Signed out of MCP server "${name}" (${state?.resource}): its tokens are removed from the keychain.`
-          : `MCP server "${name}" (${state?.resource}) was not signed in.`,
-      );
+      const outcome = await manager.logout(name!);
+      if (!outcome.removed) print.out(`MCP server "${name}" (${state?.resource}) was not signed in.`);
+      else
+        print.out(
+          `Signed out of MCP server "${name}" (${state?.resource}): its tokens are removed from the keychain${outcome.revoked ? ' and revoked by its authorization server' : ''}.`,
+        );
+      if (outcome.revokeProblem) print.err(`But ${outcome.revokeProblem}.`);
       return EXIT.ok;
     }
     const listed = await untilInterrupted(manager.listTools(), interrupt);

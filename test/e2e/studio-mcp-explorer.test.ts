@@ -190,7 +190,8 @@ describe('studio: a server’s resources, prompts and sign-in in the explorer', 
     expect(studio.person.asked.at(-1)).toMatchObject({ title: 'Sign out of MCP server "web"?', confirm: 'Sign out' });
     await login.getByRole('button', { name: 'Sign out of MCP server web' }).click();
     await login.getByText('Not signed in.').waitFor();
-    await login.getByText('Signed out.').waitFor();
+    await login.getByText('Signed out; the authorization server revoked the tokens.').waitFor();
+    expect(oauth.revocations.map((request) => request.hint)).toEqual(['refresh_token', 'access_token']);
   });
 
   it('waits for the browser while the person signs in, until they cancel', async () => {

@@ -17,7 +17,7 @@ import type { SecretStore } from '../credentials/secret-store.js';
 import { CLIENT_CAPABILITIES, installServerRequestHandlers } from './mcp-client-handlers.js';
 import { HeldListings, type Listed } from './mcp-resources.js';
 import { InFlightCalls, type McpRunSession } from './mcp-session.js';
-import type { McpLoginState, McpOAuth, OAuthLoginPort } from './oauth/mcp-oauth.js';
+import type { McpLoginState, McpOAuth, OAuthLoginPort, SignOutOutcome } from './oauth/mcp-oauth.js';
 import type { SecretSource } from '../tools/http-runner.js';
 import { ToolFailure } from '../tools/tool-spec.js';
 import { BoundedTail, MCP_PROGRESS_TIMEOUT_FACTOR } from './mcp-bounds.js';
@@ -223,11 +223,11 @@ export class McpConnection {
     return state;
   }
 
-  async logout(): Promise<boolean> {
+  async logout(): Promise<SignOutOutcome> {
     if (!this.oauth) throw new McpStartError(noSignIn(this.spec));
-    const removed = await this.oauth.logout();
+    const outcome = await this.oauth.logout();
     await this.stop();
-    return removed;
+    return outcome;
   }
 
   /** The server's sign-in, or undefined for a server that does not sign in (stdio, or an Authorization header). */

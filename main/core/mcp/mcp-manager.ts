@@ -11,7 +11,7 @@ import type { McpPromptEntry, McpResourceEntry } from '../../../common/mcp-perso
 import type { SecretStore } from '../credentials/secret-store.js';
 import type { Listed } from './mcp-resources.js';
 import type { McpRunSession } from './mcp-session.js';
-import type { McpLoginState, OAuthLoginPort } from './oauth/mcp-oauth.js';
+import type { McpLoginState, OAuthLoginPort, SignOutOutcome } from './oauth/mcp-oauth.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { mcpToolSpecs, serverProblem } from './mcp-tools.js';
 import { McpSecretList } from './mcp-secrets.js';
@@ -170,8 +170,8 @@ export class McpServerManager implements McpToolCaller {
     return this.connection(name).login(port, options);
   }
 
-  /** Forgets the sign-in of server `name` (and stops it); resolves true when one was held. */
-  logout(name: string): Promise<boolean> {
+  /** Forgets the sign-in of server `name` (and stops it), and asks its authorization server to revoke the tokens. */
+  logout(name: string): Promise<SignOutOutcome> {
     return this.connection(name).logout();
   }
 

@@ -182,7 +182,10 @@ export class StudioMcpBrowse {
    * Forgets the sign-in (and stops the server) once the person says yes in main's own dialog,
    * paid for by the press that came with the call.
    */
-  async logout(name: string, press: PersonPress): Promise<{ signedOut: boolean; state: McpLoginStateView | null }> {
+  async logout(
+    name: string,
+    press: PersonPress,
+  ): Promise<{ signedOut: boolean; state: McpLoginStateView | null; revoked: boolean; revokeProblem?: string }> {
     const { manager, spec } = this.host.server(name);
     const { dialogs } = this.host;
     if (!dialogs.canConfirm)
@@ -194,12 +197,17 @@ export class StudioMcpBrowse {
       title: `Sign out of MCP server "${name}"?`,
       message: `Sign out of ${url}?`,
       detail:
-        'Its tokens are removed from the keychain and the server stops. Every workspace that names this server URL uses the same sign-in, so each of them is signed out too. You can sign in again at any time.',
+        'Its tokens are removed from the keychain, its authorization server is asked to revoke them, and the server stops. Every workspace that names this server URL uses the same sign-in, so each of them is signed out too. You can sign in again at any time.',
       confirm: 'Sign out',
     });
-    if (!yes) return { signedOut: false, state: before };
-    const signedOut = await this.served(name, 'sign out', () => manager.logout(name));
-    return { signedOut, state: (await manager.loginState(name)) ?? null };
+    if (!yes) return { signedOut: false, state: before, revoked: false };
+    const outcome = await this.served(name, 'sign out', () => manager.logout(name));
+    return {
+      signedOut: outcome.removed,
+      state: (await manager.loginState(name)) ?? null,
+      revoked: outcome.revoked,
+      ...(outcome.revokeProblem !== undefined && { revokeProblem: outcome.revokeProblem }),
+    };
   }
 
   /** A server's listing changed: pushed to the page within {@link LIST_CHANGE_COALESCE_MS}, repeats merged. */

@@ -51,7 +51,12 @@ export function McpLogin({ server, version }: { server: string; version: string 
       .then(
         (result) => {
           setState({ for: server, login: result.state });
-          setMessage(result.signedOut ? 'Signed out.' : 'Still signed in.');
+          if (!result.signedOut) setMessage('Still signed in.');
+          else if (result.revoked) setMessage('Signed out; the authorization server revoked the tokens.');
+          else setMessage('Signed out.');
+          // Tokens the server may still accept are said aloud, never left as a quiet success.
+          const problem = result.revokeProblem;
+          if (problem) setError(`${problem.charAt(0).toUpperCase()}${problem.slice(1)}.`);
         },
         (failure: unknown) => setError(describeError(failure)),
       )

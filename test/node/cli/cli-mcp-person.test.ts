@@ -101,13 +101,44 @@ describe('promptforge mcp login / logout', () => {
 
     const logout = await cli(['mcp', 'logout', 'web', '--workspace', dir], { cwd: dir, secrets });
     expect(logout.stdout).toContain(
-      `Signed out of MCP server "web" (${server.mcpUrl}): its tokens are removed from the keychain.`,
+      `Signed out of MCP server "web" (${server.mcpUrl}): its tokens are removed from the keychain and revoked by its authorization server.`,
     );
+    expect(logout.stderr).toBe('');
+    expect(server.revocations.map((request) => request.hint)).toEqual(['refresh_token', 'access_token']);
     expect(secrets.entries.size).toBe(0);
     const after = await cli(['mcp', 'list', '--workspace', dir], { cwd: dir, secrets });
     expect(after.stdout).toMatch(/^ {2}sign-in: not signed in \(promptforge mcp login web\)$/m);
     expect(after.stdout).toMatch(/needs you to sign in; sign in with `promptforge mcp login web`/);
     expect(after.code).toBe(1);
+  });
+
+  it('logout says plainly when the authorization server could not be told to revoke the tokens', async () => {
+    const server = await startOAuthFixture({ revocation: 'none' });
+    cleanups.push(() => server.close());
+    const dir = await workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
+    const secrets = mapSecretStore();
+    let opened = false;
+    const login = await cli(['mcp', 'login', 'web', '--workspace', dir], {
+      cwd: dir,
+      secrets,
+      onStderr: (text) => {
+        const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(text)?.[1];
+        if (url && !opened) {
+          opened = true;
+          void standInBrowser(url);
+        }
+      },
+    });
+    expect(login.code).toBe(0);
+    const logout = await cli(['mcp', 'logout', 'web', '--workspace', dir], { cwd: dir, secrets });
+    expect(logout.code).toBe(0);
+    expect(logout.stdout).toContain(
+      `Signed out of MCP server "web" (${server.mcpUrl}): its tokens are removed from the keychain.`,
+    );
+    expect(logout.stderr).toMatch(
+      /^But the authorization server http:\/\/127\.0\.0\.1:\d+\/? was not told to revoke the tokens: its metadata names no revocation endpoint; they stay valid there until they expire \(or revoke them in that server's account settings\)\.$/m,
+    );
+    expect(secrets.entries.size).toBe(0);
   });
 
   it('a sign-in the authorization server refuses exits 1 with the reason', async () => {

@@ -154,14 +154,24 @@ describe('a server’s sign-in in the studio', () => {
     expect(await studio.call('mcp:logout', { server: 'web' })).toMatchObject({
       signedOut: false,
       state: { state: 'signed-in' },
+      revoked: false,
     });
+    expect(oauth.revocations).toEqual([]);
     const asked = studio.person.questions.at(-1);
     expect(asked).toMatchObject({ title: 'Sign out of MCP server "web"?', confirm: 'Sign out' });
     expect(asked?.message).toContain(oauth.mcpUrl);
-    expect(await studio.call('mcp:logout', { server: 'web' })).toMatchObject({
+    const revokedBefore = oauth.revocations.length;
+    expect(await studio.call('mcp:logout', { server: 'web' })).toEqual({
       signedOut: true,
-      state: { state: 'signed-out' },
+      state: expect.objectContaining({ state: 'signed-out' }),
+      revoked: true,
     });
+    // Both tokens were revoked at the authorization server, and no token reached the page.
+    expect(oauth.revocations.slice(revokedBefore).map((request) => request.hint)).toEqual([
+      'refresh_token',
+      'access_token',
+    ]);
+    expect(JSON.stringify(studio.pushed)).not.toMatch(/refresh-\d|access-\d/);
     expect(await studio.fail('mcp:logout', { server: 'ask' })).toMatchObject({ code: 'no-sign-in' });
   });
 

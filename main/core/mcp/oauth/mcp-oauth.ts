@@ -21,7 +21,8 @@ import type { SecretSource } from '../../tools/http-runner.js';
 import type { McpSecretList } from '../mcp-secrets.js';
 import { authErrorIn, McpAuthError, oauthFetch, OAUTH_REQUEST_TIMEOUT_MS, secureEnough } from './oauth-fetch.js';
 import { LOGIN_TIMEOUT_MS, LoopbackRedirect, type RedirectExpectation } from './oauth-redirect.js';
-import { canonicalUrl, OAuthStore, type StoredTokens } from './oauth-store.js';
+import { readRevocationMetadata, revocationMetadata, revokeTokens, type RevocationMetadata } from './oauth-revoke.js';
+import { canonicalUrl, OAuthStore, type OAuthGrant, type StoredTokens } from './oauth-store.js';
 import { wordsFor, type Surface } from '../../surface-words.js';
 
 /** Authorizations one request may go through before the host gives up on the server. */
@@ -58,6 +59,16 @@ export interface McpOAuthOptions {
   loginTimeoutMs?: number;
   /** Where the person reads the advice: a command, or the studio's button (default `cli`). */
   surface?: Surface | undefined;
+}
+
+/** What a sign-out did: the keychain's part always; the authorization server's as far as it could be told. */
+export interface SignOutOutcome {
+  /** A sign-in was held and its entries left the keychain. */
+  removed: boolean;
+  /** The authorization server answered 200 to the revocation of every token held. */
+  revoked: boolean;
+  /** When tokens were held and the server was not told of them all: what it was not told, and why. */
+  revokeProblem?: string;
 }
 
 /** One authorization in progress. */
@@ -175,12 +186,65 @@ export class McpOAuth {
     return this.state();
   }
 
-  /** Forgets the server's sign-in (every issuer's tokens and registration). */
-  async logout(): Promise<boolean> {
+  /**
+   * Forgets the server's sign-in (every issuer's tokens and registration) in the keychain, then
+   * asks each issuer to revoke its tokens (RFC 7009). The keychain is emptied first and whatever
+   * the servers answer; the outcome says plainly when a server could not be told.
+   */
+  async logout(): Promise<SignOutOutcome> {
     const store = this.requireStore();
+    const grants = await store.grants(this.resource);
     this.current = undefined;
     this.loaded = true;
-    return store.signOut(this.resource);
+    const removed = await store.signOut(this.resource);
+    const problems: string[] = [];
+    let held = 0;
+    for (const grant of grants) {
+      if (!grant.tokens) continue;
+      held += 1;
+      this.remember(grant.tokens);
+      const outcome = await this.revoke(grant, grant.tokens);
+      if (outcome.problem) problems.push(outcome.problem);
+    }
+    return {
+      removed,
+      revoked: held > 0 && problems.length === 0,
+      ...(problems.length > 0 && { revokeProblem: problems.join('; ') }),
+    };
+  }
+
+  /** Revokes one grant's tokens at its issuer; never throws. */
+  private async revoke(grant: OAuthGrant, tokens: StoredTokens) {
+    const timeoutMs = this.options.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS;
+    let metadata: RevocationMetadata | undefined = grant.revocation;
+    let client: OAuthClientInformationMixed | undefined;
+    try {
+      // A grant kept before the revocation endpoint was recorded: the issuer's metadata is read again.
+      metadata ??= await readRevocationMetadata(grant.issuer, timeoutMs);
+      client = this.options.spec?.clientId
+        ? { client_id: this.options.spec.clientId, ...(await this.clientSecret()) }
+        : grant.client;
+    } catch (error) {
+      return {
+        revoked: false,
+        problem: `the authorization server ${displayUrl(grant.issuer)} was not told to revoke the tokens: ${errorMessage(error).slice(0, 300)}; they stay valid there until they expire`,
+      };
+    }
+    return revokeTokens({ issuer: grant.issuer, metadata, tokens, client, timeoutMs });
+  }
+
+  /** The catalog's client secret (`oauth.clientSecret`), read from the workspace's secrets, as `{ client_secret }`. */
+  private async clientSecret(): Promise<{ client_secret?: string }> {
+    const spec = this.options.spec;
+    if (!spec?.clientSecret) return {};
+    const value = await this.options.secrets.get(spec.clientSecret.secret);
+    if (value === undefined)
+      throw new McpAuthError(
+        'refused',
+        `MCP server "${this.options.server}": "oauth.clientSecret" names keychain secret "${spec.clientSecret.secret}", which is not in the keychain; ${wordsFor(this.options.surface).setSecret(spec.clientSecret.secret)}`,
+      );
+    this.options.secretList.add(value);
+    return { client_secret: value };
   }
 
   /** The sign-in as the studio shows it; never the token. */
@@ -333,19 +397,8 @@ export class McpOAuth {
     const resource = this.resource;
     const issuerOf = (stamped?: string) => (stamped ? canonicalUrl(stamped) : flow.issuer);
     const preRegistered = spec?.clientId !== undefined;
-    let clientSecret: string | undefined;
-    const readSecret = async (): Promise<string | undefined> => {
-      if (!spec?.clientSecret || clientSecret !== undefined) return clientSecret;
-      const value = await this.options.secrets.get(spec.clientSecret.secret);
-      if (value === undefined)
-        throw new McpAuthError(
-          'refused',
-          `MCP server "${server}": "oauth.clientSecret" names keychain secret "${spec.clientSecret.secret}", which is not in the keychain; ${wordsFor(this.options.surface).setSecret(spec.clientSecret.secret)}`,
-        );
-      this.options.secretList.add(value);
-      clientSecret = value;
-      return value;
-    };
+    let clientSecret: { client_secret?: string } | undefined;
+    const readSecret = async (): Promise<{ client_secret?: string }> => (clientSecret ??= await this.clientSecret());
     return {
       get redirectUrl() {
         return flow.redirect?.url ?? PLACEHOLDER_REDIRECT;
@@ -363,8 +416,7 @@ export class McpOAuth {
       state: () => flow.expectation.state,
       clientInformation: async (): Promise<OAuthClientInformationMixed | undefined> => {
         if (preRegistered) {
-          const secret = await readSecret();
-          return { client_id: spec!.clientId!, ...(secret !== undefined && { client_secret: secret }) };
+          return { client_id: spec!.clientId!, ...(await readSecret()) };
         }
         const issuer = issuerOf();
         return issuer === undefined ? undefined : (await store.grant(resource, issuer))?.client;
@@ -384,7 +436,7 @@ export class McpOAuth {
         const issuer = issuerOf(tokens.issuer);
         if (issuer === undefined) throw new McpAuthError('refused', 'the token came from an unknown issuer; refused');
         this.remember(tokens);
-        const stored = await store.saveTokens(resource, issuer, tokens);
+        const stored = await store.saveTokens(resource, issuer, tokens, revocationMetadata(flow.metadata));
         this.current = { issuer, tokens: stored };
         this.loaded = true;
         flow.fresh = false;

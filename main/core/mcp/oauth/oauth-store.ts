@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { isPlainObject } from '../../../../common/json.js';
 import type { SecretStore } from '../../credentials/secret-store.js';
+import type { RevocationMetadata } from './oauth-revoke.js';
 
 /** Tokens as kept: what the token endpoint answered, and when. */
 export interface StoredTokens extends OAuthTokens {
@@ -17,6 +18,8 @@ export interface OAuthGrant {
   tokens?: StoredTokens;
   /** The client as registered with that issuer (dynamic registration or a metadata document URL). */
   client?: OAuthClientInformationMixed;
+  /** Where and how the issuer revokes tokens, as its metadata said when the tokens came (absent in grants kept before this was recorded). */
+  revocation?: RevocationMetadata;
 }
 
 /** Which issuers signed the resource in, the last one first. */
@@ -78,10 +81,15 @@ export class OAuthStore {
     return (await this.index(resource))?.issuers[0];
   }
 
-  async saveTokens(resource: string, issuer: string, tokens: OAuthTokens): Promise<StoredTokens> {
+  async saveTokens(
+    resource: string,
+    issuer: string,
+    tokens: OAuthTokens,
+    revocation: RevocationMetadata,
+  ): Promise<StoredTokens> {
     const grant = (await this.grant(resource, issuer)) ?? { resource, issuer };
     const stored: StoredTokens = { ...tokens, issuer, obtainedAt: Date.now() };
-    await this.write({ ...grant, tokens: stored });
+    await this.write({ ...grant, tokens: stored, revocation });
     return stored;
   }
 
@@ -102,6 +110,16 @@ export class OAuthStore {
     };
     if (what === 'all' || (!kept.tokens && !kept.client)) await this.keychain.delete(grantAccount(resource, issuer));
     else await this.keychain.set(grantAccount(resource, issuer), JSON.stringify(kept));
+  }
+
+  /** Every grant of `resource`, one per issuer that signed it in, the last one first. */
+  async grants(resource: string): Promise<OAuthGrant[]> {
+    const grants: OAuthGrant[] = [];
+    for (const issuer of (await this.index(resource))?.issuers ?? []) {
+      const grant = await this.grant(resource, issuer);
+      if (grant) grants.push(grant);
+    }
+    return grants;
   }
 
   /** Removes every grant of `resource`; resolves true when something was removed. */

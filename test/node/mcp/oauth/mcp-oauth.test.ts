@@ -96,7 +96,7 @@ describe('signing in to an MCP server', () => {
     expect(server.hits.authorize).toBe(1);
 
     // Signing out removes every entry; the server asks for a sign-in again.
-    expect(await mcp.logout('web')).toBe(true);
+    expect(await mcp.logout('web')).toEqual({ removed: true, revoked: true });
     expect(keychain.entries.size).toBe(0);
     expect((await mcp.loginState('web'))?.state).toBe('signed-out');
     expect((await manager(server.mcpUrl, keychain).listTools()).problems[0]?.message).toMatch(/needs you to sign in/);
