@@ -11,7 +11,8 @@ import type { McpPromptEntry, McpResourceEntry } from '../../../common/mcp-perso
 import type { SecretStore } from '../credentials/secret-store.js';
 import type { Listed } from './mcp-resources.js';
 import type { McpRunSession } from './mcp-session.js';
-import type { McpLoginState, OAuthLoginPort, SignOutOutcome } from './oauth/mcp-oauth.js';
+import type { McpLoginState, OAuthLoginPort } from './oauth/mcp-oauth.js';
+import type { SignOutOutcome } from './oauth/oauth-revoke.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 import { mcpToolSpecs, serverProblem } from './mcp-tools.js';
 import { McpSecretList } from './mcp-secrets.js';

@@ -21,8 +21,8 @@ import type { SecretSource } from '../../tools/http-runner.js';
 import type { McpSecretList } from '../mcp-secrets.js';
 import { authErrorIn, McpAuthError, oauthFetch, OAUTH_REQUEST_TIMEOUT_MS, secureEnough } from './oauth-fetch.js';
 import { LOGIN_TIMEOUT_MS, LoopbackRedirect, type RedirectExpectation } from './oauth-redirect.js';
-import { readRevocationMetadata, revocationMetadata, revokeTokens, type RevocationMetadata } from './oauth-revoke.js';
-import { canonicalUrl, OAuthStore, type OAuthGrant, type StoredTokens } from './oauth-store.js';
+import { revocationMetadata, revokeGrant, type SignOutOutcome } from './oauth-revoke.js';
+import { canonicalUrl, OAuthStore, type StoredTokens } from './oauth-store.js';
 import { wordsFor, type Surface } from '../../surface-words.js';
 
 /** Authorizations one request may go through before the host gives up on the server. */
@@ -59,16 +59,6 @@ export interface McpOAuthOptions {
   loginTimeoutMs?: number;
   /** Where the person reads the advice: a command, or the studio's button (default `cli`). */
   surface?: Surface | undefined;
-}
-
-/** What a sign-out did: the keychain's part always; the authorization server's as far as it could be told. */
-export interface SignOutOutcome {
-  /** A sign-in was held and its entries left the keychain. */
-  removed: boolean;
-  /** The authorization server answered 200 to the revocation of every token held. */
-  revoked: boolean;
-  /** When tokens were held and the server was not told of them all: what it was not told, and why. */
-  revokeProblem?: string;
 }
 
 /** One authorization in progress. */
@@ -203,7 +193,15 @@ export class McpOAuth {
       if (!grant.tokens) continue;
       held += 1;
       this.remember(grant.tokens);
-      const outcome = await this.revoke(grant, grant.tokens);
+      const outcome = await revokeGrant(
+        grant,
+        grant.tokens,
+        this.options.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS,
+        async () =>
+          this.options.spec?.clientId
+            ? { client_id: this.options.spec.clientId, ...(await this.clientSecret()) }
+            : grant.client,
+      );
       if (outcome.problem) problems.push(outcome.problem);
     }
     return {
@@ -211,26 +209,6 @@ export class McpOAuth {
       revoked: held > 0 && problems.length === 0,
       ...(problems.length > 0 && { revokeProblem: problems.join('; ') }),
     };
-  }
-
-  /** Revokes one grant's tokens at its issuer; never throws. */
-  private async revoke(grant: OAuthGrant, tokens: StoredTokens) {
-    const timeoutMs = this.options.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS;
-    let metadata: RevocationMetadata | undefined = grant.revocation;
-    let client: OAuthClientInformationMixed | undefined;
-    try {
-      // A grant kept before the revocation endpoint was recorded: the issuer's metadata is read again.
-      metadata ??= await readRevocationMetadata(grant.issuer, timeoutMs);
-      client = this.options.spec?.clientId
-        ? { client_id: this.options.spec.clientId, ...(await this.clientSecret()) }
-        : grant.client;
-    } catch (error) {
-      return {
-        revoked: false,
-        problem: `the authorization server ${displayUrl(grant.issuer)} was not told to revoke the tokens: ${errorMessage(error).slice(0, 300)}; they stay valid there until they expire`,
-      };
-    }
-    return revokeTokens({ issuer: grant.issuer, metadata, tokens, client, timeoutMs });
   }
 
   /** The catalog's client secret (`oauth.clientSecret`), read from the workspace's secrets, as `{ client_secret }`. */

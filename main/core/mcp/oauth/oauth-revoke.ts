@@ -4,7 +4,17 @@ import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shar
 import { errorMessage } from '../../../../common/error-message.js';
 import { displayUrl } from '../../tools/bounded-text.js';
 import { authErrorIn, McpAuthError, oauthFetch, secureEnough } from './oauth-fetch.js';
-import { canonicalUrl, type StoredTokens } from './oauth-store.js';
+import { canonicalUrl, type OAuthGrant, type StoredTokens } from './oauth-store.js';
+
+/** What a sign-out did: the keychain's part always; the authorization server's as far as it could be told. */
+export interface SignOutOutcome {
+  /** A sign-in was held and its entries left the keychain. */
+  removed: boolean;
+  /** The authorization server answered 200 to the revocation of every token held. */
+  revoked: boolean;
+  /** When tokens were held and the server was not told of them all: what it was not told, and why. */
+  revokeProblem?: string;
+}
 
 /** What the authorization server said about revocation, as its metadata (RFC 8414) gave it at the last sign-in or refresh. */
 export interface RevocationMetadata {
@@ -64,9 +74,11 @@ export interface RevocationRequest {
 /**
  * Revokes the refresh token (token_type_hint=refresh_token), then the access token, at the
  * issuer's `revocation_endpoint`, with the client's authentication chosen as the SDK chooses it
- * for the token endpoint. The endpoint must be https (http only on this machine) and on the
- * issuer's own origin; no redirect is followed; each request ends after `timeoutMs`. Never
- * throws: what went wrong is the outcome's `problem`.
+ * for the token endpoint. The endpoint must be https (http only on this machine). It may be on
+ * another origin than the issuer (Google's is): the issuer's own metadata names it, as it names
+ * the token endpoint that already receives the refresh token and the client's secret. No redirect
+ * is followed; each request ends after `timeoutMs`. Never throws: what went wrong is the outcome's
+ * `problem`.
  */
 export async function revokeTokens(request: RevocationRequest): Promise<RevocationOutcome> {
   const { issuer, metadata, tokens, client } = request;
@@ -78,10 +90,6 @@ export async function revokeTokens(request: RevocationRequest): Promise<Revocati
   if (endpoint === undefined) return notTold('its metadata names no revocation endpoint');
   if (!secureEnough(endpoint))
     return notTold(`its revocation endpoint ${displayUrl(endpoint)} is not https (plain http only on this machine)`);
-  if (!URL.canParse(issuer) || new URL(endpoint).origin !== new URL(issuer).origin)
-    return notTold(
-      `its revocation endpoint ${displayUrl(endpoint)} is not on the issuer's origin, and tokens are sent nowhere else`,
-    );
   if (!client) return notTold('the client registration with it is no longer known');
 
   const fetchFn = oauthFetch({ timeoutMs: request.timeoutMs });
@@ -129,6 +137,31 @@ export async function revokeTokens(request: RevocationRequest): Promise<Revocati
     }
   }
   return failures.length === 0 ? { revoked: true } : notTold(failures.join('; '));
+}
+
+/**
+ * Revokes one grant's `tokens` at its issuer, with the client `clientOf` gives (the catalog's, or
+ * the one registered at sign-in). A grant kept before the revocation endpoint was recorded reads
+ * the issuer's metadata again. Never throws.
+ */
+export async function revokeGrant(
+  grant: OAuthGrant,
+  tokens: StoredTokens,
+  timeoutMs: number,
+  clientOf: () => Promise<OAuthClientInformationMixed | undefined>,
+): Promise<RevocationOutcome> {
+  let metadata: RevocationMetadata | undefined = grant.revocation;
+  let client: OAuthClientInformationMixed | undefined;
+  try {
+    metadata ??= await readRevocationMetadata(grant.issuer, timeoutMs);
+    client = await clientOf();
+  } catch (error) {
+    return {
+      revoked: false,
+      problem: `the authorization server ${displayUrl(grant.issuer)} was not told to revoke the tokens: ${errorMessage(error).slice(0, 300)}; they stay valid there until they expire`,
+    };
+  }
+  return revokeTokens({ issuer: grant.issuer, metadata, tokens, client, timeoutMs });
 }
 
 /** The OAuth error code of an error answer (RFC 6749 §5.2: lower-case words), if it has one; never its description, which may quote the token. */
