@@ -247,24 +247,31 @@ export class McpConnection {
   ): Promise<T> {
     const { signal, timeoutMs } = options;
     let client: Client;
-    try {
-      // The start is shared and ends by itself (startTimeoutMs); this request stops waiting on stop.
-      client = await untilAborted(this.ensureStarted(signal), signal);
-    } catch (error) {
-      if (signal.aborted) throw new ToolFailure('cancelled before it started');
-      throw startFailure(error);
-    }
-    // The tree is snapshotted while the request runs and at its end (a server forks most while it works).
-    const release = this.process?.busy();
+    // A ready server is used at once, without the start's wait.
+    if (this.client && this.state === 'ready' && !signal.aborted) client = this.client;
+    else
+      try {
+        // The start is shared and ends by itself (startTimeoutMs); this request stops waiting on stop.
+        client = await untilAborted(this.ensureStarted(signal), signal);
+      } catch (error) {
+        if (signal.aborted) throw new ToolFailure('cancelled before it started');
+        throw startFailure(error);
+      }
     // A signal per request: the SDK listens on it, and the run's signal must not collect a listener per request.
     const call = new AbortController();
     const forward = () => call.abort();
     signal.addEventListener('abort', forward, { once: true });
     if (signal.aborted) call.abort();
+    let release: (() => void) | undefined;
     try {
-      const result = await this.inFlight.during(options.session, () =>
+      const answer = this.inFlight.during(options.session, () =>
         send(client, { signal: call.signal, timeout: timeoutMs }),
       );
+      // The tree is snapshotted while the request runs and at its end (a server forks most while it
+      // works). The SDK has written the request by now: the first snapshot is taken while the
+      // server works on it, not before.
+      release = this.process?.busy();
+      const result = await answer;
       this.failures = 0;
       return result;
     } catch (error) {

@@ -59,8 +59,8 @@ export interface McpRunSession {
 interface InFlightEntry {
   session: McpRunSession | undefined;
   call: McpCallRef | undefined;
-  /** Aborts when the call ends: a question it raised is withdrawn then. */
-  ended: AbortController;
+  /** Aborts when the call ends: a question it raised is withdrawn then. Made when a question is routed to the call. */
+  ended?: AbortController;
 }
 
 /** The routing of a server request: the run it is charged to, or why it is declined. */
@@ -74,13 +74,13 @@ export class InFlightCalls {
 
   /** Registers a call for the time `work` runs. */
   async during<T>(session: McpRunSession | undefined, work: () => Promise<T>): Promise<T> {
-    const entry: InFlightEntry = { session, call: session?.currentCall(), ended: new AbortController() };
+    const entry: InFlightEntry = { session, call: session?.currentCall() };
     this.entries.add(entry);
     try {
       return await work();
     } finally {
       this.entries.delete(entry);
-      entry.ended.abort(new Error('the call it came with ended'));
+      entry.ended?.abort(new Error('the call it came with ended'));
     }
   }
 
@@ -100,6 +100,7 @@ export class InFlightCalls {
       };
     const entry = entries[entries.length - 1]!;
     if (!entry.session) return { ok: false, reason: 'the call in flight belongs to no run (nobody to ask)' };
+    entry.ended ??= new AbortController();
     return { ok: true, session: entry.session, call: entry.call, ended: entry.ended.signal };
   }
 }

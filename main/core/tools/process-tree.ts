@@ -159,6 +159,41 @@ function readProcFile(file: string): string {
   }
 }
 
+/** The most of /proc/stat read (it holds a line per CPU and a count per interrupt). */
+const MAX_PROC_STAT_BYTES = 4 * 1024 * 1024;
+/** /proc/stat, kept open, and the buffer it is read into (grown until the whole text fits). */
+let procStat: { fd: number; buffer: Buffer } | undefined;
+
+/**
+ * The text of /proc/stat, read from offset 0 of a descriptor kept open: one syscall instead of
+ * open, read, read and close, as the count is read at the start and end of every MCP call. The
+ * kernel writes the text anew on each read from offset 0.
+ */
+function readProcStat(): string {
+  procStat ??= { fd: openSync('/proc/stat', 'r'), buffer: Buffer.allocUnsafe(8192) };
+  const stat = procStat;
+  try {
+    for (;;) {
+      const got = readSync(stat.fd, stat.buffer, 0, stat.buffer.length, 0);
+      if (got < stat.buffer.length) return stat.buffer.toString('latin1', 0, got);
+      if (stat.buffer.length >= MAX_PROC_STAT_BYTES) throw new Error('/proc/stat is larger than expected');
+      stat.buffer = Buffer.allocUnsafe(stat.buffer.length * 2);
+    }
+  } catch (error) {
+    procStat = undefined;
+    closeQuietly(stat.fd);
+    throw error;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}
+
 /**
  * How many processes and threads the machine created since it booted (the `processes` line of
  * /proc/stat, raised by every fork and clone, in any container); undefined off Linux, or when it
@@ -168,7 +203,7 @@ export function machineForkCount(): number | undefined {
   if (process.platform !== 'linux') return undefined;
   let text: string;
   try {
-    text = readProcFile('/proc/stat');
+    text = readProcStat();
   } catch {
     return undefined;
   }

@@ -69,9 +69,41 @@ function whatRuns(settings: ToolKindSettings): JsonObject {
  * later calls ("allow for this run") is bound to it, so a redefined tool asks again.
  */
 export function toolDefinitionDigest(spec: DefinedTool): string {
-  return createHash('sha256')
+  const parts = digestedParts(spec);
+  const cached = digests.get(spec);
+  if (cached && cached.parts.every((part, index) => part === parts[index])) return cached.digest;
+  const digest = createHash('sha256')
     .update(canonicalJson(definitionOf(spec)))
     .digest('hex');
+  digests.set(spec, { parts, digest });
+  return digest;
+}
+
+/**
+ * Each entry's digest, with the values it was made from ({@link digestedParts}): the dispatcher
+ * and the approval gate check a call's digest on every call, and the canonical JSON costs tens
+ * of microseconds. A field of the entry set to another value (another string, another schema
+ * object) makes the digest again. The schemas and settings are not compared inside: a catalog
+ * entry is never changed in place (a changed tool is a new entry, as the catalogs rebuild theirs).
+ */
+const digests = new WeakMap<DefinedTool, { parts: readonly unknown[]; digest: string }>();
+
+/** The entry's fields {@link definitionOf} reads, as they are now. */
+function digestedParts(spec: DefinedTool): unknown[] {
+  const settings = spec.settings as unknown as Record<string, unknown>;
+  return [
+    spec.alias,
+    spec.description,
+    spec.parameters,
+    spec.outputSchema,
+    spec.annotations,
+    spec.trust,
+    spec.taintCheck,
+    spec.sinks,
+    spec.tolerant,
+    settings,
+    ...Object.values(settings),
+  ];
 }
 
 /** What changed in a tool's definition, in plain words (screen readers, the terminal). */

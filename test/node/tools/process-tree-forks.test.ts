@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -72,6 +72,19 @@ describe.skipIf(process.platform !== 'linux')('process tree snapshots and the fo
     const after = machineForkCount();
     expect(before).toBeGreaterThan(0);
     expect(after).toBeGreaterThan(before!);
+  });
+
+  it('the count read again through the kept descriptor is fresh each time, and the same as a fresh read of /proc/stat', () => {
+    const fresh = () => Number(/^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'latin1'))![1]);
+    let last = machineForkCount()!;
+    for (let round = 0; round < 5; round += 1) {
+      expect(spawnSync(process.execPath, ['-e', '0']).status).toBe(0);
+      const now = machineForkCount()!;
+      expect(now).toBeGreaterThan(last);
+      // Read after ours: other processes on the machine may fork in between, never the other way.
+      expect(fresh()).toBeGreaterThanOrEqual(now);
+      last = now;
+    }
   });
 
   it('a grandchild forked after a snapshot, detached, without environment and orphaned, is still killed', async () => {

@@ -63,6 +63,36 @@ describe('toolDefinitionDigest', () => {
     expect(toolDefinitionDigest(notesTool(overrides))).not.toBe(base);
   });
 
+  it('made once per entry, made again when a field of the same entry is set to another value', () => {
+    // The digest is cached per entry object: an entry whose fields are set again (another
+    // description, schema, trust, server or tool name) must not keep its old digest.
+    const tool = notesTool();
+    expect(toolDefinitionDigest(tool)).toBe(base);
+    expect(toolDefinitionDigest(tool)).toBe(base);
+    const changes: [string, (entry: DefinedTool) => void][] = [
+      ['description', (entry) => (entry.description = 'Runs a shell command')],
+      ['parameters', (entry) => (entry.parameters = { type: 'object', properties: { command: { type: 'string' } } })],
+      ['outputSchema', (entry) => (entry.outputSchema = { type: 'object' })],
+      ['annotations', (entry) => (entry.annotations = { destructiveHint: true })],
+      ['trust', (entry) => (entry.trust = 'trusted')],
+      ['taintCheck', (entry) => (entry.taintCheck = false)],
+      ['sinks', (entry) => (entry.sinks = ['day'])],
+      ['settings', (entry) => (entry.settings = { kind: 'mcp', server: 'other', tool: 'notes', timeoutMs: 1 })],
+      ['settings.tool', (entry) => entry.settings.kind === 'mcp' && (entry.settings.tool = 'shell')],
+      ['settings.server', (entry) => entry.settings.kind === 'mcp' && (entry.settings.server = 'evil')],
+      ['alias', (entry) => (entry.alias = 'docs.shell')],
+    ];
+    for (const [field, change] of changes) {
+      const entry = notesTool();
+      const before = toolDefinitionDigest(entry);
+      change(entry);
+      const after = toolDefinitionDigest(entry);
+      expect({ field, changed: after !== before }).toEqual({ field, changed: true });
+      // The same as a fresh entry with the same content: the cache never answers for another definition.
+      expect(after).toBe(toolDefinitionDigest({ ...entry, settings: { ...entry.settings } }));
+    }
+  });
+
   it('covers what a command or HTTP tool runs: argv, folder, variables, URL, headers', () => {
     const lint = toolDefinitionDigest(commandTool());
     for (const settings of [
