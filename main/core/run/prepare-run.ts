@@ -35,6 +35,7 @@ import { mcpReadSource, runCatalog } from './run-catalog.js';
 import { fixedResolver, forkResolver, noModelResolver, replayResolver, workspaceResolver } from './run-models.js';
 import { gateRules } from './run-rules.js';
 import { wordsFor, type Surface } from '../surface-words.js';
+import { guessName, meantThen, shownName } from '../did-you-mean.js';
 
 /** Largest script a run loads. */
 const MAX_SCRIPT_BYTES = 16 << 20;
@@ -392,7 +393,7 @@ async function describeDefault(
     throw new RunSetupError(
       options.model !== undefined
         ? wordsFor(options.surface).unknownModel(alias, known)
-        : `unknown model "${alias}"; models.yaml defines ${known.length ? known.join(', ') : 'none'}`,
+        : `unknown model "${shownName(alias)}"${meantThen(guessName(alias, known, 'value', ''), `models.yaml defines ${known.length ? known.join(', ') : 'none'}`)}`,
     );
   }
   return { alias, provider: spec.provider, modelId: spec.model };
