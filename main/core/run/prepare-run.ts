@@ -223,6 +223,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const replay = options.replayPath
     ? ReplayRecording.fromFile(options.replayPath, { soFar: options.fork !== undefined })
     : undefined;
+  replay?.replaysFor({ path: displayPath, sha256: createHash('sha256').update(script).digest('hex') });
   // A fork with a model goes on live past its step: it needs keys, tool secrets and MCP servers.
   const live = options.fork !== undefined && (options.model !== undefined || options.endpoint !== undefined);
   if (options.fork) {
