@@ -4,6 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { errorMessage } from '../../common/error-message.js';
+import { nearestName, shownName } from '../core/did-you-mean.js';
 import { UsageError } from './cli-errors.js';
 
 /** What each flag's value is, for "--flag needs a value (...)". */
@@ -27,43 +28,10 @@ const FLAG_VALUES: Record<string, string> = {
 /** Flags whose value is free text, which may start with "-" when written as --flag=-text. */
 const TEXT_FLAGS = new Set(['edit-output', 'edit-reply', 'edit-calls']);
 
-/**
- * The number of single-character edits (insert, delete, replace, swap two neighbours) that turn
- * `a` into `b`, or `limit + 1` once it is known to be more than `limit`.
- */
-export function editDistance(a: string, b: string, limit = 2): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1);
-      row.push(best);
-    }
-    if (Math.min(...row) > limit) return limit + 1;
-    before = previous;
-    previous = row;
-  }
-  return Math.min(previous[b.length]!, limit + 1);
-}
-
-/** The known word nearest to `word` (at most 2 edits away), if one is. */
-function nearest(word: string, known: readonly string[]): string | undefined {
-  let best: { word: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const distance = editDistance(word.toLowerCase(), candidate);
-    if (distance <= 2 && (!best || distance < best.distance)) best = { word: candidate, distance };
-  }
-  return best?.word;
-}
-
 /** `unknown command "runn"; did you mean run?`, or `otherwise` when no known word is near. */
 export function unknownWord(what: string, word: string, known: readonly string[], otherwise: string): string {
-  const guess = nearest(word, known);
-  return `unknown ${what} "${word}"; ${guess ? `did you mean ${guess}?` : otherwise}`;
+  const guess = nearestName(word, known);
+  return `unknown ${what} "${shownName(word)}"; ${guess ? `did you mean ${guess}?` : otherwise}`;
 }
 
 /**
@@ -91,9 +59,9 @@ function checkFlags(command: string, args: string[], options: NonNullable<ParseA
     const name = long ? arg.slice(2, equals === -1 ? undefined : equals) : arg.slice(1);
     const option = long && Object.hasOwn(options, name) ? options[name] : undefined;
     if (!option) {
-      const guess = nearest(long ? name : `-${name}`, names);
+      const guess = nearestName(long ? name : `-${name}`, names);
       throw new UsageError(
-        `${command} has no option ${long ? `--${name}` : arg}; ` +
+        `${command} has no option ${shownName(long ? `--${name}` : arg)}; ` +
           (guess ? `did you mean --${guess}?` : `\`promptforge ${command} --help\` lists its options`),
       );
     }

@@ -14,7 +14,6 @@ import { runCommand } from './run-command.js';
 import { testCommand } from './test-command.js';
 import { trustCommand } from './trust-command.js';
 
-export { editDistance } from './cli-args.js';
 export { defaultIo, type CliIo } from './cli-io.js';
 export { EXIT } from './exit-codes.js';
 

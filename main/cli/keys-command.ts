@@ -4,6 +4,7 @@ import type * as SecretScopeModule from '../core/trust/secret-scope.js';
 import type { ScopedSecretUse } from '../core/trust/secret-scope.js';
 import { SecretStoreUnavailableError, type SecretStore } from '../core/credentials/secret-store.js';
 import { PROVIDER_PRESETS } from '../core/providers/presets.js';
+import { guessName, meantThen, shownName } from '../core/did-you-mean.js';
 import { parse, unknownWord } from './cli-args.js';
 import { CommandError, InterruptedError, UsageError } from './cli-errors.js';
 import type { CliIo, Printer } from './cli-io.js';
@@ -132,9 +133,12 @@ export async function keysCommand(args: string[], io: CliIo, print: Printer): Pr
     if (!names.providers.includes(name) && secretFor(name, names) === undefined) {
       const secrets = [...names.secrets.keys()];
       throw new UsageError(
-        `"${name}" is not a provider id${secrets.length ? ' or a secret named in tools.yaml' : ''}; ` +
-          `providers: ${names.providers.join(', ')}` +
-          (secrets.length ? `; tools.yaml secrets: ${secrets.join(', ')}` : ''),
+        `"${shownName(name)}" is not a provider id${secrets.length ? ' or a secret named in tools.yaml' : ''}` +
+          meantThen(
+            guessName(name, [...names.providers, ...secrets], 'value', ''),
+            `providers: ${names.providers.join(', ')}` +
+              (secrets.length ? `; tools.yaml secrets: ${secrets.join(', ')}` : ''),
+          ),
       );
     }
   }

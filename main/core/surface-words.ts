@@ -3,6 +3,7 @@
  * flags) or the studio (its views and buttons). Messages the core shares with both take their
  * advice from here, so the studio never names a flag and the terminal never names a button.
  */
+import { guessName, meantThen, shownName } from './did-you-mean.js';
 
 /** Where the person reads a message. */
 export type Surface = 'cli' | 'studio';
@@ -40,7 +41,8 @@ function defines(known: readonly string[]): string {
 const CLI: SurfaceWords = {
   noModelChosen:
     'no model chosen: pass opts.model, set defaultModel in promptforge.yaml, or use --model / --base-url with --model-id',
-  unknownModel: (alias, known) => `unknown model "${alias}" (from --model); ${defines(known)}`,
+  unknownModel: (alias, known) =>
+    `unknown model "${shownName(alias)}" (from --model)${meantThen(guessName(alias, known, 'value', ''), defines(known))}`,
   replayModel: (alias) => `model "${alias}" is a replay model: run with --replay TRANSCRIPT to use it`,
   keyWhere: (provider) => `with \`promptforge keys set ${provider}\``,
   setSecret: (name) => `store it with \`promptforge keys set ${name}\``,
@@ -57,7 +59,7 @@ const STUDIO: SurfaceWords = {
   noModelChosen:
     'no model chosen: pick one in the model list above the editor, set defaultModel in promptforge.yaml, or pass opts.model in the script',
   unknownModel: (alias, known) =>
-    `the model "${alias}" is not in this workspace (${defines(known)}); pick one in the model list above the editor`,
+    `the model "${shownName(alias)}" is not in this workspace${meantThen(guessName(alias, known, 'value', ''), defines(known))}; pick one in the model list above the editor`,
   replayModel: (alias) =>
     `model "${alias}" is a replay model: it only answers from a recording; use Run offline (replay), or pick a live model in the model list`,
   keyWhere: () => 'in Credentials',

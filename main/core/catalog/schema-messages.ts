@@ -3,6 +3,7 @@ import type { JsonSchema, JsonValue } from '../../../common/json.js';
 import { isPlainObject } from '../../../common/json.js';
 import { pointerSegments } from '../../../common/json-pointer.js';
 import type { CatalogProblem, LocatedYaml } from './catalog-problem.js';
+import { guessName, nearestName, shownName } from '../did-you-mean.js';
 
 /** Where an entry's schema is: its file's whole JSON Schema and the pointer to the entry's part. */
 export interface EntrySchema {
@@ -55,9 +56,14 @@ export function ajvProblems(
           isPlainObject(error.parentSchema) && isPlainObject(error.parentSchema['properties'])
             ? Object.keys(error.parentSchema['properties'])
             : [];
-        const suggestion = closest(extra, instance.length === 0 ? knownFields : here);
-        message = `${subject} has unknown field "${extra}"`;
-        fix = suggestion ? `Rename "${extra}" to "${suggestion}", or remove it.` : `Remove "${extra}".`;
+        const typo = guessName(
+          extra,
+          instance.length === 0 ? knownFields : here,
+          'key',
+          `Remove "${shownName(extra)}".`,
+        );
+        message = `${subject} has unknown field "${shownName(extra)}"${typo.meant}`;
+        fix = typo.fix;
         break;
       }
       case 'type': {
@@ -218,7 +224,7 @@ function oneProblemPerUnion(errors: readonly ErrorObject[]): ErrorObject[] {
       isPlainObject(error.parentSchema) && isPlainObject(error.parentSchema['properties'])
         ? Object.keys(error.parentSchema['properties'])
         : [];
-    const meant = closest(extra, known);
+    const meant = nearestName(extra, known);
     if (meant) typos.set(error.instancePath, new Set([...(typos.get(error.instancePath) ?? []), meant]));
   }
   for (const error of errors)
@@ -277,32 +283,4 @@ function fieldSchema(schema: EntrySchema, segments: readonly string[]): JsonSche
   let node: JsonSchema | undefined = resolve({ $ref: `#${schema.pointer}` });
   for (const segment of segments) node = node && step(node, segment);
   return node;
-}
-
-/** The known name nearest to `name` (a few edits away at most), for "did you mean" fixes. */
-export function closest(name: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = name.length >= 6 ? 4 : 3;
-  for (const candidate of known) {
-    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    let previous = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j += 1) {
-      const current = row[j] ?? 0;
-      row[j] = Math.min(current + 1, (row[j - 1] ?? 0) + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = current;
-    }
-  }
-  return row[b.length] ?? 0;
 }

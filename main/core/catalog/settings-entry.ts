@@ -3,7 +3,8 @@ import { SettingsSchema } from './catalog-file-schemas.js';
 import type { CatalogProblem, LocatedYaml } from './catalog-problem.js';
 import { CATALOG_SCHEMAS, catalogValidator } from './catalog-schemas.js';
 import { normalizeAgentPath } from './model-catalog.js';
-import { ajvProblems, closest } from './schema-messages.js';
+import { ajvProblems } from './schema-messages.js';
+import { guessName, shownName } from '../did-you-mean.js';
 
 /** promptforge.yaml after validation and defaults. */
 export interface WorkspaceSettings {
@@ -102,13 +103,16 @@ function unknownModel(
   alias: string,
   known: ReadonlySet<string>,
 ): CatalogProblem {
-  const suggestion = closest(alias, [...known]);
+  const shown = shownName(alias);
+  const typo = guessName(alias, known, 'value', '');
   return located.problem(
     'error',
     segments,
-    `model "${alias}" is not defined in models.yaml`,
-    known.size === 0
-      ? `Add "${alias}:" with a provider and model to models.yaml.`
-      : `Use one of ${[...known].map((name) => `"${name}"`).join(', ')}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}, or add "${alias}" to models.yaml.`,
+    `model "${shown}" is not defined in models.yaml${typo.meant}`,
+    typo.guess !== undefined
+      ? `${typo.fix.slice(0, -1)}, or add "${shown}" to models.yaml.`
+      : known.size === 0
+        ? `Add "${shown}:" with a provider and model to models.yaml.`
+        : `Use one of ${[...known].map((name) => `"${name}"`).join(', ')}, or add "${shown}" to models.yaml.`,
   );
 }

@@ -14,6 +14,7 @@ import {
 import { compileLinearPattern } from '../../../common/linear-regexp.js';
 import { errorMessage } from '../../../common/error-message.js';
 import { hasProtoKey } from '../../../common/json.js';
+import { guessName, shownName, withoutTypoEchoes, zodFieldNames } from '../did-you-mean.js';
 
 /** Longest glob accepted (it becomes an RE2 program). */
 const MAX_GLOB_LENGTH = 512;
@@ -81,12 +82,12 @@ export function parseRulesText(text: string): ParsedRules {
   if (!parsed.success)
     return {
       ok: false,
-      problems: parsed.error.issues.map((issue) => ({
+      problems: withoutTypoEchoes(RulesFileSchema, value, parsed.error.issues).map((issue) => ({
         ...placed(
           lineOf(document, lines, issue.path as (string | number)[]),
           fieldName(issue.path as (string | number)[]),
         ),
-        message: issueMessage(issue),
+        message: issueMessage(issue, RulesFileSchema),
       })),
     };
   const problems = checkMeaning(parsed.data).map(({ path, ...problem }) => ({
@@ -106,9 +107,9 @@ export function ruleProblems(rule: unknown): RulesProblem[] {
   if (hasProtoKey(rule)) return [{ message: 'a key named "__proto__" is not allowed in a rule; remove it' }];
   const parsed = RuleSchema.safeParse(rule);
   if (!parsed.success)
-    return parsed.error.issues.map((issue) => ({
+    return withoutTypoEchoes(RuleSchema, rule, parsed.error.issues).map((issue) => ({
       ...placed(undefined, fieldName(issue.path as (string | number)[])),
-      message: issueMessage(issue),
+      message: issueMessage(issue, RuleSchema),
     }));
   return checkMeaning({ version: RULES_FILE_VERSION, rules: [parsed.data] }).map((problem) => {
     const field = fieldName(problem.path.slice(2));
@@ -121,9 +122,22 @@ export function formatRulesProblem(file: string, problem: RulesProblem): string 
   return `${file}${problem.line !== undefined ? `:${problem.line}` : ''}: ${problem.field ? `${problem.field}: ` : ''}${problem.message}`;
 }
 
-function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys')
-    return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}; remove ${issue.keys.length > 1 ? 'them' : 'it'} (see schemas/approval-rules.schema.json)`;
+function issueMessage(issue: z.core.$ZodIssue, schema: z.ZodType): string {
+  if (issue.code === 'unrecognized_keys') {
+    const known = zodFieldNames(schema, issue.path);
+    const typos: string[] = [];
+    const far: string[] = [];
+    for (const key of issue.keys) {
+      const typo = guessName(key, known, 'key', '');
+      if (typo.guess === undefined) far.push(`"${shownName(key)}"`);
+      else typos.push(`unknown field "${shownName(key)}"${typo.meant} rename it to "${shownName(typo.guess)}"`);
+    }
+    if (far.length > 0)
+      typos.push(
+        `unknown field${far.length > 1 ? 's' : ''} ${far.join(', ')}; remove ${far.length > 1 ? 'them' : 'it'} (see schemas/approval-rules.schema.json)`,
+      );
+    return typos.join('; ');
+  }
   if (issue.code === 'invalid_value') return `${issue.message}; use one of ${issue.values.map(String).join(', ')}`;
   return `${issue.message}; see schemas/approval-rules.schema.json for the field's form`;
 }

@@ -17,6 +17,7 @@ import { FatalRunError, ScriptError } from './run-errors.js';
 import { nestingDepth } from '../../../common/json.js';
 import { MAX_LUA_DEPTH } from './worker-protocol.js';
 import { errorMessage } from '../../../common/error-message.js';
+import { guessName, shownName } from '../did-you-mean.js';
 
 /**
  * The deepest arguments a requested call may carry to the script: the reply wraps them in three
@@ -350,7 +351,14 @@ export class ModelDriver {
       const tool = this.catalog.get(alias);
       if (!tool)
         throw new ScriptError(
-          `models.chat: opts.tools[${index + 1}]: unknown tool "${alias}" (not in this agent's catalog)`,
+          `models.chat: opts.tools[${index + 1}]: unknown tool "${shownName(alias)}" (not in this agent's catalog)${
+            guessName(
+              alias,
+              this.catalog.list().map((known) => known.alias),
+              'value',
+              '',
+            ).meant
+          }`,
         );
       if (seen.has(alias)) return [];
       seen.add(alias);

@@ -35,6 +35,7 @@ import { mcpReadSource, runCatalog } from './run-catalog.js';
 import { fixedResolver, forkResolver, noModelResolver, replayResolver, workspaceResolver } from './run-models.js';
 import { gateRules } from './run-rules.js';
 import { wordsFor, type Surface } from '../surface-words.js';
+import { guessName, meantThen, shownName } from '../did-you-mean.js';
 
 /** Largest script a run loads. */
 const MAX_SCRIPT_BYTES = 16 << 20;
@@ -222,6 +223,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
   const replay = options.replayPath
     ? ReplayRecording.fromFile(options.replayPath, { soFar: options.fork !== undefined })
     : undefined;
+  replay?.replaysFor({ path: displayPath, sha256: createHash('sha256').update(script).digest('hex') });
   // A fork with a model goes on live past its step: it needs keys, tool secrets and MCP servers.
   const live = options.fork !== undefined && (options.model !== undefined || options.endpoint !== undefined);
   if (options.fork) {
@@ -392,7 +394,7 @@ async function describeDefault(
     throw new RunSetupError(
       options.model !== undefined
         ? wordsFor(options.surface).unknownModel(alias, known)
-        : `unknown model "${alias}"; models.yaml defines ${known.length ? known.join(', ') : 'none'}`,
+        : `unknown model "${shownName(alias)}"${meantThen(guessName(alias, known, 'value', ''), `models.yaml defines ${known.length ? known.join(', ') : 'none'}`)}`,
     );
   }
   return { alias, provider: spec.provider, modelId: spec.model };

@@ -10,6 +10,7 @@ import {
 import { blankNonces } from '../../../common/envelope.js';
 import { readTranscript, type LocatedEvent } from '../transcript/transcript-reader.js';
 import { canonicalJson } from './canonical-json.js';
+import { shownName } from '../did-you-mean.js';
 import { FatalRunError, FORK_GO_LIVE_ADVICE, ForkError } from './run-errors.js';
 import { errorMessage } from '../../../common/error-message.js';
 import {
@@ -99,6 +100,8 @@ export class ReplayRecording {
   /** The type of each event by seq, for a fork point that names an event that is not a step. */
   private readonly typeBySeq: Map<number, RunEvent['type']>;
   private fork: ForkPoint | undefined;
+  /** The script this run runs, when it is told ({@link replaysFor}): a divergence names both. */
+  private running: { path: string; sha256: string } | undefined;
   readonly start: Extract<RunEvent, { type: 'run-start' }>;
 
   constructor(
@@ -112,6 +115,34 @@ export class ReplayRecording {
     this.reads = recorded.reads;
     this.stepList = recorded.steps;
     this.typeBySeq = recorded.typeBySeq;
+  }
+
+  /**
+   * Tells the recording which script replays it (the path as the run names it, and the sha256 of
+   * its text), so that a divergence says when it is not the script the recording was made from.
+   */
+  replaysFor(script: { path: string; sha256: string }): void {
+    this.running = script;
+  }
+
+  /**
+   * What ends every divergence message when the running script is not the recorded one: which
+   * script the recording was made from, which runs now, and the two ways out.
+   */
+  private scriptNote(): string {
+    const now = this.running;
+    const then = this.start.script;
+    if (!now) return '';
+    if (now.path !== then.path)
+      return `. The recording was made from ${shownName(then.path)}, and the script running now is ${shownName(now.path)}: replay it with ${shownName(then.path)}, or record ${shownName(now.path)} again to get a recording of its own`;
+    if (now.sha256 !== then.sha256)
+      return `. ${shownName(now.path)} changed since the recording was made (script sha256 ${then.sha256.slice(0, 12)}… then, ${now.sha256.slice(0, 12)}… now): record it again, or put back the script as it was`;
+    return '';
+  }
+
+  /** A divergence: `message`, then what {@link scriptNote} says. */
+  private diverged(message: string): string {
+    return `${message}${this.scriptNote()}`;
   }
 
   /** Where this recording's fork starts, once {@link forkAt} was called. */
@@ -271,7 +302,9 @@ export class ReplayRecording {
     const described = `${method}('${server}', ${JSON.stringify(target)}${kind === 'prompt' ? `, ${canonicalJson(args)}` : ''})`;
     if (!recorded)
       throw new FatalRunError(
-        `replay diverged at MCP read ${index + 1}: the script called ${described}, but ${this.path} holds only ${count(this.reads.length, 'MCP read')}${fork}`,
+        this.diverged(
+          `replay diverged at MCP read ${index + 1}: the script called ${described}, but ${this.path} holds only ${count(this.reads.length, 'MCP read')}${fork}`,
+        ),
       );
     const recordedMethod = recorded.kind === 'resource' ? 'mcp.read_resource' : 'mcp.get_prompt';
     if (
@@ -281,7 +314,9 @@ export class ReplayRecording {
       canonical(recorded.arguments) !== canonical(args)
     )
       throw new FatalRunError(
-        `replay diverged at MCP read ${index + 1} (${this.path}:${recorded.line})${fork}: the script called ${described}, the recording has ${recordedMethod}('${recorded.server}', ${JSON.stringify(recorded.target)}${recorded.kind === 'prompt' ? `, ${canonicalJson(recorded.arguments)}` : ''})`,
+        this.diverged(
+          `replay diverged at MCP read ${index + 1} (${this.path}:${recorded.line})${fork}: the script called ${described}, the recording has ${recordedMethod}('${recorded.server}', ${JSON.stringify(recorded.target)}${recorded.kind === 'prompt' ? `, ${canonicalJson(recorded.arguments)}` : ''})`,
+        ),
       );
     if (this.fork && recorded.outcomeSeq === undefined)
       throw new FatalRunError(
@@ -340,27 +375,35 @@ export class ReplayRecording {
     if (!recorded)
       throw new ProviderError(
         'replay-divergence',
-        `replay diverged at model round ${index + 1}: the script called models.chat again, but ${this.path} holds only ${count(this.rounds.length, 'round')}${fork}`,
+        this.diverged(
+          `replay diverged at model round ${index + 1}: the script called models.chat again, but ${this.path} holds only ${count(this.rounds.length, 'round')}${fork}`,
+        ),
       );
     const where = `replay diverged at model round ${index + 1} (${this.path}:${recorded.request.line})${fork}`;
     const tools = request.tools.map((tool) => tool.name);
     if (canonical(tools) !== canonical(recorded.request.tools))
       throw new ProviderError(
         'replay-divergence',
-        `${where}: the script advertised tools ${JSON.stringify(tools)}, the recording ${JSON.stringify(recorded.request.tools)}`,
+        this.diverged(
+          `${where}: the script advertised tools ${JSON.stringify(tools)}, the recording ${JSON.stringify(recorded.request.tools)}`,
+        ),
       );
     const messages: ChatMessage[] = request.messages;
     const expected = recorded.request.messages;
     if (messages.length !== expected.length)
       throw new ProviderError(
         'replay-divergence',
-        `${where}: the script sent ${count(messages.length, 'message')}, the recording ${expected.length}`,
+        this.diverged(
+          `${where}: the script sent ${count(messages.length, 'message')}, the recording ${expected.length}`,
+        ),
       );
     messages.forEach((message, i) => {
       if (canonical(message) !== canonical(expected[i]))
         throw new ProviderError(
           'replay-divergence',
-          `${where}: message ${i + 1} differs: the script sent ${clip(canonical(message), QUOTED_CHARS)}, the recording has ${clip(canonical(expected[i]), QUOTED_CHARS)}`,
+          this.diverged(
+            `${where}: message ${i + 1} differs: the script sent ${clip(canonical(message), QUOTED_CHARS)}, the recording has ${clip(canonical(expected[i]), QUOTED_CHARS)}`,
+          ),
         );
     });
     if (this.fork?.origin.kind === 'model' && index === this.fork.rounds - 1)
@@ -375,11 +418,15 @@ export class ReplayRecording {
     const fork = this.pastFork(index, this.fork?.dispatches ?? 0);
     if (!recorded)
       throw new FatalRunError(
-        `replay diverged at tool call ${index + 1}: the script called ${describeCall(alias, args)}, but ${this.path} holds only ${count(this.dispatches.length, 'tool call')}${fork}`,
+        this.diverged(
+          `replay diverged at tool call ${index + 1}: the script called ${describeCall(alias, args)}, but ${this.path} holds only ${count(this.dispatches.length, 'tool call')}${fork}`,
+        ),
       );
     if (recorded.alias !== alias || canonical(recorded.arguments) !== canonical(args))
       throw new FatalRunError(
-        `replay diverged at tool call ${index + 1} (${this.path}:${recorded.line})${fork}: the script called ${describeCall(alias, args)}, the recording has ${describeCall(recorded.alias, recorded.arguments)}`,
+        this.diverged(
+          `replay diverged at tool call ${index + 1} (${this.path}:${recorded.line})${fork}: the script called ${describeCall(alias, args)}, the recording has ${describeCall(recorded.alias, recorded.arguments)}`,
+        ),
       );
     // A fork of a run in progress: its parent may still be waiting on this call (for a person's
     // approval, say). What the call will return is not known, so the replay cannot answer it.

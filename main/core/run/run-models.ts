@@ -1,5 +1,6 @@
 // The models a run answers from: the workspace's (keys and key origins checked), a recording, a fork of one, an in-process model, or none.
 import { resolveProviderKey } from '../credentials/resolve-provider-key.js';
+import { guessName, shownName } from '../did-you-mean.js';
 import { isLoopbackUrl } from '../net/loopback.js';
 import { providerPreset } from '../providers/presets.js';
 import { priceFor } from '../providers/price-table.js';
@@ -85,7 +86,12 @@ export function workspaceResolver(
     const words = wordsFor(options.surface);
     if (chosen === undefined) throw new Error(words.noModelChosen);
     const spec = options.workspace.models.get(chosen);
-    if (!spec) throw new Error(`unknown model "${chosen}" (not in the model catalog)`);
+    if (!spec) {
+      const known = options.workspace.models.list().map((model) => model.alias);
+      throw new Error(
+        `unknown model "${shownName(chosen)}" (not in the model catalog)${guessName(chosen, known, 'value', '').meant}`,
+      );
+    }
     if (spec.provider === 'replay') throw new Error(words.replayModel(chosen));
     const preset = providerPreset(spec.provider);
     // A provider key goes only to its provider's origin, or to one the person approved for it.

@@ -10,6 +10,7 @@ import type { TaintSpan } from '../../../common/run-events.js';
 import type { ApprovalDecision, ApprovalGate } from '../approval/approval-types.js';
 import { ToolFailure, type ToolCatalog, type ToolRunner, type ToolSpec, type Trust } from '../tools/tool-spec.js';
 import type { ReplayRecording } from './replay.js';
+import { guessName, shownName } from '../did-you-mean.js';
 import { ScriptError } from './run-errors.js';
 import { errorMessage } from '../../../common/error-message.js';
 import { toolDefinitionDigest } from '../tools/tool-definition.js';
@@ -132,7 +133,18 @@ export class ToolDispatcher {
 
     if (!this.options.catalog.get(alias)) await this.options.catalog.prepare?.([alias]);
     const tool = this.options.catalog.get(alias);
-    if (!tool) return fail('unknown-tool', `tools.call: unknown tool "${alias}" (not in this agent's catalog)`);
+    if (!tool)
+      return fail(
+        'unknown-tool',
+        `tools.call: unknown tool "${shownName(alias)}" (not in this agent's catalog)${
+          guessName(
+            alias,
+            this.options.catalog.list().map((known) => known.alias),
+            'value',
+            '',
+          ).meant
+        }`,
+      );
     const invalid = this.options.catalog.validateArguments(alias, args);
     // The catalog's message may already start with "invalid arguments:"; say it once.
     if (invalid)

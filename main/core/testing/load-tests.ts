@@ -6,11 +6,11 @@ import type { JsonSchema, JsonValue } from '../../../common/json.js';
 import { parseCatalogYaml } from '../catalog/catalog-yaml.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { UserSchemaCompiler } from '../catalog/catalog-schemas.js';
-import { closest } from '../catalog/schema-messages.js';
 import { CATALOG_FILES } from '../catalog/catalog-files.js';
 import { TESTS_DIR, type Workspace } from '../catalog/workspace.js';
 import { FileReadError, readRegularFileText } from '../files/regular-file.js';
 import { errorMessage } from '../../../common/error-message.js';
+import { guessName, shownName, type NameGuess, withoutTypoEchoes, zodFieldNames } from '../did-you-mean.js';
 import { TestCaseSchema, TestFileSchema, type TestCaseSpec, type TextMatch } from './test-file-schema.js';
 import { testEnvironment, testEnvironmentNames, type TestEnvironment } from './test-environment.js';
 
@@ -114,19 +114,23 @@ export async function loadTestFile(
   const located = parseCatalogYaml(file, text, problems);
   if (!located) return [];
   const raw: unknown = located.document.toJS();
-  const at = (segments: (string | number)[], message: string, fix: string) =>
-    problems.push(located.problem('error', segments, message, fix));
-  const zodProblems = (issues: z.core.$ZodIssue[], prefix: (string | number)[]) => {
-    for (const issue of issues.slice(0, 5)) {
+  const at = (segments: (string | number)[], message: string, fix: string, options?: { preferKey?: boolean }) =>
+    problems.push(located.problem('error', segments, message, fix, options));
+  const zodProblems = (schema: z.ZodType, data: unknown, issues: z.core.$ZodIssue[], prefix: (string | number)[]) => {
+    for (const issue of withoutTypoEchoes(schema, data, issues).slice(0, 5)) {
       const segments = [...prefix, ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))];
-      const where = segments.length ? segments.join('.') : 'the file';
+      const where = segments.length ? shownName(segments.join('.')) : 'the file';
       if (issue.code === 'unrecognized_keys') {
+        const known = zodFieldNames(schema, issue.path);
         for (const key of issue.keys) {
-          at(
-            [...segments, key],
-            `${where}: unknown field "${key}"`,
-            `Remove "${key}" or correct its name (docs/testing.md lists the fields).`,
+          const shown = shownName(key);
+          const typo = guessName(
+            key,
+            known,
+            'key',
+            `Remove "${shown}" or correct its name (docs/testing.md lists the fields).`,
           );
+          at([...segments, key], `${where}: unknown field "${shown}"${typo.meant}`, typo.fix, { preferKey: true });
         }
       } else if (issue.code === 'invalid_union' && formOf(segments) !== undefined)
         at(segments, `${where}: not one of the forms this field takes`, `Write ${formOf(segments)}.`);
@@ -135,7 +139,7 @@ export async function loadTestFile(
   };
   const top = TestFileSchema.safeParse(raw ?? {});
   if (!top.success) {
-    zodProblems(top.error.issues, []);
+    zodProblems(TestFileSchema, raw ?? {}, top.error.issues, []);
     return [];
   }
   const defaults = top.data.defaults ?? {};
@@ -158,7 +162,7 @@ export async function loadTestFile(
     if (name !== undefined) names.set(name, line);
     const parsed = TestCaseSchema.safeParse(merged);
     if (!parsed.success) {
-      zodProblems(parsed.error.issues, ['cases', index]);
+      zodProblems(TestCaseSchema, merged, parsed.error.issues, ['cases', index]);
       return;
     }
     const spec = parsed.data;
@@ -218,19 +222,17 @@ type Report = (segments: (string | number)[], message: string, fix: string) => v
 /** Every name a case uses exists, and every pattern and schema compiles. */
 function checkCase(workspace: Workspace, spec: TestCaseSpec, report: Report): void {
   const agent = path.resolve(workspace.root, spec.agent);
-  if (!statSync(agent, { throwIfNoEntry: false })?.isFile())
-    report(['agent'], `agent "${spec.agent}" does not exist in the workspace`, agentFix(workspace, spec.agent));
+  if (!statSync(agent, { throwIfNoEntry: false })?.isFile()) {
+    const typo = agentGuess(workspace, spec.agent);
+    report(['agent'], `agent "${shownName(spec.agent)}" does not exist in the workspace${typo.meant}`, typo.fix);
+  }
   let environment: TestEnvironment | undefined;
   if (spec.environment !== undefined) {
     environment = testEnvironment(spec.environment);
     if (!environment) {
       const known = testEnvironmentNames();
-      const guess = closest(spec.environment, known);
-      report(
-        ['environment'],
-        `no test environment is named "${spec.environment}"`,
-        guess ? `Did you mean "${guess}"?` : `Known environments: ${known.join(', ') || 'none'}.`,
-      );
+      const typo = guessName(spec.environment, known, 'value', `Known environments: ${known.join(', ') || 'none'}.`);
+      report(['environment'], `no test environment is named "${shownName(spec.environment)}"${typo.meant}`, typo.fix);
     }
   }
   for (const slot of Object.keys(spec.injections ?? {})) {
@@ -241,11 +243,11 @@ function checkCase(workspace: Workspace, spec: TestCaseSpec, report: Report): vo
     }
     if (!Object.hasOwn(environment.injectionSlots, slot)) {
       const slots = Object.keys(environment.injectionSlots);
-      const guess = closest(slot, slots);
+      const typo = guessName(slot, slots, 'key', `Its slots: ${slots.join(', ') || 'none'}.`);
       report(
         ['injections', slot],
-        `environment "${environment.name}" has no injection slot "${slot}"`,
-        guess ? `Did you mean "${guess}"?` : `Its slots: ${slots.join(', ') || 'none'}.`,
+        `environment "${environment.name}" has no injection slot "${shownName(slot)}"${typo.meant}`,
+        typo.fix,
       );
     }
   }
@@ -253,11 +255,11 @@ function checkCase(workspace: Workspace, spec: TestCaseSpec, report: Report): vo
   const alias = typeof model === 'string' ? model : 'alias' in model ? model.alias : undefined;
   if (alias !== undefined && !workspace.models.get(alias)) {
     const known = workspace.models.list().map((m) => m.alias);
-    const guess = closest(alias, known);
+    const typo = guessName(alias, known, 'value', `models.yaml defines ${known.join(', ') || 'none'}.`);
     report(
       typeof model === 'string' ? ['model'] : ['model', 'alias'],
-      `model "${alias}" is not in models.yaml`,
-      guess ? `Did you mean "${guess}"?` : `models.yaml defines ${known.join(', ') || 'none'}.`,
+      `model "${shownName(alias)}" is not in models.yaml${typo.meant}`,
+      typo.fix,
     );
   }
   if (typeof model === 'object' && 'recording' in model) {
@@ -277,10 +279,11 @@ function checkCase(workspace: Workspace, spec: TestCaseSpec, report: Report): vo
       );
     else if (environment && !Object.hasOwn(environment.models, model.environment)) {
       const known = Object.keys(environment.models);
+      const typo = guessName(model.environment, known, 'value', `Its models: ${known.join(', ') || 'none'}.`);
       report(
         ['model', 'environment'],
-        `environment "${environment.name}" has no model "${model.environment}"`,
-        `Its models: ${known.join(', ') || 'none'}.`,
+        `environment "${environment.name}" has no model "${shownName(model.environment)}"${typo.meant}`,
+        typo.fix,
       );
     }
   }
@@ -290,11 +293,11 @@ function checkCase(workspace: Workspace, spec: TestCaseSpec, report: Report): vo
   ]);
   const knownTool = (name: string, segments: (string | number)[]) => {
     if (tools.has(name)) return;
-    const guess = closest(name, [...tools]);
+    const typo = guessName(name, tools, segments.at(-1) === name ? 'key' : 'value', 'Correct the tool alias.');
     report(
       segments,
-      `tool "${name}" is not in this case's catalog (tools.yaml, the builtins${environment ? ` and environment "${environment.name}"` : ''})`,
-      guess ? `Did you mean "${guess}"?` : 'Correct the tool alias.',
+      `tool "${shownName(name)}" is not in this case's catalog (tools.yaml, the builtins${environment ? ` and environment "${environment.name}"` : ''})${typo.meant}`,
+      typo.fix,
     );
   };
   if (typeof model === 'object' && 'replies' in model)
@@ -327,12 +330,8 @@ function checkCase(workspace: Workspace, spec: TestCaseSpec, report: Report): vo
         report(segments, `check "${name}" needs an environment`, 'Name the test environment with `environment:`.');
     } else if (!Object.hasOwn(environment.checks, name)) {
       const known = Object.keys(environment.checks);
-      const guess = closest(name, known);
-      report(
-        segments,
-        `environment "${environment.name}" has no check "${name}"`,
-        guess ? `Did you mean "${guess}"?` : `Its checks: ${known.slice(0, 20).join(', ') || 'none'}.`,
-      );
+      const typo = guessName(name, known, 'value', `Its checks: ${known.slice(0, 20).join(', ') || 'none'}.`);
+      report(segments, `environment "${environment.name}" has no check "${shownName(name)}"${typo.meant}`, typo.fix);
     }
   });
   expect.state?.forEach((state, index) => {
@@ -358,17 +357,19 @@ function checkCase(workspace: Workspace, spec: TestCaseSpec, report: Report): vo
   });
 }
 
-function agentFix(workspace: Workspace, agent: string): string {
+function agentGuess(workspace: Workspace, agent: string): NameGuess {
   const agentsDir = path.join(workspace.root, 'agents');
   const known = statSync(agentsDir, { throwIfNoEntry: false })?.isDirectory()
     ? readdirSync(agentsDir)
         .filter((name) => name.endsWith('.lua'))
         .map((name) => `agents/${name}`)
     : [];
-  const guess = closest(agent, known);
-  return guess
-    ? `Did you mean "${guess}"?`
-    : `Give the script's path relative to the workspace${known.length ? ` (agents/ has ${known.slice(0, 10).join(', ')})` : ''}.`;
+  return guessName(
+    agent,
+    known,
+    'value',
+    `Give the script's path relative to the workspace${known.length ? ` (agents/ has ${known.slice(0, 10).join(', ')})` : ''}.`,
+  );
 }
 
 function checkTextMatch(match: TextMatch, segments: (string | number)[], report: Report): void {

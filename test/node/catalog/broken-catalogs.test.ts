@@ -76,7 +76,7 @@ describe('broken catalog corpus', () => {
 describe('specific messages', () => {
   it('a misspelt field suggests the right one', async () => {
     const workspace = await loadWorkspace(path.join(brokenDir, '03-unknown-field'));
-    expect(workspace.problems[0]?.fix).toBe('Rename "timout" to "timeoutMs", or remove it.');
+    expect(workspace.problems[0]?.fix).toBe('Rename it to "timeoutMs".');
   });
 
   it('an mcp entry with neither command nor url gets one clear message and nothing else about it', async () => {

@@ -48,7 +48,7 @@ describe('catalog problems speak the catalog’s language, one per mistake, with
     ],
     [
       'x:\n  kind: http\n  url: https://a.example/x\n  headers:\n    Authorization: { secrt: k }\n',
-      '/x/headers/Authorization/secrt: tool "x" has unknown field "secrt" (fix: Rename "secrt" to "secret", or remove it.)',
+      '/x/headers/Authorization/secrt: tool "x" has unknown field "secrt"; did you mean "secret"? (fix: Rename it to "secret".)',
     ],
     [
       'x:\n  kind: http\n  url: https://a.example/x\n  headers:\n    Authorization: [a, b]\n',

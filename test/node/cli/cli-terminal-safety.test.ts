@@ -153,8 +153,8 @@ describe('everything the CLI prints is terminal-safe (real CLI process)', () => 
     expect(result.stdout).toContain('\\x9b31m');
     expect(result.stdout).toContain('\\u202e');
     expect(result.stdout).toContain('rm -rf ~ \\x0dls -la');
-    // The alias in an error message, the approval prompt's description, catalog problems, error().
-    expect(result.stdout).toContain('evil\\x1b]0;alias title\\x07\\x9b2J');
+    // The alias in an error message (shown as every name is, \u{..}), the approval prompt's description, catalog problems, error().
+    expect(result.stdout).toContain('evil\\u{1b}]0;alias title\\u{7}\\u{9b}2J');
     expect(result.stderr).toContain(`asks first ${terminalSafe(joined)}`);
     expect(result.stderr).toContain('nul\\x00byte');
     expect(result.stderr).toMatch(/^tools\.yaml:\d+:\d+: error: tool alias "evil\\x1b\]0;alias title\\x07\\x9b2J"/m);
@@ -184,11 +184,11 @@ describe('everything the CLI prints is terminal-safe (real CLI process)', () => 
 
 describe('command-line arguments echoed in usage errors are made safe too', () => {
   it.each([
-    [['\u001b]0;title\u0007'], 'unknown command "\\x1b]0;title\\x07"'],
+    [['\u001b]0;title\u0007'], 'unknown command "\\u{1b}]0;title\\u{7}"'],
     [['run', 'no\u009b2J\u202e.lua'], 'no\\x9b2J\\u202e.lua: no such script file'],
     [['run', 'attack.lua', '--approve', '\u001b[2J'], '--approve must be ask, auto or deny, got "\\x1b[2J"'],
-    [['run', 'attack.lua', '--model', 'm\r\u001b[K'], 'unknown model "m\\x0d\\x1b[K" (from --model)'],
-    [['keys', 'set', 'x\u001b[2J'], '"x\\x1b[2J" is not a provider id'],
+    [['run', 'attack.lua', '--model', 'm\r\u001b[K'], 'unknown model "m\\u{d}\\u{1b}[K" (from --model)'],
+    [['keys', 'set', 'x\u001b[2J'], '"x\\u{1b}[2J" is not a provider id'],
     [['help', '\u001bc'], 'no help for "\\x1bc"'],
   ])(
     'usage error %#',

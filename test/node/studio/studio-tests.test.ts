@@ -213,7 +213,11 @@ describe('stop, mistakes and changes', () => {
     const broken = changed.files.find((file) => file.file === 'tests/broken.yaml')!;
     expect(broken.cases).toEqual([]);
     expect(broken.problems).toEqual([
-      expect.objectContaining({ line: 4, message: 'model "fastt" is not in models.yaml', fix: 'Did you mean "fast"?' }),
+      expect.objectContaining({
+        line: 4,
+        message: 'model "fastt" is not in models.yaml; did you mean "fast"?',
+        fix: 'Write "fast" instead.',
+      }),
     ]);
     expect(await studio.fail('tests:run', {})).toMatchObject({
       code: 'test-file-problems',

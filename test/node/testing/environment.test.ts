@@ -201,20 +201,30 @@ cases:
     const { cases, problems } = await load(dir, file);
     expect(cases).toEqual([]);
     expect(problems.map((problem) => [problem.line, problem.pointer, problem.message, problem.fix])).toEqual([
-      [4, '/cases/0/environment', 'no test environment is named "test-ledgr"', 'Did you mean "test-ledger"?'],
-      [9, '/cases/1/injections/nope', 'environment "test-ledger" has no injection slot "nope"', 'Did you mean "note"?'],
+      [
+        4,
+        '/cases/0/environment',
+        'no test environment is named "test-ledgr"; did you mean "test-ledger"?',
+        'Write "test-ledger" instead.',
+      ],
+      [
+        9,
+        '/cases/1/injections/nope',
+        'environment "test-ledger" has no injection slot "nope"; did you mean "note"?',
+        'Rename it to "note".',
+      ],
       [10, '/cases/1/model/environment', 'environment "test-ledger" has no model "oracle"', 'Its models: payer.'],
       [
         11,
         '/cases/1/expect/not_called/0',
-        expect.stringContaining('tool "transfr" is not in this case\'s catalog'),
-        'Did you mean "transfer"?',
+        'tool "transfr" is not in this case\'s catalog (tools.yaml, the builtins and environment "test-ledger"); did you mean "transfer"?',
+        'Write "transfer" instead.',
       ],
       [
         11,
         '/cases/1/expect/check',
-        'environment "test-ledger" has no check "sent-to-bib"',
-        'Did you mean "sent-to-bob"?',
+        'environment "test-ledger" has no check "sent-to-bib"; did you mean "sent-to-bob"?',
+        'Write "sent-to-bob" instead.',
       ],
     ]);
   });

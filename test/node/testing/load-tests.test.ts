@@ -43,22 +43,22 @@ describe('test files: every mistake names the file, the line, the field and the 
       [
         3,
         '/cases/0/agent',
-        'agent "agents/echo-lop.lua" does not exist in the workspace',
-        'Did you mean "agents/echo-loop.lua"?',
+        'agent "agents/echo-lop.lua" does not exist in the workspace; did you mean "agents/echo-loop.lua"?',
+        'Write "agents/echo-loop.lua" instead.',
       ],
       [
         9,
         '/cases/1/model/replies/0/calls/0/name',
-        expect.stringContaining('tool "ecko" is not in'),
-        'Did you mean "echo"?',
+        'tool "ecko" is not in this case\'s catalog (tools.yaml, the builtins); did you mean "echo"?',
+        'Write "echo" instead.',
       ],
       [
         11,
         '/cases/1/expect/calls/0/tool',
-        expect.stringContaining('tool "read_fil" is not in'),
-        'Did you mean "read_file"?',
+        'tool "read_fil" is not in this case\'s catalog (tools.yaml, the builtins); did you mean "read_file"?',
+        'Write "read_file" instead.',
       ],
-      [14, '/cases/2/model', 'model "fastt" is not in models.yaml', 'Did you mean "fast"?'],
+      [14, '/cases/2/model', 'model "fastt" is not in models.yaml; did you mean "fast"?', 'Write "fast" instead.'],
       [
         17,
         '/cases/3/model/recording',
@@ -101,8 +101,8 @@ describe('test files: every mistake names the file, the line, the field and the 
       [
         5,
         '/cases/0/expect/statuss',
-        'cases.0.expect: unknown field "statuss"',
-        expect.stringContaining('Remove "statuss"'),
+        'cases.0.expect: unknown field "statuss"; did you mean "status"?',
+        'Rename it to "status".',
       ],
       [6, '/cases/1/name', 'two cases are named "typo"', expect.stringContaining('the first is on line 2')],
       [
