@@ -31,8 +31,8 @@ export default defineConfig({
     // between files (isolate: false) saved about a sixth of the node tests' CPU, but a long-lived
     // test process that starts and terminates hundreds of Lua workers (wasm) hit a V8 fatal error
     // ("Check failed: jit_page_->allocations_.erase(addr) == 1", Node 24.21) in a fresh-clone run.
-    // Its cause, V8's wasm-to-JS wrapper tier-up, is now kept off by the worker pool
-    // (keepWasmWrappersGeneric in main/core/run/worker-pool.ts); isolation stays, untried since.
+    // Its cause, V8's wasm-to-JS wrapper tier-up, is now kept off for every Lua worker
+    // (keepWasmWrappersGeneric in main/core/run/wasm-wrappers.ts); isolation stays, untried since.
     isolate: true,
     // The longest files start first (see the sequencer), so the suite does not end on one of them.
     sequence: { sequencer: SlowFirstSequencer },

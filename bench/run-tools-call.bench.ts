@@ -3,6 +3,7 @@ import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import { DEFAULT_CAPS } from '../main/core/run/run-limits.js';
 import { Run } from '../main/core/run/run.js';
 import { SIGNAL_SLOTS, Signal, type HostReply, type ToWorker } from '../main/core/run/worker-protocol.js';
+import { wrapperFlagCell } from '../main/core/run/wasm-wrappers.js';
 import { WorkerPool } from '../main/core/run/worker-pool.js';
 import { type BenchRow, interleave, interleaveMany, MiB, nextMessage, now, row, wasmoonPath } from './bench-kit.js';
 import {
@@ -225,7 +226,7 @@ async function echoBreakdown(pingBatch: () => Promise<number>): Promise<BenchRow
   // speaking the worker's own protocol (JSON replies, log acknowledgements).
   const builtChannel = channel(SIGNAL_SLOTS);
   const built = new Worker(WORKER_FILE, {
-    workerData: { signal: builtChannel.buffer, replyPort: builtChannel.port2 },
+    workerData: { signal: builtChannel.buffer, replyPort: builtChannel.port2, wrapperFlag: wrapperFlagCell() },
     transferList: [builtChannel.port2],
   });
   const builtMarks: number[] = [];

@@ -45,7 +45,8 @@ export async function workspaceRoot(
       throw new UsageError(`--workspace ${workspaceFlag}: no such folder`);
     return root;
   }
-  for (const folder of searchFrom) {
+  // The script's folder is often the working folder: each folder is walked up from once.
+  for (const folder of new Set(searchFrom.map((start) => path.resolve(start)))) {
     const found = await findWorkspaceRoot(folder);
     if (found) return found;
   }

@@ -95,12 +95,14 @@ export async function findWorkspaceRoot(startDir: string): Promise<string | unde
   const user = currentUser();
   let dir = path.resolve(startDir);
   for (;;) {
-    const markers: { file: string; stat: Stats }[] = [];
-    for (const name of CATALOG_FILES) {
-      const file = path.join(dir, name);
-      const stat = await statOrUndefined(file);
-      if (stat?.isFile()) markers.push({ file, stat });
-    }
+    // The folder's catalog files are looked up together; markers keep CATALOG_FILES' order.
+    const found = await Promise.all(
+      CATALOG_FILES.map(async (name) => {
+        const file = path.join(dir, name);
+        return { file, stat: await statOrUndefined(file) };
+      }),
+    );
+    const markers = found.filter((marker): marker is { file: string; stat: Stats } => marker.stat?.isFile() === true);
     if (markers.length > 0) {
       if (user) await checkCandidate(dir, markers, user);
       return dir;

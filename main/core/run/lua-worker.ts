@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, threadId, workerData } from 'node:worker_threads';
 import type { LuaEngine } from 'wasmoon';
 import { wrapUntrusted } from '../../../common/envelope.js';
 import { LUA_PRELUDE } from './lua-prelude.js';
@@ -13,6 +13,7 @@ import {
   type WorkerInit,
 } from './worker-protocol.js';
 import { errorMessage } from '../../../common/error-message.js';
+import { keepWasmWrappersGeneric } from './wasm-wrappers.js';
 
 // One Lua VM per run, in this worker. The worker keeps one wasmoon factory (the compiled module)
 // and prepares a fresh engine before each run, so a pooled worker starts a script in well under a
@@ -45,6 +46,9 @@ function post(message: FromWorker): void {
   port.postMessage(message);
 }
 
+// Before this worker compiles or instantiates any wasm: the first Lua worker of the process sets
+// V8's wasm-wrapper flag, the others wait until it is set (see wasm-wrappers.ts).
+keepWasmWrappersGeneric(init.wrapperFlag, threadId);
 const factory = new LuaFactory();
 let nonce = '';
 let caps: WorkerCaps = { logLineBytes: 0, logsInFlight: 1, untrustedBytes: 0, untrustedTexts: 0 };

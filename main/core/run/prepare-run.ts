@@ -42,7 +42,7 @@ const MAX_SCRIPT_BYTES = 16 << 20;
 
 export { ForkError } from './run-errors.js';
 // The CLI tells a bad transcript (a usage error) from an internal one without loading the reader itself.
-export { TranscriptError } from '../transcript/transcript-reader.js';
+export { TranscriptError } from '../transcript/transcript-error.js';
 
 /** A run could not be set up (bad model alias, unreadable script...): a usage or catalog error. */
 export class RunSetupError extends Error {
@@ -182,6 +182,17 @@ function newRunId(): string {
 }
 
 /**
+ * Reads and checks a recording's transcript file; throws a TranscriptError naming the line on bad
+ * input. With `soFar` (a fork), the transcript may belong to a run still in progress: it is read
+ * up to its last complete line. The transcript reader, with the run events' schemas, is loaded
+ * only here: a run that replays nothing starts without it.
+ */
+export async function readRecording(path: string, options: { soFar?: boolean } = {}): Promise<ReplayRecording> {
+  const { readTranscript } = await import('../transcript/transcript-reader.js');
+  return new ReplayRecording(path, readTranscript(path, options));
+}
+
+/**
  * Builds a {@link Run} from a workspace: its catalog, tool runner, approval gate with taint
  * tracking, model resolver (keys from the keychain, or the environment when allowed) or replay,
  * and transcript. The run is returned unstarted.
@@ -221,7 +232,7 @@ export async function prepareRun(options: PrepareRunOptions): Promise<Run> {
     throw new RunSetupError('an in-process model answers every round: it takes no model, endpoint or replay');
   // A fork may start from a run still in progress: it reads the parent's events recorded so far.
   const replay = options.replayPath
-    ? ReplayRecording.fromFile(options.replayPath, { soFar: options.fork !== undefined })
+    ? await readRecording(options.replayPath, { soFar: options.fork !== undefined })
     : undefined;
   replay?.replaysFor({ path: displayPath, sha256: createHash('sha256').update(script).digest('hex') });
   // A fork with a model goes on live past its step: it needs keys, tool secrets and MCP servers.

@@ -1,7 +1,8 @@
 // A transcript read back for replay: its model rounds, tool dispatches, MCP reads and the steps a fork may start from, each checked as it is read.
 import type { JsonValue } from '../../../common/json.js';
 import type { RecordedDecision, RunEvent } from '../../../common/run-events.js';
-import { TranscriptError, type LocatedEvent } from '../transcript/transcript-reader.js';
+import { TranscriptError } from '../transcript/transcript-error.js';
+import type { LocatedEvent } from '../transcript/transcript-reader.js';
 
 type RoundRequest = Extract<RunEvent, { type: 'round-request' }> & { line: number };
 type RoundResponse = Extract<RunEvent, { type: 'round-response' }>;

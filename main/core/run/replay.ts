@@ -8,7 +8,7 @@ import {
   type ModelRequest,
 } from '../providers/model-provider.js';
 import { blankNonces } from '../../../common/envelope.js';
-import { readTranscript, type LocatedEvent } from '../transcript/transcript-reader.js';
+import type { LocatedEvent } from '../transcript/transcript-reader.js';
 import { canonicalJson } from './canonical-json.js';
 import { shownName } from '../did-you-mean.js';
 import { FatalRunError, FORK_GO_LIVE_ADVICE, ForkError } from './run-errors.js';
@@ -356,15 +356,6 @@ export class ReplayRecording {
     for (const round of this.rounds) for (const name of round.request.tools) names.add(name);
     for (const dispatch of this.dispatches) names.add(dispatch.alias);
     return [...names];
-  }
-
-  /**
-   * Reads and checks a transcript file; throws a TranscriptError naming the line on bad input.
-   * With `soFar` (a fork), the transcript may belong to a run still in progress: it is read up to
-   * its last complete line.
-   */
-  static fromFile(path: string, options: { soFar?: boolean } = {}): ReplayRecording {
-    return new ReplayRecording(path, readTranscript(path, options));
   }
 
   /** The recorded model round answering `request`, or a divergence error saying where. */

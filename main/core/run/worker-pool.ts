@@ -1,42 +1,14 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { setterExited, wrapperFlagCell } from './wasm-wrappers.js';
 import { SIGNAL_SLOTS, type FromWorker, type WorkerInit } from './worker-protocol.js';
 
 /** A worker's own V8 heap cap (the Lua heap is wasm memory, capped per run): its OOM is a clean run end. */
 export const DEFAULT_WORKER_HEAP_MB = 256;
 /** How long a worker that finished a run may take to report `ready` before it is terminated. */
 export const DEFAULT_RETURN_TIMEOUT_MS = 10_000;
-
-/**
- * The V8 flag that keeps every wasm-to-JS call on V8's generic wrapper: no tier-up before a billion
- * calls through one import (a value that fits a small integer in every V8 build, Electron's too).
- *
- * In Node 24's V8 (13.6) a wrapper's tier-up can crash the whole process while several threads
- * run wasm: Runtime_TierUpWasmToJSWrapper → ~WasmCodeRefScope → FreeDeadCode frees code that is
- * already gone, a SIGSEGV in NativeModule::FreeCode or a fatal "Check failed: jit_page.has_value()"
- * in WasmImportWrapperCache::Free ("jit_page_->allocations_.erase(addr) == 1" is its twin). Every
- * Lua→JS call in wasmoon (its allocator hook, each host function) crosses such a wrapper, and each
- * run's fresh engine tiered up new ones after a thousand calls, so a 10,000-case suite killed its
- * host process now and then, with no message
- * (docs/threat-model.md, "A V8 crash path is kept closed").
- */
-const NO_WASM_WRAPPER_TIER_UP = '--wasm-wrapper-tiering-budget=1000000000';
-
-let wrapperTierUpOff = false;
-
-/**
- * Sets {@link NO_WASM_WRAPPER_TIER_UP} for the whole process, once, before the first Lua worker
- * starts (V8 reads it when a wasm module's imports are bound, so every worker started afterwards,
- * in the app, the CLI and the tests alike, gets it).
- */
-function keepWasmWrappersGeneric(): void {
-  if (wrapperTierUpOff) return;
-  setFlagsFromString(NO_WASM_WRAPPER_TIER_UP);
-  wrapperTierUpOff = true;
-}
 
 /** A Lua worker with its reply channel, ready to run one script. */
 export interface LuaWorker {
@@ -283,9 +255,9 @@ export class WorkerPool {
   private spawn(): Promise<LuaWorker> {
     const { port1, port2 } = new MessageChannel();
     const signal = new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
-    const init: WorkerInit = { replyPort: port2, signal };
+    const wrapperFlag = wrapperFlagCell();
+    const init: WorkerInit = { replyPort: port2, signal, wrapperFlag };
     if (this.entry.entry) init.entry = this.entry.entry;
-    keepWasmWrappersGeneric();
     const worker = new Worker(this.entry.file, {
       workerData: init,
       transferList: [port2],
@@ -297,7 +269,11 @@ export class WorkerPool {
       if (!this.owned.has(worker))
         this.logger.error(`[promptforge] a Lua worker failed outside a run: ${error.message}`);
     });
-    worker.on('exit', () => this.onExit(worker));
+    const { threadId } = worker;
+    worker.on('exit', () => {
+      setterExited(wrapperFlag, threadId);
+      this.onExit(worker);
+    });
     worker.unref();
     port1.unref();
     return new Promise((resolve, reject) => {

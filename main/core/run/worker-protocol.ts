@@ -18,6 +18,8 @@ export interface WorkerInit {
   replyPort: MessagePort;
   /** Int32Array view over {@link SIGNAL_SLOTS} counters, see {@link Signal}. */
   signal: SharedArrayBuffer;
+  /** The process's cell for V8's wasm-wrapper flag (keepWasmWrappersGeneric in wasm-wrappers.ts). */
+  wrapperFlag: SharedArrayBuffer;
   /** Set in source mode: the TypeScript module the bootstrap should import. */
   entry?: string;
 }

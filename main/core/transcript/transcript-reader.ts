@@ -1,16 +1,9 @@
 import { FileReadError, formatBytes, readRegularFileSync } from '../files/regular-file.js';
 import { RunEventSchema, type RunEvent } from '../../../common/run-events.js';
 import { errorMessage } from '../../../common/error-message.js';
+import { TranscriptError } from './transcript-error.js';
 
-/** A transcript that cannot be read; the message names the file and line. */
-export class TranscriptError extends Error {
-  /** How the CLI reports it (a setup error: the message names the file and line). */
-  readonly kind = 'transcript';
-  constructor(message: string) {
-    super(message);
-    this.name = 'TranscriptError';
-  }
-}
+export { TranscriptError } from './transcript-error.js';
 
 /** An event with the 1-based line it was read from. */
 export type LocatedEvent = RunEvent & { line: number };

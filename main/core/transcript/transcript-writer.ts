@@ -1,7 +1,7 @@
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, writeSync } from 'node:fs';
 import path, { dirname } from 'node:path';
 import type { RunEvent } from '../../../common/run-events.js';
-import { TranscriptError } from './transcript-reader.js';
+import { TranscriptError } from './transcript-error.js';
 import { platformOpenFlags } from '../files/regular-file.js';
 
 /**

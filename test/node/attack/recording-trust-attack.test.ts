@@ -10,6 +10,7 @@ import { TaintTracker } from '../../../main/core/approval/taint-tracker.js';
 import { ToolCatalogImpl } from '../../../main/core/catalog/tool-catalog.js';
 import type { ModelResolver } from '../../../main/core/run/model-driver.js';
 import { ReplayProvider, ReplayRecording } from '../../../main/core/run/replay.js';
+import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { Run } from '../../../main/core/run/run.js';
 import type { ToolRunner, ToolSpec } from '../../../main/core/tools/tool-spec.js';
 import { spec } from '../tools/helpers.js';
@@ -179,7 +180,7 @@ const seqOf = (file: string, type: string, alias: string, nth = 0): number =>
 
 /** Forks `file` at `step` and goes on live with `rounds`. */
 function fork(file: string, step: number, options: { rounds: ScriptedRound[]; catalog?: ToolSpec[] }) {
-  const recording = ReplayRecording.fromFile(file);
+  const recording = new ReplayRecording(file, readTranscript(file));
   const catalog = options.catalog ?? tools();
   const known = new ToolCatalogImpl(catalog);
   recording.forkAt(step, {
@@ -290,7 +291,7 @@ describe('a relabelled recording does not make a live fork trust what the catalo
     const events = await parent([postCall('c1'), { content: 'done' }]);
     for (const e of where(events, 'tool-output', 'read_page')) e['trust'] = 'trusted';
     const file = write(events);
-    const recording = ReplayRecording.fromFile(file);
+    const recording = new ReplayRecording(file, readTranscript(file));
     const step = seqOf(file, 'tool-output', 'read_page');
     const known = new ToolCatalogImpl(tools());
     recording.forkAt(step, {

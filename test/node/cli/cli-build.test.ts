@@ -55,6 +55,9 @@ const MCP_CLIENT = /main\/core\/mcp\/mcp-(manager|connection)\.ts|@modelcontextp
 /** The catalog machinery: loaded only by a command that reads a workspace. */
 const CATALOG_MACHINERY = /node_modules\/(zod|yaml|ajv|ajv-formats|re2js)\/|main\/core\/catalog\/workspace\.ts/;
 
+/** The transcript reader and the run events' schemas: loaded only by a run that replays a recording. */
+const TRANSCRIPT_READER = /main\/core\/transcript\/transcript-reader\.ts|common\/run-events\.ts/;
+
 /** The provider adapters: loaded only when a run resolves a model. */
 const ADAPTERS = /main\/core\/providers\/(openai-chat|anthropic|gemini)-provider\.ts|create-provider\.ts/;
 
@@ -73,6 +76,8 @@ describe('the promptforge bin', () => {
     // hello.lua calls no model, so no provider adapter is loaded; its folder has no MCP servers.
     expect(sourcesIn(loaded).filter((source) => ADAPTERS.test(source))).toEqual([]);
     expect(sourcesIn(loaded).filter((source) => MCP_CLIENT.test(source))).toEqual([]);
+    // It replays nothing: no transcript is read, so no run-event schema is built.
+    expect(sourcesIn(loaded).filter((source) => TRANSCRIPT_READER.test(source))).toEqual([]);
     expect(loaded.filter(typescriptOrLoader)).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import { ApprovalGateImpl } from '../../../main/core/approval/approval-gate.js';
 import type { Approver, PendingCall, PersonDecision } from '../../../main/core/approval/approver.js';
 import { TaintTracker } from '../../../main/core/approval/taint-tracker.js';
 import { ReplayRecording } from '../../../main/core/run/replay.js';
+import { readTranscript } from '../../../main/core/transcript/transcript-reader.js';
 import { ToolCatalogImpl } from '../../../main/core/catalog/tool-catalog.js';
 import { builtinToolSpecs } from '../../../main/core/tools/builtin-tools.js';
 import { createToolRunner } from '../../../main/core/tools/tool-runner.js';
@@ -187,7 +188,9 @@ describe('error channels are tool output', () => {
       log(tostring(pcall(tools.call, 'echo', { text = err:match('Ignore[^\\n]*') })))`;
     const transcriptPath = join(workspace, 'recorded.jsonl');
     const first = await runReal(script, { transcriptPath });
-    const replay = await runReal(script, { replay: ReplayRecording.fromFile(transcriptPath) });
+    const replay = await runReal(script, {
+      replay: new ReplayRecording(transcriptPath, readTranscript(transcriptPath)),
+    });
     expect(replay.result.status, JSON.stringify(replay.result.error)).toBe('ok');
     const nonce = (text: string | undefined) => /<untrusted_input_([0-9a-f]{32})>/.exec(text ?? '')?.[1];
     expect(nonce(replay.logs[0])).toBeDefined();

@@ -40,7 +40,7 @@ describe('the broken transcript corpus', () => {
   const tolerated = cases.filter((entry) => entry.ok);
 
   it.each(broken)('$name: replay refuses it with an error naming file:line', ({ file, line, error }) => {
-    const thrown = thrownBy(() => ReplayRecording.fromFile(file));
+    const thrown = thrownBy(() => new ReplayRecording(file, readTranscript(file)));
     expect(thrown).toBeInstanceOf(TranscriptError);
     const message = (thrown as Error).message;
     expect(message.startsWith(line === undefined ? `${file}:` : `${file}:${line}: `), message.slice(0, 300)).toBe(true);
@@ -55,7 +55,7 @@ describe('the broken transcript corpus', () => {
     const events = readTranscript(file);
     expect(events[0]?.type).toBe('run-start');
     expect(events.at(-1)?.type).toBe('run-end');
-    expect(ReplayRecording.fromFile(file).start.type).toBe('run-start');
+    expect(new ReplayRecording(file, readTranscript(file)).start.type).toBe('run-start');
   });
 
   it.each(broken)('$name: the history reader never throws for it', ({ file, line, structure }) => {
