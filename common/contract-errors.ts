@@ -19,7 +19,7 @@ export const CONTRACT_ERROR_CODES = {
   'not-found': 'the file, rule, server, question or call named is not there',
   'not-a-folder': 'a path that must be a folder is a file',
   'not-a-script': 'the file is not a Lua script of the workspace',
-  'invalid-name': 'an agent name that cannot be a file name',
+  'invalid-name': 'a new file’s name (an agent, a test file) that cannot be a file name',
   'name-taken': 'the new name is already in use',
   'agent-running': 'the agent is running, so it cannot be renamed or deleted now',
   'too-large': 'the file is larger than the studio reads or writes',

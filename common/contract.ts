@@ -362,6 +362,17 @@ export const contractMethods = {
   },
   /** Stops the running suite: its running cases stop, the rest do not start. */
   'tests:stop': { request: z.strictObject({}), response: z.object({ stopped: z.boolean() }) },
+  /**
+   * Writes a new test file `tests/<name>.yaml` (`.yaml` added when missing) with a starter case for
+   * `agent` (an agent of the workspace; without it, the first). Runs nothing, so a restricted
+   * workspace may too. Refused with `invalid-name` (empty, a slash, hidden or `..`, a control or
+   * invisible character, too long…), `name-taken` (never overwrites), `not-found` (no such agent,
+   * or none) and `outside-workspace` (tests/ leads outside through a link), each saying what to change.
+   */
+  'tests:create': {
+    request: z.strictObject({ name: z.string().max(4096), agent: RelativePathSchema.optional() }),
+    response: z.object({ file: RelativePathSchema }),
+  },
 
   /** The open workspace's trust: restricted or trusted, its manifest, and what changed since. */
   'trust:status': { request: z.strictObject({}), response: WorkspaceTrustSchema },

@@ -19,7 +19,7 @@ const TestStepSchema = z.object({
 });
 
 /** One assertion that did not hold. */
-const TestFailureSchema = z.object({
+export const TestFailureSchema = z.object({
   /** The assertion's field in the case, e.g. `expect.calls[2].arguments`. */
   field: z.string(),
   expected: z.string(),
@@ -30,7 +30,7 @@ const TestFailureSchema = z.object({
 });
 
 /** How one case went. */
-const TestCaseResultSchema = z.object({
+export const TestCaseResultSchema = z.object({
   /** Unique in the workspace: `file-stem/case-slug`. */
   id: z.string(),
   name: z.string(),
@@ -95,12 +95,29 @@ const TestSuiteStateSchema = z.object({
   error: z.string().optional(),
 });
 
-/** `tests:list`: the test files, and this session's latest suite run with its results so far. */
+/**
+ * The newest suite run recorded in the workspace before this session (its report.json under
+ * `runs/tests/`, by the studio or `promptforge test`): its results for the cases that still exist.
+ */
+const EarlierSuiteSchema = z.object({
+  suiteRunId: z.string(),
+  /** Where its transcripts and report.json are, workspace-relative (`runs/tests/suite-…`). */
+  folder: z.string(),
+  /** When it ran (ISO 8601, from its id). */
+  time: z.string(),
+  /** It was stopped before every case ran. */
+  interrupted: z.boolean(),
+  results: z.array(TestCaseResultSchema),
+});
+
+/** `tests:list`: the test files, this session's latest suite run with its results so far, and an earlier session's. */
 export const TestsListingSchema = z.object({
   /** The folder test files live in, workspace-relative (`tests`). */
   folder: z.string(),
   files: z.array(TestFileInfoSchema),
   suite: TestSuiteStateSchema.extend({ results: z.array(TestCaseResultSchema) }).nullable(),
+  /** The newest suite run of an earlier session, when its report is there and valid. */
+  earlier: EarlierSuiteSchema.nullable(),
 });
 
 /** `tests-progress`: a suite run started, a case finished (`result`), or the run ended. */
@@ -113,4 +130,5 @@ export type TestCaseSummary = z.infer<typeof TestCaseSummarySchema>;
 export type TestFileInfo = z.infer<typeof TestFileInfoSchema>;
 export type TestSuiteState = z.infer<typeof TestSuiteStateSchema>;
 export type TestsListing = z.infer<typeof TestsListingSchema>;
+export type EarlierSuite = z.infer<typeof EarlierSuiteSchema>;
 export type TestsProgress = z.infer<typeof TestsProgressSchema>;

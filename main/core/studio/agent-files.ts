@@ -12,6 +12,7 @@ import { ContractError } from './contract-error.js';
 import { AGENT_TEMPLATES, type AgentTemplateName } from './agent-templates.js';
 import { errorMessage } from '../../../common/error-message.js';
 import type { AgentFileResult } from '../../../common/studio-schemas.js';
+import { AGENT_FILE_NAME, checkFileName, fileNameKey as nameKey } from '../../../common/file-name.js';
 
 /**
  * Agent files of a workspace: create (from a template), save as, rename and delete. Every write
@@ -23,39 +24,6 @@ import type { AgentFileResult } from '../../../common/studio-schemas.js';
  * @module
  */
 
-/** Longest agent name, in UTF-8 bytes (far below every file system's 255, with room for temp names). */
-const MAX_AGENT_NAME_BYTES = 100;
-
-/** Windows device names: a file called `con` or `con.lua` cannot be opened there. */
-const RESERVED_NAME = /^(con|prn|aux|nul|conin\$|conout\$|com[1-9¹²³]|lpt[1-9¹²³])$/i;
-
-/** Characters Windows refuses in file names (the slashes have their own message). */
-const WINDOWS_FORBIDDEN = /[<>:"|?*]/;
-
-// Control characters (C0, DEL and C1) have no place in a file name.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
-/**
- * Characters that show as nothing, or change the direction of the text around them: format
- * characters (Unicode category Cf: zero-width spaces and joiners, direction marks, embeddings,
- * overrides and isolates, the byte order mark, the Arabic letter mark...), the line and paragraph
- * separators, and lone surrogates (no file system can store them). A name with one can look like
- * another name, or like a harmless one.
- */
-const INVISIBLE = /[\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
-
-/**
- * Characters that draw nothing although Unicode counts them as letters or marks: variation
- * selectors, the combining grapheme joiner, the Hangul fillers (Default_Ignorable_Code_Point).
- */
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
-
-/** How two names compare: compatibility forms folded (ｆｕｌｌ = full), case ignored. */
-function nameKey(name: string): string {
-  return name.normalize('NFKC').toLowerCase();
-}
-
 /** `agents/<name>.lua` for an agent name. */
 function agentPath(name: string): string {
   return `${AGENTS_DIR}/${name}.lua`;
@@ -63,60 +31,12 @@ function agentPath(name: string): string {
 
 /**
  * Checks a new agent name as a person typed it and returns it without a `.lua` ending. Throws a
- * ContractError `invalid-name` whose message names the problem and the fix.
+ * ContractError `invalid-name` whose message names the problem and the fix (common/file-name.ts).
  */
 function checkAgentName(typed: string): string {
-  // One spelling per name: composed (NFC), so café typed either way is the same file everywhere.
-  const composed = typed.normalize('NFC');
-  const name = composed.toLowerCase().endsWith('.lua') ? composed.slice(0, -'.lua'.length) : composed;
-  const shown = JSON.stringify(typed);
-  const refuse = (problem: string, fix: string): never => {
-    throw new ContractError('invalid-name', `the agent name ${shown} ${problem}; ${fix}`);
-  };
-  if (name.trim() === '') refuse('is empty', 'type a name such as my-agent');
-  if (CONTROL.test(name)) refuse('contains a control character', 'use letters, digits, - or _');
-  const invisible = (INVISIBLE.exec(name) ?? IGNORABLE.exec(name))?.[0];
-  if (invisible !== undefined)
-    refuse(
-      `contains the invisible or direction-changing character ${codePoint(invisible)}`,
-      'remove it (it can make a name look like another one); use letters, digits, - or _',
-    );
-  if (/[\\/]/.test(name))
-    refuse('contains a slash or backslash', `agents live directly in ${AGENTS_DIR}/: use - or _ instead`);
-  if (name === '.' || name === '..' || name.startsWith('.'))
-    refuse('starts with a dot (a hidden file, or the folder itself)', 'start it with a letter or digit');
-  if (/[. ]$/.test(name) || /^\s|\s$/.test(name))
-    refuse('begins or ends with a space or ends with a dot', 'remove them (Windows cannot keep such a name)');
-  if (WINDOWS_FORBIDDEN.test(name)) refuse('contains one of < > : " | ? *', 'use letters, digits, - or _ instead');
-  if (RESERVED_NAME.test(name.split('.')[0]!))
-    refuse(
-      'is a reserved device name on Windows (CON, PRN, AUX, NUL, CONIN$, CONOUT$, COM1-9, LPT1-9)',
-      'pick another name',
-    );
-  // A name starts with a letter or digit: not a mark that draws on nothing, nor a dash or underscore.
-  if (!/^[\p{L}\p{N}]/u.test(name))
-    refuse('does not start with a letter or digit', 'start it with one, as in my-agent');
-  // What the New agent hint promises: letters and digits of any script, -, _ and dots inside. A
-  // space or a sign would need quoting at the terminal and in a test case's `agent:`.
-  const other = /[^\p{L}\p{M}\p{N}._-]/u.exec(name)?.[0];
-  if (other !== undefined)
-    refuse(
-      other === ' '
-        ? 'contains a space'
-        : /\s/u.test(other)
-          ? `contains the space character ${codePoint(other)}`
-          : `contains ${JSON.stringify(other)}`,
-      'use letters, digits, - or _ instead (my-agent, not my agent)',
-    );
-  const bytes = Buffer.byteLength(name, 'utf8');
-  if (bytes > MAX_AGENT_NAME_BYTES)
-    refuse(`is ${bytes} bytes long`, `keep it to ${MAX_AGENT_NAME_BYTES} bytes (UTF-8)`);
-  return name;
-}
-
-/** `U+202E` for a character. */
-function codePoint(character: string): string {
-  return `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  const checked = checkFileName(typed, AGENT_FILE_NAME);
+  if ('problem' in checked) throw new ContractError('invalid-name', checked.problem);
+  return checked.name;
 }
 
 /** What the agent operations need: the workspace and which agents are running now. */

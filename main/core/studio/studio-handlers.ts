@@ -108,6 +108,7 @@ export function createStudioHandlers(deps: StudioHandlerDeps): StudioHandlers {
     'tests:list': () => service.tests.list(),
     'tests:run': (request) => service.tests.run(request),
     'tests:stop': () => service.tests.stop(),
+    'tests:create': (request) => service.tests.create(request),
     'trust:status': () => service.trustStatus(),
     'trust:grant': ({ digest }, { press }) => service.grantTrust(digest, press),
     'trust:list': () => service.listTrust(),

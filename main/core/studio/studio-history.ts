@@ -43,6 +43,21 @@ export class StudioHistory {
     if (this.testRuns.size > MAX_TEST_RUNS) this.testRuns.delete(this.testRuns.keys().next().value!);
   }
 
+  /**
+   * A test case's run recorded in an earlier session, named by a report.json (a file of the
+   * workspace, so untrusted): taken only when `runId` names no other run (one in History, or
+   * another test run), so a crafted report can never make a run id open another transcript.
+   */
+  adoptTestRun(runId: string, file: string): boolean {
+    if (!/^[A-Za-z0-9._-]{1,200}$/.test(runId)) return false;
+    const known = this.testRuns.get(runId);
+    if (known !== undefined) return known === file;
+    const root = this.host.workspaceRoot();
+    if (root === null || existsSync(path.join(root, RUNS_DIR, `${runId}.jsonl`))) return false;
+    this.addTestRun(runId, file);
+    return true;
+  }
+
   /** Another workspace opened: its test runs are not these. */
   forgetTestRuns(): void {
     this.testRuns.clear();

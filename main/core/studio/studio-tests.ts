@@ -28,6 +28,8 @@ import { ContractError } from './contract-error.js';
 import { NO_PRESS } from './person-input.js';
 import type { StudioHistory } from './studio-history.js';
 import type { StudioTrust } from './studio-trust.js';
+import { readEarlierResults } from './earlier-test-results.js';
+import { createTestFile } from './test-file-create.js';
 
 /** What the tests part needs from the studio service. */
 export interface StudioTestsHost {
@@ -69,6 +71,8 @@ export class StudioTests {
   /** The page listed the tests: file changes are then pushed to it. */
   private followed = false;
   private environments: Promise<unknown> | undefined;
+  /** The suite runs this session started, by workspace folder: never shown as an earlier session's. */
+  private readonly ownSuites = new Map<string, Set<string>>();
 
   constructor(private readonly host: StudioTestsHost) {}
 
@@ -76,13 +80,30 @@ export class StudioTests {
   async list(): Promise<TestsListing> {
     const ws = this.host.requireWorkspace();
     this.followed = true;
-    const { files } = await this.load(ws);
+    const { files, cases } = await this.load(ws);
     const suite = this.suite?.root === ws.root ? this.suite : undefined;
+    // A report that cannot be read is no earlier session's results: the listing never fails for it.
+    const earlier = await readEarlierResults(ws.root, cases, this.ownSuites.get(ws.root) ?? new Set(), (runId, file) =>
+      this.host.history.adoptTestRun(runId, file),
+    ).catch(() => null);
     return {
       folder: TESTS_DIR,
       files,
       suite: suite ? { ...suite.state, results: [...suite.results] } : null,
+      earlier,
     };
+  }
+
+  /**
+   * "New test file…": writes `tests/NAME.yaml` with a starter case for `agent` (else the workspace's
+   * first agent). Writing runs nothing, so a restricted workspace may too. See createTestFile.
+   */
+  async create(request: ContractRequest<'tests:create'>): Promise<{ file: string }> {
+    const ws = this.host.requireWorkspace();
+    const created = await createTestFile(ws.root, ws.agents, request.name, request.agent);
+    // The page that follows the tests sees the new file at once (the watcher says so again later).
+    await this.workspaceChanged(ws);
+    return created;
   }
 
   /** The workspace changed on disk (or here): its test files are listed again, for a page that follows them. */
@@ -148,6 +169,9 @@ export class StudioTests {
       counts: { passed: 0, failed: 0, errors: 0, notRun: 0 },
     };
     const suite: SuiteRun = { root: ws.root, state, results: [], controller, done: Promise.resolve() };
+    const own = this.ownSuites.get(ws.root) ?? new Set<string>();
+    own.add(suiteRunId);
+    this.ownSuites.set(ws.root, own);
     this.suite = suite;
     const trust = this.host.trust;
     const run = async () => {

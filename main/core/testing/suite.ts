@@ -50,7 +50,7 @@ export interface SuiteResult {
 }
 
 /** A case's transcript file in the suite folder: `<file>/<case>.jsonl` (`@model` with --model). */
-function caseTranscriptPath(folder: string, testCase: LoadedCase, model: string | undefined): string {
+export function caseTranscriptPath(folder: string, testCase: LoadedCase, model: string | undefined): string {
   const name = model === undefined ? testCase.id : `${testCase.id}@${model.replace(/[^A-Za-z0-9._-]+/g, '-')}`;
   return path.join(folder, ...`${name}.jsonl`.split('/'));
 }

@@ -3,14 +3,15 @@
  * read-only editor, or why it is not shown (too large, binary, not a regular file, outside the
  * workspace). Agent scripts open in their own editor instead, editable.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { FileView } from '../../../common/studio-schemas.js';
 import { call, describeError } from '../shell/studio-api';
 import type { Theme } from '../shell/theme';
-import { CodeEditor } from './CodeEditor';
+import { CodeEditor, type CodeEditorHandle } from './CodeEditor';
 import { escapeHidden } from '../run/hidden-characters';
 
-export function FileViewer({ path, theme }: { path: string; theme: Theme }) {
+export function FileViewer({ path, theme, focusText = false }: { path: string; theme: Theme; focusText?: boolean }) {
+  const editor = useRef<CodeEditorHandle>(null);
   const [view, setView] = useState<{ path: string; file: FileView } | { path: string; error: string } | null>(null);
   useEffect(() => {
     let live = true;
@@ -23,6 +24,11 @@ export function FileViewer({ path, theme }: { path: string; theme: Theme }) {
     };
   }, [path]);
   const shown = view?.path === path ? view : null;
+  // A file just made (a new test file): focus goes into its text once it shows.
+  const textShown = shown !== null && 'file' in shown && shown.file.kind === 'text';
+  useEffect(() => {
+    if (focusText && textShown) editor.current?.focus();
+  }, [focusText, textShown]);
   return (
     <section className="file-viewer" aria-label={`File ${path}`}>
       <div className="editor-toolbar">
@@ -40,6 +46,7 @@ export function FileViewer({ path, theme }: { path: string; theme: Theme }) {
       ) : shown.file.kind === 'text' ? (
         <div className="agent-editor-body">
           <CodeEditor
+            ref={editor}
             documentKey={`view:${path}`}
             initialText={shown.file.text}
             theme={theme}

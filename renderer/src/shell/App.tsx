@@ -132,6 +132,8 @@ export function App() {
       showRunTab('conversation');
       void runStore.open(runId);
     },
+    activeAgent: agent?.path ?? null,
+    openFile: (path) => selectView({ kind: 'file', path, focus: true }),
   };
   const taintCheckOf = (alias: string): boolean =>
     workspace?.tools.find((tool) => tool.alias === alias)?.taintCheck ?? true;

@@ -96,7 +96,9 @@ export function WorkspaceArea({
       ) : null}
       {view.kind === 'tool' ? <ToolTrialView alias={view.alias} tools={workspace.tools} theme={theme} /> : null}
       <HeaderViewContent view={view} context={headerViewContext} />
-      {view.kind === 'file' ? <FileViewer key={view.path} path={view.path} theme={theme} /> : null}
+      {view.kind === 'file' ? (
+        <FileViewer key={view.path} path={view.path} theme={theme} focusText={view.focus === true} />
+      ) : null}
       {view.kind === 'history' ? <HistoryView runs={workspace.runs} onOpen={onOpenRun} onReplay={onReplayRun} /> : null}
       {view.kind === 'none' && workspace.agents.length === 0 ? (
         <div className="no-agents">

@@ -12,6 +12,10 @@ export interface HeaderViewContext {
   workspaceRoot: string;
   /** Opens run `runId` in the conversation view, scrolled to the step `focus` names (a test's diverging step). */
   openRunAt: (runId: string, focus?: { seq: number; label: string }) => void;
+  /** The agent open in the editor, if any (a new test file starts with a case for it). */
+  activeAgent: string | null;
+  /** Shows a workspace file in the file viewer, focus in its text. */
+  openFile: (path: string) => void;
 }
 
 /**
@@ -39,7 +43,14 @@ const headerViews = [
     label: 'Tests',
     action: 'tests',
     runPanel: 'beside',
-    render: (context) => <TestsView workspaceRoot={context.workspaceRoot} onOpenRun={context.openRunAt} />,
+    render: (context) => (
+      <TestsView
+        workspaceRoot={context.workspaceRoot}
+        onOpenRun={context.openRunAt}
+        activeAgent={context.activeAgent}
+        onOpenFile={context.openFile}
+      />
+    ),
   },
   {
     kind: 'credentials',

@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { TestCaseResultInfo, TestCaseSummary, TestFailureInfo } from '../../../common/test-schemas.js';
 import { MINIMAL_TEST_FILE } from '../../../common/test-example.js';
+import { checkFileName, TEST_FILE_NAME } from '../../../common/file-name.js';
 import { InertText } from '../shell/InertText';
-import { useStudioEvent } from '../shell/studio-api';
+import { describeError, StudioCallError, useStudioEvent } from '../shell/studio-api';
 import { ReviewTrustButton } from '../trust/ReviewTrustButton';
+import { AgentNameDialog } from '../workspace/AgentFileDialogs';
 import { caseStatus, divergingFailure, progressText, statusLabel, type CaseStatus } from './tests-logic';
 import { testsStore, useTests } from './tests-store';
 import './tests.css';
@@ -11,9 +13,32 @@ import './tests.css';
 /** Opens a case's run in the conversation view, at the step given (where it diverged). */
 type OpenRun = (runId: string, focus?: { seq: number; label: string }) => void;
 
-function StatusBadge({ status }: { status: CaseStatus }) {
-  return <span className={`test-status test-status-${status}`}>{statusLabel[status]}</span>;
+function StatusBadge({ status, earlier = false }: { status: CaseStatus; earlier?: boolean }) {
+  return (
+    <span className={`test-status test-status-${status}`}>
+      {statusLabel[status]}
+      {earlier ? ' (earlier)' : ''}
+    </span>
+  );
 }
+
+/** When an earlier session's suite ran, in the person's own words for dates. */
+function earlierTime(time: string): string {
+  return new Date(time).toLocaleString();
+}
+
+/** The file the dialog names: `tests/NAME.yaml`. */
+const TEST_FILE = {
+  label: 'Test file name',
+  folder: 'tests/',
+  extension: '.yaml',
+  hint: (
+    <>
+      Letters, digits, - and _ (a dot inside too); the file is <code>tests/NAME.yaml</code>, and never replaces one that
+      is there.
+    </>
+  ),
+};
 
 /** One assertion that did not hold: which, where the run diverged, expected and actual. */
 function FailureEntry({
@@ -63,6 +88,7 @@ function CaseDetails({
   result,
   status,
   running,
+  earlier,
   onRun,
   onOpenRun,
 }: {
@@ -71,6 +97,8 @@ function CaseDetails({
   result: TestCaseResultInfo | undefined;
   status: CaseStatus;
   running: boolean;
+  /** When the result shown is an earlier session's: when it ran. */
+  earlier: string | null;
   onRun: () => void;
   onOpenRun: OpenRun;
 }) {
@@ -85,7 +113,7 @@ function CaseDetails({
         {file}:{testCase.line} · <code>{testCase.agent}</code> · {testCase.model}
       </p>
       <div className="button-row test-details-actions">
-        <StatusBadge status={status} />
+        <StatusBadge status={status} earlier={earlier !== null} />
         <button type="button" className="button button-small" disabled={running} onClick={onRun}>
           Run this case
         </button>
@@ -106,6 +134,9 @@ function CaseDetails({
           </button>
         ) : null}
       </div>
+      {result && earlier !== null ? (
+        <p className="muted small test-earlier-note">From an earlier session: run {earlierTime(earlier)}.</p>
+      ) : null}
       {result?.run ? (
         <p className="muted small">
           Run {result.run.status}
@@ -127,10 +158,15 @@ function CaseDetails({
 }
 
 /** What the view shows before there is any test file: what one is, and one to start from. */
-function NoTests({ folder }: { folder: string }) {
+function NoTests({ folder, onNew }: { folder: string; onNew: () => void }) {
   return (
     <div className="tests-empty">
       <h3>No tests yet</h3>
+      <p>
+        <button type="button" className="button button-primary" onClick={onNew}>
+          New test file…
+        </button>
+      </p>
       <p>
         A test file is a YAML file under <code>{folder}/</code>. Each case in it runs one agent against a model you
         choose (scripted replies written in the case, a recording, or a live model) under an approval policy, then
@@ -139,7 +175,8 @@ function NoTests({ folder }: { folder: string }) {
         <code>promptforge test</code>.
       </p>
       <p>
-        For the example workspace, save this as <code>{folder}/echo.yaml</code>:
+        New test file… writes one with a case for the agent you have open. Or, for the example workspace, save this as{' '}
+        <code>{folder}/echo.yaml</code>:
       </p>
       <pre className="code-block tests-example">{MINIMAL_TEST_FILE}</pre>
       <p className="muted small">
@@ -156,9 +193,34 @@ function NoTests({ folder }: { folder: string }) {
  * its result with every failed assertion (expected, actual, and the step where the run diverged,
  * which opens in the conversation view with Fork from here at hand).
  */
-export function TestsView({ workspaceRoot, onOpenRun }: { workspaceRoot: string; onOpenRun: OpenRun }) {
+export function TestsView({
+  workspaceRoot,
+  onOpenRun,
+  activeAgent,
+  onOpenFile,
+}: {
+  workspaceRoot: string;
+  onOpenRun: OpenRun;
+  /** The agent open in the editor: a new test file's case runs it (else main takes the first agent). */
+  activeAgent: string | null;
+  /** Shows a workspace file in the file viewer, focus in its text (the new test file). */
+  onOpenFile: (path: string) => void;
+}) {
   const tests = useTests();
   const [selected, setSelected] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  // Cancelled: focus goes back to the button that opened the dialog, once the modal dialog is gone.
+  const opener = useRef<HTMLElement | null>(null);
+  const restoreFocus = useRef(false);
+  const openDialog = (): void => {
+    opener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setCreating(true);
+  };
+  useEffect(() => {
+    if (creating || !restoreFocus.current) return;
+    restoreFocus.current = false;
+    if (opener.current?.isConnected) opener.current.focus();
+  }, [creating]);
   const options = useRef(new Map<string, HTMLElement>());
 
   useEffect(() => void testsStore.load(workspaceRoot), [workspaceRoot]);
@@ -211,6 +273,20 @@ export function TestsView({ workspaceRoot, onOpenRun }: { workspaceRoot: string;
   const runCases = (request: { file?: string; case?: string }, ids: string[]): void =>
     void testsStore.run(request, ids);
 
+  /** Checked here as the person typed it, then by main, which writes it; the new file then opens. */
+  const createFile = async (name: string): Promise<string | null> => {
+    const checked = checkFileName(name, TEST_FILE_NAME);
+    if ('problem' in checked) return checked.problem;
+    try {
+      const file = await testsStore.create(name, activeAgent);
+      setCreating(false);
+      onOpenFile(file);
+      return null;
+    } catch (failure) {
+      return failure instanceof StudioCallError ? failure.message : describeError(failure);
+    }
+  };
+
   const suite = tests.suite;
   return (
     <section className="tests-view" aria-labelledby="tests-title">
@@ -223,6 +299,9 @@ export function TestsView({ workspaceRoot, onOpenRun }: { workspaceRoot: string;
           {tests.files.length === 1 ? '' : 's'} under {tests.folder}/
         </span>
         <div className="toolbar-spacer" />
+        <button type="button" className="button" onClick={openDialog}>
+          New test file…
+        </button>
         {running ? (
           <button type="button" className="button" onClick={() => void testsStore.stop()}>
             Stop
@@ -259,6 +338,12 @@ export function TestsView({ workspaceRoot, onOpenRun }: { workspaceRoot: string;
           <span className="small">{progressText(suite)}</span>
           {suite.error ? <span className="error-text small">{suite.error}</span> : null}
         </div>
+      ) : null}
+      {tests.earlier ? (
+        <p className="tests-earlier small" role="note">
+          Results marked <em>earlier</em> are from an earlier session: the run of {earlierTime(tests.earlier.time)} (
+          <code>{tests.earlier.folder}</code>). Run the cases to see this session&rsquo;s.
+        </p>
       ) : null}
       {/* Polite: the end of a run is said once, where the person is. */}
       <p className="visually-hidden" role="status" aria-live="polite">
@@ -298,7 +383,9 @@ export function TestsView({ workspaceRoot, onOpenRun }: { workspaceRoot: string;
             </ul>
           </section>
         ) : null}
-        {tests.files.length === 0 && !tests.loading && tests.error === null ? <NoTests folder={tests.folder} /> : null}
+        {tests.files.length === 0 && !tests.loading && tests.error === null ? (
+          <NoTests folder={tests.folder} onNew={openDialog} />
+        ) : null}
         {cases.length > 0 && current ? (
           <div className="tests-body">
             <div className="tests-list-pane">
@@ -328,7 +415,7 @@ export function TestsView({ workspaceRoot, onOpenRun }: { workspaceRoot: string;
                             onClick={() => select(testCase.id, true)}
                             onDoubleClick={() => openCase(testCase.id)}
                           >
-                            <StatusBadge status={status} />
+                            <StatusBadge status={status} earlier={tests.fromEarlier.has(testCase.id)} />
                             <span className="tests-case-name">{testCase.name}</span>
                           </div>
                         );
@@ -344,12 +431,34 @@ export function TestsView({ workspaceRoot, onOpenRun }: { workspaceRoot: string;
               result={tests.results.get(current.testCase.id)}
               status={statusOf(current.testCase.id)}
               running={running}
+              earlier={tests.fromEarlier.has(current.testCase.id) ? (tests.earlier?.time ?? null) : null}
               onRun={() => runCases({ case: current.testCase.id }, [current.testCase.id])}
               onOpenRun={onOpenRun}
             />
           </div>
         ) : null}
       </div>
+      {creating ? (
+        <AgentNameDialog
+          title="New test file"
+          intro={
+            <p>
+              The new file under <code>{tests.folder}/</code> starts with one case for{' '}
+              {activeAgent ? <code>{activeAgent}</code> : 'the workspace’s first agent'}: a scripted model (offline, no
+              key) whose one reply ends the run, expected to end ok. It opens in the file viewer; docs/testing.md
+              describes every field.
+            </p>
+          }
+          initialName=""
+          submitLabel="Create"
+          file={TEST_FILE}
+          onSubmit={createFile}
+          onClose={() => {
+            restoreFocus.current = true;
+            setCreating(false);
+          }}
+        />
+      ) : null}
     </section>
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The Tests view's state, outside React: the open workspace's test files and cases (`tests:list`,
  * then `tests-changed`), this session's latest suite run and each case's result (`tests-progress`),
- * and why the last attempt to run did not start. Components read it through `useSyncExternalStore`.
+ * the results of an earlier session's run until a case runs again, and why the last attempt to run
+ * did not start. Components read it through `useSyncExternalStore`.
  */
 import { useSyncExternalStore } from 'react';
 import type { ContractErrorCode } from '../../../common/contract-errors.js';
@@ -29,8 +30,12 @@ export interface TestsSnapshot {
   folder: string;
   files: TestFileInfo[];
   suite: TestSuiteState | null;
-  /** The latest result of each case, by case id (this session's runs). */
+  /** The latest result of each case, by case id (this session's runs, else the earlier session's). */
   results: ReadonlyMap<string, TestCaseResultInfo>;
+  /** The earlier session's suite run the results come from, when some do. */
+  earlier: { suiteRunId: string; folder: string; time: string } | null;
+  /** The cases whose result is the earlier session's (not run again in this one). */
+  fromEarlier: ReadonlySet<string>;
   /** The cases the running suite has still to finish (when this window started it). */
   queued: ReadonlySet<string>;
   refusal: RunRefusal | null;
@@ -44,6 +49,8 @@ const EMPTY: TestsSnapshot = {
   files: [],
   suite: null,
   results: new Map(),
+  earlier: null,
+  fromEarlier: new Set(),
   queued: new Set(),
   refusal: null,
 };
@@ -77,8 +84,21 @@ class TestsStore {
       const listing: TestsListing = await call('tests:list', {});
       if (this.snapshot.root !== root) return;
       const results = new Map(this.snapshot.results);
-      for (const result of listing.suite?.results ?? []) results.set(result.id, result);
+      const fromEarlier = new Set(this.snapshot.fromEarlier);
+      // An earlier session's result only where this session has none.
+      for (const result of listing.earlier?.results ?? [])
+        if (!results.has(result.id) || fromEarlier.has(result.id)) {
+          results.set(result.id, result);
+          fromEarlier.add(result.id);
+        }
+      for (const result of listing.suite?.results ?? []) {
+        results.set(result.id, result);
+        fromEarlier.delete(result.id);
+      }
+      const earlier = listing.earlier && fromEarlier.size > 0 ? listing.earlier : null;
       this.set({
+        earlier: earlier && { suiteRunId: earlier.suiteRunId, folder: earlier.folder, time: earlier.time },
+        fromEarlier,
         loading: false,
         folder: listing.folder,
         // A change on disk reported while the listing was on its way is newer than it: kept.
@@ -104,19 +124,24 @@ class TestsStore {
     if (this.snapshot.root === null) return;
     const { result, ...suite } = event;
     const results = new Map(this.snapshot.results);
+    const fromEarlier = new Set(this.snapshot.fromEarlier);
     let queued = new Set(this.snapshot.queued);
     if (this.snapshot.suite?.suiteRunId !== suite.suiteRunId) {
       // The cases this window asked to run lose their earlier result: they show as queued.
       queued = new Set(this.pending);
       this.pending = [];
-      for (const id of queued) results.delete(id);
+      for (const id of queued) {
+        results.delete(id);
+        fromEarlier.delete(id);
+      }
     }
     if (result) {
       results.set(result.id, result);
+      fromEarlier.delete(result.id);
       queued.delete(result.id);
     }
     if (suite.state !== 'running') queued.clear();
-    this.set({ suite, results, queued });
+    this.set({ suite, results, queued, fromEarlier, ...(fromEarlier.size === 0 && { earlier: null }) });
   }
 
   /** The ids of the cases the latest Run asked for, until its suite starts. */
@@ -145,6 +170,15 @@ class TestsStore {
     } catch (failure) {
       this.set({ refusal: { code: null, message: describeError(failure) } });
     }
+  }
+
+  /**
+   * "New test file…": main writes `tests/<name>.yaml` with a case for `agent`; resolves to its path,
+   * or rejects with main's sentence. The listing follows (main pushes `tests-changed`).
+   */
+  async create(name: string, agent: string | null): Promise<string> {
+    const created = await call('tests:create', { name, ...(agent !== null && { agent }) });
+    return created.file;
   }
 
   dismissRefusal(): void {

@@ -2,9 +2,32 @@ import { useId, useState, type ReactNode } from 'react';
 import { Modal } from '../shell/Dialogs';
 import './workspace.css';
 
+/** What the name dialog names: an agent (`agents/NAME.lua`) unless told otherwise. */
+interface NamedFile {
+  /** The field's label. */
+  label: string;
+  /** The folder shown before the field, and the extension after it. */
+  folder: string;
+  extension: string;
+  /** What a good name is, under the field. */
+  hint: ReactNode;
+}
+
+const AGENT_FILE: NamedFile = {
+  label: 'Agent name',
+  folder: 'agents/',
+  extension: '.lua',
+  hint: (
+    <>
+      Letters, digits, - and _ (a dot inside too); the file is <code>agents/NAME.lua</code>.
+    </>
+  ),
+};
+
 /**
- * Asks for an agent's name (New agent, Save as, Rename). The core checks the name; its message
- * (name taken, empty, a slash, reserved…) shows next to the field and the dialog stays open.
+ * Asks for a new file's name: an agent's (New agent, Save as, Rename), or another kind's (`file`).
+ * The core checks the name; its message (name taken, empty, a slash, reserved…) shows next to
+ * the field and the dialog stays open.
  */
 export function AgentNameDialog({
   title,
@@ -13,6 +36,7 @@ export function AgentNameDialog({
   submitLabel,
   onSubmit,
   onClose,
+  file = AGENT_FILE,
 }: {
   title: string;
   intro: ReactNode;
@@ -21,6 +45,7 @@ export function AgentNameDialog({
   /** Resolves to `null` when done (the caller closes the dialog), or to the message to show. */
   onSubmit: (name: string) => Promise<string | null>;
   onClose: () => void;
+  file?: NamedFile;
 }) {
   const [name, setName] = useState(initialName);
   const [error, setError] = useState<string | null>(null);
@@ -61,10 +86,10 @@ export function AgentNameDialog({
           if (!busy) void submit();
         }}
       >
-        <label htmlFor={inputId}>Agent name</label>
+        <label htmlFor={inputId}>{file.label}</label>
         <div className="agent-name-field">
           <span className="muted" aria-hidden="true">
-            agents/
+            {file.folder}
           </span>
           <input
             id={inputId}
@@ -81,11 +106,11 @@ export function AgentNameDialog({
             }}
           />
           <span className="muted" aria-hidden="true">
-            .lua
+            {file.extension}
           </span>
         </div>
         <p id={hintId} className="muted small">
-          Letters, digits, - and _ (a dot inside too); the file is <code>agents/NAME.lua</code>.
+          {file.hint}
         </p>
         {error !== null ? (
           <p id={errorId} className="error-text field-error" role="alert">

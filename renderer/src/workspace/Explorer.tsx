@@ -18,7 +18,8 @@ export type CenterView =
   | { kind: HeaderViewKind }
   | { kind: 'history' }
   /** A workspace file in the read-only viewer (the file tree, quick open). */
-  | { kind: 'file'; path: string }
+  /** `focus`: focus goes into its text once shown (a file just made). */
+  | { kind: 'file'; path: string; focus?: boolean }
   | { kind: 'none' };
 
 function ProblemBadge({ count, label }: { count: number; label: string }) {

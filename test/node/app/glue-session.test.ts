@@ -267,6 +267,7 @@ const steps: Record<ContractMethodName, () => Promise<unknown>> = {
     await finished;
   },
   'tests:stop': () => ok('tests:stop', {}),
+  'tests:create': () => ok('tests:create', { name: 'glue-made' }),
 };
 
 describe('a studio session through the stand-in glue', () => {

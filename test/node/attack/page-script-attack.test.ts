@@ -118,6 +118,7 @@ function requestFor(method: ContractMethodName, runId: string): unknown {
     'tests:list': {},
     'tests:run': {},
     'tests:stop': {},
+    'tests:create': { name: 'planted-tests' },
     'rules:list': {},
     'rules:propose': { runId, callId: 'call-1' },
     'rules:describe': { rule: { id: 'planted', decision: 'allow', workspace: '*', tools: '*' } },

@@ -1,0 +1,147 @@
+/**
+ * The Tests view's results from an earlier session: the newest valid report.json under
+ * `runs/tests/` (written by the studio or `promptforge test`), read as untrusted input (a cloned
+ * workspace's file): size capped, checked against the schema, and kept only for cases that still
+ * exist with the same file and name, each case's transcript found where the suite records it.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import {
+  TestCaseResultSchema,
+  TestFailureSchema,
+  type EarlierSuite,
+  type TestCaseResultInfo,
+} from '../../../common/test-schemas.js';
+import { readAtMost } from '../files/regular-file.js';
+import type { LoadedCase } from '../testing/load-tests.js';
+import { stepPhrase } from '../testing/reporters.js';
+import { caseTranscriptPath, TEST_RUNS_DIR } from '../testing/suite.js';
+import { checkInsideWorkspace, openInsideWorkspace } from '../tools/workspace-path.js';
+
+/** Largest report.json read: a bigger one is not an earlier session's results. */
+export const MAX_REPORT_BYTES = 8 << 20;
+/** How many suite folders, newest first, are tried before giving up. */
+const MAX_REPORTS_TRIED = 10;
+/** A suite run's folder name, as newSuiteRunId makes it: `suite-2025-01-31T09-15-00-000Z-a1b2c3`. */
+const SUITE_RUN_ID = /^suite-(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)-(\d{3})Z-[0-9a-f]{6}$/;
+
+/** One case's result as report.json holds it (jsonReport): the page's shape, its steps not yet in words. */
+const ReportResultSchema = TestCaseResultSchema.extend({
+  failures: z.array(TestFailureSchema.omit({ where: true })).max(1000),
+});
+
+/** The part of report.json the view shows. */
+const ReportSchema = z.object({
+  suiteRunId: z.string(),
+  interrupted: z.boolean(),
+  results: z.array(ReportResultSchema).max(100_000),
+});
+
+/** When a suite ran, from its id; undefined when the id is not one newSuiteRunId makes. */
+function suiteTime(suiteRunId: string): string | undefined {
+  const match = SUITE_RUN_ID.exec(suiteRunId);
+  if (!match) return undefined;
+  const [, day, hours, minutes, seconds, ms] = match;
+  const time = new Date(`${day}T${hours}:${minutes}:${seconds}.${ms}Z`);
+  return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
+}
+
+/**
+ * The newest suite run recorded in the workspace at `root` (other than `skip`, this session's) whose
+ * report.json reads and is valid, with its results for `cases` (matched by id, file and name; the
+ * first result of a case counts). A result keeps its run only when its transcript is where the
+ * suite records that case and `adoptRun` takes its run id. Null when there is none.
+ */
+export async function readEarlierResults(
+  root: string,
+  cases: readonly LoadedCase[],
+  skip: ReadonlySet<string>,
+  adoptRun: (runId: string, file: string) => boolean,
+): Promise<EarlierSuite | null> {
+  const checked = checkInsideWorkspace(root, TEST_RUNS_DIR, { missing: 'refuse' });
+  if (!checked.ok) return null;
+  const entries = await fs.readdir(checked.real, { withFileTypes: true }).catch(() => []);
+  const suites = entries
+    .filter((entry) => entry.isDirectory() && !skip.has(entry.name) && suiteTime(entry.name) !== undefined)
+    .map((entry) => entry.name)
+    .sort()
+    .reverse()
+    .slice(0, MAX_REPORTS_TRIED);
+  for (const suiteRunId of suites) {
+    const report = await readReport(root, suiteRunId);
+    if (report === undefined) continue;
+    const folder = path.join(root, TEST_RUNS_DIR, suiteRunId);
+    return {
+      suiteRunId,
+      folder: path.posix.join(TEST_RUNS_DIR.split(path.sep).join('/'), suiteRunId),
+      time: suiteTime(suiteRunId)!,
+      interrupted: report.interrupted,
+      results: await matchResults(report.results, cases, folder, adoptRun),
+    };
+  }
+  return null;
+}
+
+/** `runs/tests/<suiteRunId>/report.json` parsed and valid, naming that suite; else undefined. */
+async function readReport(root: string, suiteRunId: string): Promise<z.infer<typeof ReportSchema> | undefined> {
+  let opened;
+  try {
+    opened = await openInsideWorkspace(root, path.join(TEST_RUNS_DIR, suiteRunId, 'report.json'), 'file');
+  } catch {
+    return undefined;
+  }
+  let bytes: Buffer;
+  try {
+    if (opened.stat.size > MAX_REPORT_BYTES) return undefined;
+    bytes = await readAtMost(opened.handle, MAX_REPORT_BYTES + 1);
+  } catch {
+    return undefined;
+  } finally {
+    await opened.handle.close();
+  }
+  if (bytes.length > MAX_REPORT_BYTES) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = ReportSchema.safeParse(raw);
+  return parsed.success && parsed.data.suiteRunId === suiteRunId ? parsed.data : undefined;
+}
+
+async function matchResults(
+  results: readonly z.infer<typeof ReportResultSchema>[],
+  cases: readonly LoadedCase[],
+  folder: string,
+  adoptRun: (runId: string, file: string) => boolean,
+): Promise<TestCaseResultInfo[]> {
+  const byId = new Map(cases.map((testCase) => [testCase.id, testCase]));
+  const seen = new Set<string>();
+  const matched: TestCaseResultInfo[] = [];
+  for (const result of results) {
+    const testCase = byId.get(result.id);
+    // Another case's name or file under this id would show its result as this one's.
+    if (!testCase || seen.has(testCase.id) || testCase.file !== result.file || testCase.name !== result.name) continue;
+    seen.add(testCase.id);
+    const { run, ...rest } = result;
+    const info: TestCaseResultInfo = {
+      ...rest,
+      // The case's own place now (the report's line may be older).
+      line: testCase.line,
+      failures: result.failures.map((failure) => ({
+        ...failure,
+        where: failure.step ? stepPhrase(failure.step) : null,
+      })),
+    };
+    if (run) {
+      // Where the suite records this case: never a path the report names.
+      const transcript = caseTranscriptPath(folder, testCase, undefined);
+      const stat = await fs.lstat(transcript).catch(() => undefined);
+      if (stat?.isFile() && adoptRun(run.runId, transcript)) info.run = run;
+    }
+    matched.push(info);
+  }
+  return matched;
+}
