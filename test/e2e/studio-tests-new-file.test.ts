@@ -3,36 +3,16 @@
  * the file viewer) and its results across a restart: the studio closed and opened again on the same
  * userData and workspace shows the last run's results, marked as an earlier session's.
  */
-import { cpSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
-import { repositoryRoot, StudioHarness } from './bridge.js';
-
-/** Controls of the Tests view and the dialog cut off at the right, and regions wider than their box. */
-const CLIPPED = `(() => {
-  const found = [];
-  for (const selector of ['html', 'body', '.workspace-area', '.tests-view', '.tests-scroll', '.modal', '.modal-body']) {
-    for (const element of document.querySelectorAll(selector)) {
-      if (element.scrollWidth > element.clientWidth) found.push(selector + ': ' + element.scrollWidth + ' > ' + element.clientWidth);
-    }
-  }
-  for (const control of document.querySelectorAll('button, input, [role="option"], .test-status')) {
-    const box = control.getBoundingClientRect();
-    if (box.width === 0) continue;
-    if (box.right > window.innerWidth + 0.5 || box.bottom > window.innerHeight + 0.5)
-      found.push((control.textContent.trim() || control.getAttribute('aria-label') || control.tagName) + ' ends at ' + box.right + ',' + box.bottom);
-  }
-  return found;
-})()`;
+import { StudioHarness } from './bridge.js';
+import { examplesWithoutTests, TESTS_VIEW_CLIPPED } from './tests-view-helpers.js';
 
 describe('studio: a new test file from the Tests view, and its results after a restart', () => {
-  const workspace = mkdtempSync(path.join(tmpdir(), 'pf-e2e-new-tests-'));
-  cpSync(path.join(repositoryRoot, 'examples'), workspace, {
-    recursive: true,
-    filter: (source) => !/[\\/](runs|tests)$/.test(source),
-  });
+  const workspace = examplesWithoutTests('pf-e2e-new-tests-');
   const userData = mkdtempSync(path.join(tmpdir(), 'pf-e2e-new-tests-data-'));
   const harness = () =>
     new StudioHarness({
@@ -75,7 +55,7 @@ describe('studio: a new test file from the Tests view, and its results after a r
       expect(await error.textContent()).toMatch(/slash or backslash; test files live directly in tests\//);
       expect(await field.getAttribute('aria-invalid')).toBe('true');
       await expectNoSeriousAxeViolations(studio.page, `the New test file dialog (${theme})`);
-      expect(await studio.page.evaluate(CLIPPED)).toEqual([]);
+      expect(await studio.page.evaluate(TESTS_VIEW_CLIPPED)).toEqual([]);
       await studio.screenshot(`tests-new-file-dialog-${theme}`);
       // Escape closes it, and focus goes back to the button that opened it.
       await studio.page.keyboard.press('Escape');
@@ -110,7 +90,7 @@ describe('studio: a new test file from the Tests view, and its results after a r
     await dialog.waitFor({ state: 'detached' });
     await expect.poll(() => studio.focusedElement()).toMatch(/^BUTTON/);
     expect(await studio.page.evaluate('document.activeElement.textContent')).toBe('New test file…');
-    expect(await studio.page.evaluate(CLIPPED)).toEqual([]);
+    expect(await studio.page.evaluate(TESTS_VIEW_CLIPPED)).toEqual([]);
   });
 
   it('runs it once the workspace is trusted', async () => {
@@ -147,7 +127,7 @@ describe('studio: a new test file from the Tests view, and its results after a r
       await studio.useTheme(theme);
       await expectNoSeriousAxeViolations(studio.page, `the Tests view with an earlier session's results (${theme})`);
     }
-    expect(await studio.page.evaluate(CLIPPED)).toEqual([]);
+    expect(await studio.page.evaluate(TESTS_VIEW_CLIPPED)).toEqual([]);
     await studio.screenshot('tests-earlier-session');
     // Its run opens in the conversation, from the suite's own folder.
     await details.getByRole('button', { name: 'Open its run' }).click();

@@ -1,10 +1,10 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINIMAL_TEST_FILE } from '../../common/test-example.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
-import { repositoryRoot, StudioHarness } from './bridge.js';
+import { StudioHarness } from './bridge.js';
+import { examplesWithoutTests, TESTS_VIEW_CLIPPED } from './tests-view-helpers.js';
 
 // A case of the example agent echo-loop that expects another argument than the model gives, and a
 // log line the script never writes: it fails at its first call, and after the run.
@@ -20,40 +20,10 @@ const FAILING = `cases:
       logs: { contains: never logged }
 `;
 
-/** Every region of the Tests view (and the page) whose content is wider than its box, and controls cut off. */
-const CLIPPED = `(() => {
-  const found = [];
-  for (const selector of ['html', 'body', '.app-header', '.header-actions', '.app-body', '.workspace-area',
-    '.tests-view', '.tests-scroll', '.tests-progress', '.tests-body', '.tests-list', '.test-details',
-    '.run-panel', '.run-panel-header', '.tab-panel']) {
-    for (const element of document.querySelectorAll(selector)) {
-      if (element.scrollWidth > element.clientWidth) found.push(selector + ': ' + element.scrollWidth + ' > ' + element.clientWidth);
-    }
-  }
-  for (const control of document.querySelectorAll('button, [role="option"], [role="tab"], .test-status')) {
-    const box = control.getBoundingClientRect();
-    if (box.width === 0) continue;
-    let right = window.innerWidth;
-    for (let parent = control.parentElement; parent; parent = parent.parentElement) {
-      const overflow = getComputedStyle(parent).overflowX;
-      if (overflow === 'hidden' || overflow === 'clip') {
-        right = Math.min(right, parent.getBoundingClientRect().right);
-        break;
-      }
-    }
-    if (box.right > right + 0.5) found.push((control.textContent.trim() || control.getAttribute('aria-label')) + ' ends at ' + box.right + ' > ' + right);
-  }
-  return found;
-})()`;
-
 describe('studio: the Tests view lists, runs and explains the workspace’s agent tests', () => {
   // The folder main's folder dialog answers (a stand-in): a copy of the examples without tests/,
   // opened later as a workspace nobody trusted yet.
-  const untrusted = mkdtempSync(path.join(tmpdir(), 'pf-e2e-untrusted-'));
-  cpSync(path.join(repositoryRoot, 'examples'), untrusted, {
-    recursive: true,
-    filter: (source) => !/[\\/](runs|tests)$/.test(source),
-  });
+  const untrusted = examplesWithoutTests('pf-e2e-untrusted-');
   // Main's answer to opening that folder can be held back (as on a busy machine, where main's events
   // reach the page before its answer does).
   let openHeld: Promise<void> | undefined;
@@ -191,7 +161,7 @@ describe('studio: the Tests view lists, runs and explains the workspace’s agen
     await studio.page.setViewportSize({ width: 1024, height: 700 });
     await option('echoes mars').click();
     await details().getByRole('button', { name: 'Run this case' }).waitFor();
-    expect(await studio.page.evaluate(CLIPPED)).toEqual([]);
+    expect(await studio.page.evaluate(TESTS_VIEW_CLIPPED)).toEqual([]);
     await studio.screenshot('tests-view-1024');
     await studio.page.setViewportSize({ width: 1280, height: 800 });
   });

@@ -64,24 +64,31 @@ async function cli(
   return { code, stdout: out, stderr: err };
 }
 
+/**
+ * The person at the terminal: opens the sign-in URL the CLI prints, once, in a browser (a stand-in
+ * that follows the authorization server's redirect back to the CLI's loopback).
+ */
+function opensPrintedUrl(): (text: string) => void {
+  let opened = false;
+  return (text) => {
+    const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(text)?.[1];
+    if (url && !opened) {
+      opened = true;
+      void standInBrowser(url);
+    }
+  };
+}
+
 describe('promptforge mcp login / logout', () => {
   it('prints the URL (never opens it), waits for the browser on loopback, keeps the sign-in; list shows it; logout forgets it', async () => {
     const server = await startOAuthFixture();
     cleanups.push(() => server.close());
     const dir = await workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
     const secrets = mapSecretStore();
-    let opened = false;
     const login = await cli(['mcp', 'login', 'web', '--workspace', dir], {
       cwd: dir,
       secrets,
-      onStderr: (text) => {
-        const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(text)?.[1];
-        if (url && !opened) {
-          opened = true;
-          // The person opens the printed URL in a browser (a stand-in here).
-          void standInBrowser(url);
-        }
-      },
+      onStderr: opensPrintedUrl(),
     });
     expect(login.stderr).toMatch(
       /promptforge: to sign in to MCP server "web" \(authorization server http:\/\/127\.0\.0\.1:\d+\/?\), open this URL in your browser:/,
@@ -117,17 +124,10 @@ describe('promptforge mcp login / logout', () => {
     cleanups.push(() => server.close());
     const dir = await workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
     const secrets = mapSecretStore();
-    let opened = false;
     const login = await cli(['mcp', 'login', 'web', '--workspace', dir], {
       cwd: dir,
       secrets,
-      onStderr: (text) => {
-        const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(text)?.[1];
-        if (url && !opened) {
-          opened = true;
-          void standInBrowser(url);
-        }
-      },
+      onStderr: opensPrintedUrl(),
     });
     expect(login.code).toBe(0);
     const logout = await cli(['mcp', 'logout', 'web', '--workspace', dir], { cwd: dir, secrets });
@@ -145,17 +145,10 @@ describe('promptforge mcp login / logout', () => {
     const server = await startOAuthFixture({ authorize: 'wrong-state' });
     cleanups.push(() => server.close());
     const dir = await workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
-    let opened = false;
     const login = await cli(['mcp', 'login', 'web', '--workspace', dir], {
       cwd: dir,
       secrets: mapSecretStore(),
-      onStderr: (text) => {
-        const url = /^(http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+)$/m.exec(text)?.[1];
-        if (url && !opened) {
-          opened = true;
-          void standInBrowser(url);
-        }
-      },
+      onStderr: opensPrintedUrl(),
     });
     expect(login.code).toBe(1);
     expect(login.stderr).toMatch(/promptforge: signing in to MCP server "web": the redirect's state does not match/);
