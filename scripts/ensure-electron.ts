@@ -23,7 +23,7 @@ import {
   planElectron,
   platformExecutable,
 } from './lib/electron-binary.js';
-import { warnIfNodeTooOld } from './lib/node-version.js';
+import { warnIfNodeTooOld } from '../main/cli/node-version.mjs';
 
 const projectRoot = path.resolve(import.meta.dirname, '..');
 const requireFromProject = createRequire(path.join(projectRoot, 'package.json'));
@@ -163,7 +163,7 @@ function installedPackage(name: string, command: string): string {
 }
 
 async function main(args: string[]): Promise<void> {
-  warnIfNodeTooOld(projectRoot);
+  warnIfNodeTooOld(path.join(projectRoot, 'package.json'));
   const command = userCommand();
   const executable = await ensureElectron(installedPackage('electron', command), command);
   if (args.length === 0) {

@@ -4,17 +4,24 @@
  *
  *   npm test                                   # everything
  *   npm test -- test/node/credentials          # arguments after -- go to `vitest run`
+ *   npm run test:node                          # the Node tests (test/node), no browser
+ *   npm run test:node -- test/node/run         # some of them
  */
 import path from 'node:path';
 import { runStep, runWithTestKeychain } from './lib/keychain-session.js';
-import { warnIfNodeTooOld } from './lib/node-version.js';
+import { warnIfNodeTooOld } from '../main/cli/node-version.mjs';
 import { packageFile, projectRoot } from './lib/project.js';
 
-warnIfNodeTooOld(projectRoot);
+warnIfNodeTooOld(path.join(projectRoot, 'package.json'));
 // `npx tsx scripts/test.ts -- FILE` passes the `--` on (npm consumes its own); vitest would then
 // ignore the file filters after it and run everything, so a leading `--` is dropped.
+// `--node` (npm run test:node, the fast tier): the Node tests only (test/node), or the files and
+// folders given after it.
 const given = process.argv.slice(2);
-const vitestArgs = given[0] === '--' ? given.slice(1) : given;
+const nodeTier = given[0] === '--node';
+const rest = nodeTier ? given.slice(1) : given;
+const filters = rest[0] === '--' ? rest.slice(1) : rest;
+const vitestArgs = nodeTier && !filters.some((arg) => !arg.startsWith('-')) ? ['test/node', ...filters] : filters;
 // Node's compile cache for every process of the run (vitest's, the CLI's and the MCP servers the
 // tests start): V8 keeps the compiled code of the dependencies and of out/ on disk, so a run after
 // the first parses and compiles none of it again. It lives with the installed packages (a fresh

@@ -3,6 +3,10 @@
 // `prepare` script, or `npm run build:cli`); no TypeScript loader runs at run time.
 import { existsSync } from 'node:fs';
 import module from 'node:module';
+import { warnIfNodeTooOld } from './node-version.mjs';
+
+// An older Node.js than package.json's floor is named first: what fails later would not say why.
+warnIfNodeTooOld(new URL('../../package.json', import.meta.url));
 
 // V8 keeps the compiled CLI on disk (Node's compile cache, in the system's temporary folder), so a
 // start after the first skips parsing it. NODE_DISABLE_COMPILE_CACHE=1 turns this off.

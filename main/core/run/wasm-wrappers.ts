@@ -17,6 +17,14 @@ import { setFlagsFromString } from 'node:v8';
 const NO_WASM_WRAPPER_TIER_UP = '--wasm-wrapper-tiering-budget=1000000000';
 
 /**
+ * Sets {@link NO_WASM_WRAPPER_TIER_UP} where V8 has it: V8 12 (Node 22) on. V8 11 (Node 20, below
+ * the supported Node) has no such flag, and would print "unrecognized flag" on stderr.
+ */
+function setWrapperFlag(): void {
+  if (Number(process.versions.v8.split('.')[0]) >= 12) setFlagsFromString(NO_WASM_WRAPPER_TIER_UP);
+}
+
+/**
  * The one cell of {@link wrapperFlagCell}: {@link UNSET}, {@link SET}, or `threadId + SETTER_BASE`
  * while the worker of that thread id sets the flag.
  */
@@ -54,7 +62,7 @@ export function wrapperFlagCell(): SharedArrayBuffer {
 export function keepWasmWrappersGeneric(
   cell: SharedArrayBuffer,
   threadId: number,
-  run: () => void = () => setFlagsFromString(NO_WASM_WRAPPER_TIER_UP),
+  run: () => void = setWrapperFlag,
 ): 'set' | 'waited' {
   const state = new Int32Array(cell);
   const mine = threadId + SETTER_BASE;

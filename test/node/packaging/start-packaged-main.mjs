@@ -37,7 +37,12 @@ function runLua(file) {
   const { port1, port2 } = new workerThreads.MessageChannel();
   const signal = new SharedArrayBuffer(signalSlots * Int32Array.BYTES_PER_ELEMENT);
   const counters = new Int32Array(signal);
-  const worker = new RealWorker(file, { workerData: { replyPort: port2, signal }, transferList: [port2] });
+  // The process's wasm-wrapper flag cell (main/core/run/wasm-wrappers.ts): this is the only worker.
+  const wrapperFlag = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  const worker = new RealWorker(file, {
+    workerData: { replyPort: port2, signal, wrapperFlag },
+    transferList: [port2],
+  });
   const logs = [];
   return new Promise((resolve, reject) => {
     worker.on('error', (error) => reject(new Error(`the Lua worker ${file} failed: ${error.message}`)));

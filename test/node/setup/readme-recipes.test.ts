@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { engineFloor } from '../../../scripts/lib/node-version.js';
+import { engineFloor } from '../../../main/cli/node-version.mjs';
 import { LINUX_PACKAGES } from '../../../scripts/lib/test-keychain.js';
 import { repositoryRoot, run } from './project-copy.js';
 

@@ -110,7 +110,7 @@ describe('models chosen per agent, per workspace, in the config folder', () => {
     // A page that still sends the old choice gets the studio's words, not the CLI's flag.
     const refused = await s.fail('run:start', { script: 'agents/a.lua', model: 'scripted' });
     expect(refused.message).toBe(
-      'the model "scripted" is not in this workspace (models.yaml defines local); pick one in the model list above the editor',
+      'the model "scripted" is not in this workspace; models.yaml defines local; pick one in the model list above the editor',
     );
     expect(refused.code).toBe('unknown-model');
     expect(refused.message).not.toMatch(/--/);
