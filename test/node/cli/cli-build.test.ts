@@ -96,11 +96,17 @@ describe('the promptforge bin', () => {
     },
   );
 
+  /** The bin as a package ships it: promptforge.mjs and the Node version check it imports. */
+  const copyBin = (copy: string): void => {
+    mkdirSync(path.join(copy, 'main/cli'), { recursive: true });
+    for (const file of ['promptforge.mjs', 'node-version.mjs'])
+      cpSync(path.join(path.dirname(bin), file), path.join(copy, 'main/cli', file));
+  };
+
   it('runs from a copy holding only the build, the bin and package.json (no source tree)', async () => {
     const copy = mkdtempSync(path.join(tmpdir(), 'pf-built-only-'));
     cpSync(path.join(root, 'out/cli'), path.join(copy, 'out/cli'), { recursive: true });
-    mkdirSync(path.join(copy, 'main/cli'), { recursive: true });
-    cpSync(bin, path.join(copy, 'main/cli/promptforge.mjs'));
+    copyBin(copy);
     cpSync(path.join(root, 'package.json'), path.join(copy, 'package.json'));
     symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'), 'dir');
     const { code, stdout, stderr, loaded } = await traced(
@@ -122,8 +128,7 @@ describe('the promptforge bin', () => {
     ['out/cli has the CLI but not its Lua worker', ['cli.js']],
   ])('without a build (%s) says how to build it, in one line, with no stack trace', async (_name, present) => {
     const copy = mkdtempSync(path.join(tmpdir(), 'pf-unbuilt-'));
-    mkdirSync(path.join(copy, 'main/cli'), { recursive: true });
-    cpSync(bin, path.join(copy, 'main/cli/promptforge.mjs'));
+    copyBin(copy);
     for (const file of present) {
       mkdirSync(path.join(copy, 'out/cli'), { recursive: true });
       writeFileSync(path.join(copy, 'out/cli', file), "throw new Error('must not be imported');\n");
