@@ -11,6 +11,7 @@ import { RuleUsage } from '../core/rules/rule-usage.js';
 import { RuleDefinitions } from '../core/rules/rule-definitions.js';
 import { rulesOverview } from '../core/rules/rule-overview.js';
 import { serverIdentity, type RuleCall } from '../core/rules/rule-match.js';
+import { nearestName, shownName } from '../core/did-you-mean.js';
 import { toolDefinitionDigest } from '../core/tools/tool-definition.js';
 import { userConfigDir } from '../core/trust/config-dir.js';
 import { parse, unknownWord } from './cli-args.js';
@@ -171,10 +172,15 @@ async function add(args: string[], io: CliIo, print: Printer): Promise<number> {
       print.say(
         `confirmed on the current definition of "${spec.alias}" (sha256:${rule.confirmed[0]!.digest.slice(0, 12)})`,
       );
-    } else
+    } else {
+      const near = workspace ? nearestName(values.tool, workspace.tools.aliases()) : undefined;
       print.say(
-        `no tool "${values.tool}" in this workspace's catalog now: its first call will ask once, and your yes confirms the rule`,
+        `no tool "${shownName(values.tool)}" in this workspace's catalog now: its first call will ask once, and your yes confirms the rule` +
+          (near === undefined
+            ? ''
+            : `. Did you mean "${shownName(near)}"? Then remove this rule (promptforge rules rm ${rule.id}) and add it with --tool ${shownName(near)}`),
       );
+    }
   }
   const store = ruleStore(io);
   try {

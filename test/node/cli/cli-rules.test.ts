@@ -45,6 +45,19 @@ function setup() {
 }
 
 describe('promptforge rules', () => {
+  it('a --tool this workspace lacks is kept, and a near name is offered with the way to redo the rule', async () => {
+    const { cli } = setup();
+    const typo = await cli(['rules', 'add', 'allow', '--tool', 'http_gte', '--id', 'typo']);
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toContain(
+      'no tool "http_gte" in this workspace\'s catalog now: its first call will ask once, and your yes confirms the rule. Did you mean "http_get"? Then remove this rule (promptforge rules rm typo) and add it with --tool http_get',
+    );
+    const far = await cli(['rules', 'add', 'allow', '--tool', 'weather_lookup', '--id', 'far']);
+    expect(far.stderr).toContain(
+      'no tool "weather_lookup" in this workspace\'s catalog now: its first call will ask once, and your yes confirms the rule\n',
+    );
+  });
+
   it('adds a rule bound to the tool’s definition; a run applies it, says so in --json, and counts its use', async () => {
     const { cli, config, ws } = setup();
     const added = await cli([
