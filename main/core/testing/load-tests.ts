@@ -87,12 +87,28 @@ function slug(name: string): string {
   );
 }
 
-/** Reads one test file into its cases, adding a problem (file, line, field, fix) for each mistake. */
+/**
+ * Reads one test file into its cases, adding a problem (file, line, field, fix) for each mistake,
+ * the file's problems in the order of their lines.
+ */
 export async function loadTestFile(
   workspace: Workspace,
   absolute: string,
   problems: TestProblem[],
   taken: Set<string> = new Set(),
+): Promise<LoadedCase[]> {
+  const start = problems.length;
+  const cases = await readTestFile(workspace, absolute, problems, taken);
+  const mine = problems.splice(start).sort((a, b) => a.line - b.line || a.column - b.column);
+  problems.push(...mine);
+  return cases;
+}
+
+async function readTestFile(
+  workspace: Workspace,
+  absolute: string,
+  problems: TestProblem[],
+  taken: Set<string>,
 ): Promise<LoadedCase[]> {
   const relative = path.relative(workspace.root, absolute);
   const file = (relative.startsWith('..') ? absolute : relative).split(path.sep).join('/');

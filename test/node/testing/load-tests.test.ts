@@ -120,6 +120,23 @@ describe('test files: every mistake names the file, the line, the field and the 
     ]);
   });
 
+  it('problems come in the order of their lines, whatever order the checks found them in', async () => {
+    const problems = await problemsOf(
+      'order.yaml',
+      `cases:
+  - name: first
+    agent: agents/echo-loop.lua
+    model: { replies: [] }
+    expect: { status: ok, calls: [{ tool: ecko }] }
+  - name: second
+    agnet: agents/echo-loop.lua
+    model: { replies: [] }
+    expect: { statuss: ok }
+`,
+    );
+    expect(problems.map(([line]) => line)).toEqual([5, 7, 9]);
+  });
+
   it('a file without cases is a problem of the file', async () => {
     expect(await problemsOf('empty.yaml', `description: nothing\n`)).toEqual([
       [1, '/cases', 'cases: Invalid input: expected array, received undefined', 'Write an array here.'],
