@@ -216,15 +216,15 @@ cases:
       [10, '/cases/1/model/environment', 'environment "test-ledger" has no model "oracle"', 'Its models: payer.'],
       [
         11,
-        '/cases/1/expect/not_called/0',
-        'tool "transfr" is not in this case\'s catalog (tools.yaml, the builtins and environment "test-ledger"); did you mean "transfer"?',
-        'Write "transfer" instead.',
-      ],
-      [
-        11,
         '/cases/1/expect/check',
         'environment "test-ledger" has no check "sent-to-bib"; did you mean "sent-to-bob"?',
         'Write "sent-to-bob" instead.',
+      ],
+      [
+        11,
+        '/cases/1/expect/not_called/0',
+        'tool "transfr" is not in this case\'s catalog (tools.yaml, the builtins and environment "test-ledger"); did you mean "transfer"?',
+        'Write "transfer" instead.',
       ],
     ]);
   });
