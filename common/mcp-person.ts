@@ -7,8 +7,7 @@ import { z } from 'zod';
  * that the server wrote is the server's, shown as untrusted.
  */
 
-/** The largest token limit a server's sampling request gets (and a person's edit sets); more is clamped, and the person is told. */
-export const MAX_SAMPLING_TOKENS = 4096;
+export { MAX_SAMPLING_TOKENS } from './mcp-sampling-limit.js';
 
 /** Who answered: the studio, the terminal, or the host itself (declined: nobody to ask, a bound, a policy). */
 export const PersonSourceSchema = z.enum(['studio', 'cli-prompt', 'policy']);

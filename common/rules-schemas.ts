@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from 'zod';
-import { ConditionSchema, RuleSchema, ServerIdentitySchema } from './approval-rules.js';
+import { conditionSchema, ruleSchema, serverIdentitySchema } from './approval-rules.js';
 
 /** One thing wrong with the rules file (or a rule being edited): where, and the fix. */
 const RulesProblemSchema = z.object({
@@ -24,7 +24,7 @@ export const CallRefSchema = z.strictObject({ runId: z.string().min(1), callId: 
 
 /** One rule of the listing. */
 const RuleRowSchema = z.object({
-  rule: RuleSchema,
+  rule: ruleSchema(),
   /** The rule in plain words: what it lets through or stops, where, and what still asks. */
   words: z.string(),
   enabled: z.boolean(),
@@ -61,11 +61,11 @@ export const RulesListingSchema = z.object({
 /** What "Always allow…" proposes for a waiting call (`rules:propose`). */
 export const RuleProposalSchema = z.object({
   /** The narrowest rule: this tool, these argument values, this workspace, this definition. */
-  rule: RuleSchema,
+  rule: ruleSchema(),
   /** Ways to widen one argument's condition the core found (a URL's host, a path's folder). */
-  suggestions: z.array(z.object({ pointer: z.string(), label: z.string(), condition: ConditionSchema })),
+  suggestions: z.array(z.object({ pointer: z.string(), label: z.string(), condition: conditionSchema() })),
   /** The tool's MCP server, for a rule covering every tool of it; absent for another tool. */
-  server: z.object({ identity: ServerIdentitySchema, words: z.string() }).optional(),
+  server: z.object({ identity: serverIdentitySchema(), words: z.string() }).optional(),
   /** The open workspace's real path (what "this workspace" means). */
   workspace: z.string().nullable(),
 });
@@ -83,7 +83,7 @@ export const RuleWordsSchema = z.object({
 });
 
 /** A rule as the studio sends it to be saved: main adds the definitions it is confirmed on and when it was made. */
-export const RuleDraftSchema = RuleSchema.omit({ confirmed: true, createdAt: true });
+export const RuleDraftSchema = ruleSchema().omit({ confirmed: true, createdAt: true });
 
 export type RulesProblemInfo = z.infer<typeof RulesProblemSchema>;
 export type RuleRowInfo = z.infer<typeof RuleRowSchema>;

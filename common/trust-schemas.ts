@@ -7,24 +7,9 @@
  * @module
  */
 import { z } from 'zod';
+import { manifestItemSchema } from './manifest-item-schema.js';
 
-/**
- * One thing a trusted workspace would run, or a place a key or secret would go, or a policy of its
- * own that restricted mode ignores. `details` say in words the facts the manifest's digest covers.
- */
-export const ManifestItemSchema = z.object({
-  /** Stable within a workspace: `command:ALIAS`, `mcp:NAME`, `key-origin:ALIAS`, `secret:NAME`, `policy:…`. */
-  id: z.string(),
-  kind: z.enum(['command', 'mcp-server', 'key-origin', 'secret', 'policy']),
-  /** One line: what it is, e.g. `Command tool "build"`. */
-  title: z.string(),
-  /** Facts, each a short "label: value" line, in a fixed order. */
-  details: z.array(z.string()),
-  /** Things to look at twice: a loader variable, an unpinned package runner, a key leaving its provider. */
-  warnings: z.array(z.string()),
-  /** Where it is written (`tools.yaml:12`); not part of the digest, so moving an entry keeps trust. */
-  source: z.string(),
-});
+export type { ManifestItem } from './manifest-item-schema.js';
 
 /** One line of a manifest's difference, in words. */
 const ManifestChangeSchema = z.object({
@@ -42,7 +27,7 @@ export const WorkspaceTrustSchema = z.object({
   path: z.string(),
   /** The manifest's digest: `trust:grant` names the one the person was shown. */
   digest: z.string(),
-  items: z.array(ManifestItemSchema),
+  items: z.array(manifestItemSchema()),
   files: z.array(z.object({ path: z.string(), sha256: z.string().nullable() })),
   /** What changed since the person trusted this folder last; null when it was never trusted. */
   changes: z.array(ManifestChangeSchema).nullable(),
@@ -74,7 +59,6 @@ export const TrustListSchema = z.object({
   ),
 });
 
-export type ManifestItem = z.infer<typeof ManifestItemSchema>;
 export type ManifestChange = z.infer<typeof ManifestChangeSchema>;
 export type WorkspaceTrustInfo = z.infer<typeof WorkspaceTrustSchema>;
 export type TrustList = z.infer<typeof TrustListSchema>;

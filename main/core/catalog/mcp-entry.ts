@@ -5,13 +5,14 @@ import {
   type McpServerSpec,
   type McpTransportSpec,
 } from './mcp-spec.js';
-import { TOOL_FIELDS, type ToolEntryYaml, toolFieldsFor } from './catalog-file-schemas.js';
+import { toolFields, type ToolEntryYaml, toolFieldsFor } from './catalog-file-schemas.js';
+import { lazy } from '../../../common/lazy.js';
 import { toPointer } from '../../../common/json-pointer.js';
 import type { CatalogProblem, LocatedYaml } from './catalog-problem.js';
 import { cwdLeavesWorkspace, HEADER_NAME, httpUrlProblem, literalSecretWarning } from './entry-checks.js';
 
 /** Fields of tool kinds that a server entry ignores (each tool's schema comes from the server). */
-const SERVER_IGNORES = TOOL_FIELDS.filter((field) => !toolFieldsFor('mcp').has(field));
+const serverIgnores = lazy(() => toolFields().filter((field) => !toolFieldsFor('mcp').has(field)));
 
 /**
  * Checks a `kind: mcp` entry the published schema already accepted and turns it into a server
@@ -30,7 +31,7 @@ export function toMcpServerSpec(
     return undefined;
   };
   const subject = `MCP server "${name}"`;
-  for (const field of SERVER_IGNORES) {
+  for (const field of serverIgnores()) {
     if (field in entry)
       problems.push(
         located.problem(

@@ -1,11 +1,13 @@
-import { ALIAS_PATTERN, ModelEntrySchema, type ModelEntryYaml } from './catalog-file-schemas.js';
+import { ALIAS_PATTERN, modelEntrySchema, type ModelEntryYaml } from './catalog-file-schemas.js';
+import { lazy } from '../../../common/lazy.js';
 import type { CatalogProblem, LocatedYaml } from './catalog-problem.js';
 import { CATALOG_SCHEMAS, catalogValidator } from './catalog-schemas.js';
 import { firstOfAlias, rawEntries } from './catalog-yaml.js';
 import { DEFAULT_BASE_URLS, type ModelSpec } from './model-catalog.js';
 import { ajvProblems } from './schema-messages.js';
 
-const MODEL_FIELDS = Object.keys(ModelEntrySchema.shape);
+/** Every field a model entry may have. */
+const modelFields = lazy(() => Object.keys(modelEntrySchema().shape));
 
 /** The models of models.yaml; an entry with an error is reported and dropped. */
 export function checkModels(located: LocatedYaml, problems: CatalogProblem[]): ModelSpec[] {
@@ -32,7 +34,7 @@ export function checkModels(located: LocatedYaml, problems: CatalogProblem[]): M
     if (!firstOfAlias(located, { ...raw, alias }, seen, 'model', problems)) continue;
     if (!validate(value)) {
       problems.push(
-        ...ajvProblems(located, segments, validate.errors ?? [], `model "${alias}"`, entrySchema, MODEL_FIELDS),
+        ...ajvProblems(located, segments, validate.errors ?? [], `model "${alias}"`, entrySchema, modelFields()),
       );
       continue;
     }

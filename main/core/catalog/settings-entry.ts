@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../../common/json.js';
-import { SettingsSchema } from './catalog-file-schemas.js';
+import { settingsSchema } from './catalog-file-schemas.js';
 import type { CatalogProblem, LocatedYaml } from './catalog-problem.js';
 import { CATALOG_SCHEMAS, catalogValidator } from './catalog-schemas.js';
 import { normalizeAgentPath } from './model-catalog.js';
@@ -20,8 +20,6 @@ export interface WorkspaceSettings {
 export function defaultSettings(): WorkspaceSettings {
   return { builtins: true, agents: {} };
 }
-
-const SETTINGS_FIELDS = Object.keys(SettingsSchema.shape);
 
 /**
  * promptforge.yaml's settings. Every setting that is valid on its own is kept; a bad one is
@@ -50,7 +48,9 @@ export function checkSettings(
   }
   if (!validate(raw)) {
     const schema = { root: CATALOG_SCHEMAS['promptforge.yaml'], pointer: '' };
-    problems.push(...ajvProblems(located, [], validate.errors ?? [], 'settings', schema, SETTINGS_FIELDS));
+    problems.push(
+      ...ajvProblems(located, [], validate.errors ?? [], 'settings', schema, Object.keys(settingsSchema().shape)),
+    );
   }
   // Keep every setting that is individually valid; a bad one falls back to its default.
   const bad = new Set((validate.errors ?? []).map((error) => error.instancePath.split('/')[1] ?? ''));

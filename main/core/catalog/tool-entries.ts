@@ -5,7 +5,7 @@ import { unsupportedSchemaPatterns } from '../../../common/linear-regexp.js';
 import type { McpServerSpec } from './mcp-spec.js';
 import { BUILTIN_TOOL_NAMES, builtinDefaults, isBuiltinToolName } from '../tools/builtin-tools.js';
 import type { ToolKindSettings, ToolSpec } from '../tools/tool-spec.js';
-import { ALIAS_PATTERN, TOOL_FIELDS, type ToolEntryYaml, toolFieldsFor } from './catalog-file-schemas.js';
+import { ALIAS_PATTERN, toolFields, type ToolEntryYaml, toolFieldsFor } from './catalog-file-schemas.js';
 import type { ToolKind } from '../../../common/tool-policy.js';
 import { toPointer } from '../../../common/json-pointer.js';
 import type { CatalogProblem, LocatedYaml } from './catalog-problem.js';
@@ -75,7 +75,7 @@ export function checkTools(
     }
     if (!validate(value)) {
       const subject = isServer ? `MCP server "${alias}"` : `tool "${alias}"`;
-      problems.push(...ajvProblems(located, segments, validate.errors ?? [], subject, entrySchema, TOOL_FIELDS));
+      problems.push(...ajvProblems(located, segments, validate.errors ?? [], subject, entrySchema, toolFields()));
       continue;
     }
     if (value.kind === 'mcp') {

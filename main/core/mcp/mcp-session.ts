@@ -7,7 +7,7 @@ import type { CreateMessageResult, ElicitResult } from '@modelcontextprotocol/sd
 import type { ElicitationRequest } from './mcp-elicitation.js';
 import type { SamplingRequest } from './mcp-sampling.js';
 
-export { MAX_SAMPLING_TOKENS } from '../../../common/mcp-person.js';
+export { MAX_SAMPLING_TOKENS } from '../../../common/mcp-sampling-limit.js';
 
 /** The JSON-RPC code of a request the person (or the host for them) declined, as the specification's examples use. */
 export const DECLINED_CODE = -1;

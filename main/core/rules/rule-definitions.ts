@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import type { DefinedTool } from '../tools/tool-definition.js';
 import { ConfigFile } from '../trust/config-file.js';
 
@@ -13,11 +14,14 @@ const RULE_DEFINITIONS_FILE = 'approval-rule-definitions.json';
 /** Most definitions kept; the oldest go first. */
 const MAX_DEFINITIONS = 2000;
 
-const DefinitionsSchema = z.object({
-  version: z.literal(1),
-  definitions: z.array(z.object({ digest: z.string(), tool: z.record(z.string(), z.unknown()) })),
-});
-type DefinitionsFile = z.infer<typeof DefinitionsSchema>;
+/** The file's shape, built the first time it is read. */
+const definitionsSchema = lazy(() =>
+  z.object({
+    version: z.literal(1),
+    definitions: z.array(z.object({ digest: z.string(), tool: z.record(z.string(), z.unknown()) })),
+  }),
+);
+type DefinitionsFile = z.infer<ReturnType<typeof definitionsSchema>>;
 
 /** The confirmed definitions, read once per run and added to when a person confirms a rule. */
 export class RuleDefinitions {
@@ -26,7 +30,7 @@ export class RuleDefinitions {
   constructor(configDir: string) {
     this.file = new ConfigFile(
       path.join(configDir, RULE_DEFINITIONS_FILE),
-      (value) => DefinitionsSchema.parse(value),
+      (value) => definitionsSchema().parse(value),
       () => ({ version: 1, definitions: [] }),
     );
   }

@@ -5,17 +5,24 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { lazy } from '../../../common/lazy.js';
 import { ConfigFile } from '../trust/config-file.js';
 
 /** The usage file, beside the rules file in the config folder. */
 export const RULES_USAGE_FILE = 'approval-rules-usage.json';
 
-const UsageSchema = z.object({
-  version: z.literal(1),
-  rules: z.record(z.string(), z.object({ lastAt: z.string(), lastAlias: z.string(), count: z.number().int().min(0) })),
-});
+/** The file's shape, built the first time it is read. */
+const usageSchema = lazy(() =>
+  z.object({
+    version: z.literal(1),
+    rules: z.record(
+      z.string(),
+      z.object({ lastAt: z.string(), lastAlias: z.string(), count: z.number().int().min(0) }),
+    ),
+  }),
+);
 /** Per rule id: when it last decided a call, of which tool, and how many calls in all. */
-export type RuleUsageFile = z.infer<typeof UsageSchema>;
+export type RuleUsageFile = z.infer<ReturnType<typeof usageSchema>>;
 
 /** The usage of the rules, in memory until {@link RuleUsage.flush}. */
 export class RuleUsage {
@@ -25,7 +32,7 @@ export class RuleUsage {
   constructor(configDir: string) {
     this.file = new ConfigFile(
       path.join(configDir, RULES_USAGE_FILE),
-      (value) => UsageSchema.parse(value),
+      (value) => usageSchema().parse(value),
       () => ({ version: 1, rules: {} }),
     );
   }

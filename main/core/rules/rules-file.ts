@@ -4,8 +4,8 @@ import { z } from 'zod';
 import {
   CONDITION_TESTS,
   RULES_FILE_VERSION,
-  RulesFileSchema,
-  RuleSchema,
+  rulesFileSchema,
+  ruleSchema,
   type Condition,
   type Marking,
   type Rule,
@@ -78,6 +78,7 @@ export function parseRulesText(text: string): ParsedRules {
         },
       ],
     };
+  const RulesFileSchema = rulesFileSchema();
   const parsed = RulesFileSchema.safeParse(value);
   if (!parsed.success)
     return {
@@ -105,6 +106,7 @@ export function parseRulesText(text: string): ParsedRules {
  */
 export function ruleProblems(rule: unknown): RulesProblem[] {
   if (hasProtoKey(rule)) return [{ message: 'a key named "__proto__" is not allowed in a rule; remove it' }];
+  const RuleSchema = ruleSchema();
   const parsed = RuleSchema.safeParse(rule);
   if (!parsed.success)
     return withoutTypoEchoes(RuleSchema, rule, parsed.error.issues).map((issue) => ({

@@ -1,6 +1,6 @@
 /** The published JSON Schema of the approval rules file (schemas/approval-rules.schema.json). */
 import { z } from 'zod';
-import { RulesFileSchema } from '../../../common/approval-rules.js';
+import { rulesFileSchema } from '../../../common/approval-rules.js';
 import type { JsonSchema } from '../../../common/json.js';
 
 /** Where the published schema lives. */
@@ -8,7 +8,7 @@ export const RULES_SCHEMA_PATH = 'schemas/approval-rules.schema.json';
 
 /** The JSON Schema (draft 2020-12) of the rules file. */
 function rulesJsonSchema(): JsonSchema {
-  const body = z.toJSONSchema(RulesFileSchema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+  const body = z.toJSONSchema(rulesFileSchema(), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
   const { $schema, ...rest } = body;
   return JSON.parse(
     JSON.stringify({

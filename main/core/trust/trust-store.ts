@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { ManifestItemSchema } from '../../../common/trust-schemas.js';
+import { lazy } from '../../../common/lazy.js';
+import { manifestItemSchema } from '../../../common/manifest-item-schema.js';
 import type { Workspace } from '../catalog/workspace.js';
 import { appendJsonLine, ConfigFile, ConfigFileError } from './config-file.js';
 import type { ManifestChange } from '../../../common/trust-schemas.js';
@@ -13,21 +14,27 @@ export const TRUST_FILE = 'workspace-trust.json';
 /** The append-only log of every trust decision, in the config folder. */
 export const TRUST_LOG_FILE = 'trust-log.jsonl';
 
-const ManifestSchema = z.object({
-  items: z.array(ManifestItemSchema),
-  files: z.array(z.object({ path: z.string(), sha256: z.string().nullable() })),
-});
-
-const TrustFileSchema = z.object({
-  version: z.literal(1),
-  workspaces: z.array(
-    z.object({ path: z.string(), digest: z.string(), manifest: ManifestSchema, trustedAt: z.string() }),
-  ),
-  keyOrigins: z.array(z.object({ provider: z.string(), origin: z.string(), approvedAt: z.string() })),
-});
+/** The trust file's shape, built the first time the file is read. */
+const trustFileSchema = lazy(() =>
+  z.object({
+    version: z.literal(1),
+    workspaces: z.array(
+      z.object({
+        path: z.string(),
+        digest: z.string(),
+        manifest: z.object({
+          items: z.array(manifestItemSchema()),
+          files: z.array(z.object({ path: z.string(), sha256: z.string().nullable() })),
+        }),
+        trustedAt: z.string(),
+      }),
+    ),
+    keyOrigins: z.array(z.object({ provider: z.string(), origin: z.string(), approvedAt: z.string() })),
+  }),
+);
 
 /** The trust file's contents. */
-export type TrustFileContents = z.infer<typeof TrustFileSchema>;
+export type TrustFileContents = z.infer<ReturnType<typeof trustFileSchema>>;
 
 /** Who made a decision: the studio's confirmation, the terminal's prompt, or the CLI's `--yes` (the person's act in a script). */
 export type TrustVia = 'studio' | 'terminal' | 'cli --yes';
@@ -68,7 +75,7 @@ export class TrustStore {
   constructor(readonly configDir: string) {
     this.config = new ConfigFile(
       path.join(configDir, TRUST_FILE),
-      (value) => TrustFileSchema.parse(value),
+      (value) => trustFileSchema().parse(value),
       emptyTrustFile,
     );
     this.logFile = path.join(configDir, TRUST_LOG_FILE);
