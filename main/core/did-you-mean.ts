@@ -18,9 +18,17 @@ export const MAX_GUESS_CANDIDATES = 2000;
 /** Most edits any guess allows ({@link allowedEdits}). */
 const MOST_EDITS = 3;
 
-/** A name as a message shows it: control and invisible characters as `\u{..}`, cut to {@link MAX_SHOWN_NAME}. */
+/**
+ * A name as a message shows it: control and invisible characters as `\u{..}`, line breaks and tabs
+ * too (a name that breaks the line would start one that looks like the host's own), cut to
+ * {@link MAX_SHOWN_NAME}.
+ */
 export function shownName(name: string): string {
-  return shownText(name, MAX_SHOWN_NAME);
+  return shownText(name, MAX_SHOWN_NAME).replace(
+    // eslint-disable-next-line no-control-regex -- the control characters are what it spells out
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`,
+  );
 }
 
 /**
