@@ -8,32 +8,56 @@ export const MAX_SHOWN_NAME = 80;
 /** Longest name a guess is made for: a name longer than this is not a typo of a known one. */
 const LONGEST_GUESSED = 64;
 
-/** A name as a message shows it: control and invisible characters as `\u{..}`, cut to {@link MAX_SHOWN_NAME}. */
+/**
+ * Most known names of a near length (within the most edits a guess allows) a name is compared
+ * with: a longer list (a cloned workspace's tens of thousands of tools) gets no guess, so each
+ * mistyped name costs a bounded time.
+ */
+export const MAX_GUESS_CANDIDATES = 2000;
+
+/** Most edits any guess allows ({@link allowedEdits}). */
+const MOST_EDITS = 3;
+
+/**
+ * A name as a message shows it: control and invisible characters as `\u{..}`, line breaks and tabs
+ * too (a name that breaks the line would start one that looks like the host's own), cut to
+ * {@link MAX_SHOWN_NAME}.
+ */
 export function shownName(name: string): string {
-  return shownText(name, MAX_SHOWN_NAME);
+  return shownText(name, MAX_SHOWN_NAME).replace(
+    // eslint-disable-next-line no-control-regex -- the control characters are what it spells out
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`,
+  );
 }
 
 /**
  * The number of single-character edits (insert, delete, replace, swap two neighbours) that turn
- * `a` into `b`, or `limit + 1` once it is known to be more than `limit`.
+ * `a` into `b`, or `limit + 1` once it is known to be more than `limit`. Only the cells within
+ * `limit` of the diagonal are computed (any other is over the limit), each kept at most `limit + 1`.
  */
 export function editDistance(a: string, b: string, limit = 2): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const over = limit + 1;
+  if (Math.abs(a.length - b.length) > limit) return over;
+  let before = new Array<number>(b.length + 1).fill(over);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => Math.min(j, over));
+  let row = new Array<number>(b.length + 1);
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
+    row.fill(over);
+    let least = Math.min(i, over);
+    row[0] = least;
+    for (let j = Math.max(1, i - limit); j <= Math.min(b.length, i + limit); j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1);
-      row.push(best);
+      best = Math.min(best, over);
+      row[j] = best;
+      least = Math.min(least, best);
     }
-    if (Math.min(...row) > limit) return limit + 1;
-    before = previous;
-    previous = row;
+    if (least > limit) return over;
+    [before, previous, row] = [previous, row, before];
   }
-  return Math.min(previous[b.length]!, limit + 1);
+  return previous[b.length]!;
 }
 
 /** Edits a typo may be from a name, by the longer one's length: none up to 2 characters (only case), then more as names grow. */
@@ -47,17 +71,25 @@ function allowedEdits(length: number): number {
 /**
  * The known name `name` is clearly a typo of, compared without case: the only one nearest to it,
  * within a few edits for the longer name's length (a swap of two neighbours is one edit). Undefined when none is
- * that near, when two are equally near, and for an empty or long name.
+ * that near, when two are equally near, for an empty or long name, and among more than
+ * {@link MAX_GUESS_CANDIDATES} names of a near length.
  */
 export function nearestName(name: string, known: Iterable<string>): string | undefined {
   if (name.length === 0 || name.length > LONGEST_GUESSED) return undefined;
   const typed = name.toLowerCase();
+  const near: [candidate: string, lower: string][] = [];
+  for (const candidate of new Set(known)) {
+    const lower = candidate.toLowerCase();
+    if (Math.abs(lower.length - typed.length) > MOST_EDITS) continue;
+    if (near.length === MAX_GUESS_CANDIDATES) return undefined;
+    near.push([candidate, lower]);
+  }
   let best: string | undefined;
   let bestDistance = Infinity;
   let tied = false;
-  for (const candidate of new Set(known)) {
-    const limit = allowedEdits(Math.max(typed.length, candidate.length));
-    const distance = editDistance(typed, candidate.toLowerCase(), limit);
+  for (const [candidate, lower] of near) {
+    const limit = allowedEdits(Math.max(typed.length, lower.length));
+    const distance = editDistance(typed, lower, limit);
     if (distance > limit) continue;
     if (distance < bestDistance) {
       best = candidate;

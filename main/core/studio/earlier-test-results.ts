@@ -19,7 +19,10 @@ import { stepPhrase } from '../testing/reporters.js';
 import { caseTranscriptPath, TEST_RUNS_DIR } from '../testing/suite.js';
 import { checkInsideWorkspace, openInsideWorkspace } from '../tools/workspace-path.js';
 
-/** Largest report.json read: a bigger one is not an earlier session's results. */
+/**
+ * Largest report.json read: a bigger one is not an earlier session's results. It is also what a
+ * listing reads of all the reports it tries together (parsing and checking them is main's time).
+ */
 export const MAX_REPORT_BYTES = 8 << 20;
 /** How many suite folders, newest first, are tried before giving up. */
 const MAX_REPORTS_TRIED = 10;
@@ -31,12 +34,13 @@ const ReportResultSchema = TestCaseResultSchema.extend({
   failures: z.array(TestFailureSchema.omit({ where: true })).max(1000),
 });
 
-/** The part of report.json the view shows. */
+/** The part of report.json the view shows, its results checked one by one ({@link readReport}). */
 const ReportSchema = z.object({
   suiteRunId: z.string(),
   interrupted: z.boolean(),
-  results: z.array(ReportResultSchema).max(100_000),
+  results: z.array(z.unknown()).max(100_000),
 });
+type Report = Omit<z.infer<typeof ReportSchema>, 'results'> & { results: z.infer<typeof ReportResultSchema>[] };
 
 /** When a suite ran, from its id; undefined when the id is not one newSuiteRunId makes. */
 function suiteTime(suiteRunId: string): string | undefined {
@@ -68,8 +72,9 @@ export async function readEarlierResults(
     .sort()
     .reverse()
     .slice(0, MAX_REPORTS_TRIED);
+  const budget = { left: MAX_REPORT_BYTES };
   for (const suiteRunId of suites) {
-    const report = await readReport(root, suiteRunId);
+    const report = await readReport(root, suiteRunId, budget);
     if (report === undefined) continue;
     const folder = path.join(root, TEST_RUNS_DIR, suiteRunId);
     return {
@@ -83,8 +88,13 @@ export async function readEarlierResults(
   return null;
 }
 
-/** `runs/tests/<suiteRunId>/report.json` parsed and valid, naming that suite; else undefined. */
-async function readReport(root: string, suiteRunId: string): Promise<z.infer<typeof ReportSchema> | undefined> {
+/**
+ * `runs/tests/<suiteRunId>/report.json` parsed and valid, naming that suite; else undefined. What
+ * it reads comes off `budget`; a report bigger than what is left is not read. The results are
+ * checked in turn, up to the first that is not valid (a schema check of a whole hostile array
+ * spends seconds on an issue for every field).
+ */
+async function readReport(root: string, suiteRunId: string, budget: { left: number }): Promise<Report | undefined> {
   let opened;
   try {
     opened = await openInsideWorkspace(root, path.join(TEST_RUNS_DIR, suiteRunId, 'report.json'), 'file');
@@ -93,14 +103,16 @@ async function readReport(root: string, suiteRunId: string): Promise<z.infer<typ
   }
   let bytes: Buffer;
   try {
-    if (opened.stat.size > MAX_REPORT_BYTES) return undefined;
-    bytes = await readAtMost(opened.handle, MAX_REPORT_BYTES + 1);
+    const limit = Math.min(MAX_REPORT_BYTES, budget.left);
+    if (opened.stat.size > limit) return undefined;
+    bytes = await readAtMost(opened.handle, limit + 1);
+    budget.left -= bytes.length;
   } catch {
     return undefined;
   } finally {
     await opened.handle.close();
   }
-  if (bytes.length > MAX_REPORT_BYTES) return undefined;
+  if (budget.left < 0) return undefined;
   let raw: unknown;
   try {
     raw = JSON.parse(bytes.toString('utf8'));
@@ -108,7 +120,14 @@ async function readReport(root: string, suiteRunId: string): Promise<z.infer<typ
     return undefined;
   }
   const parsed = ReportSchema.safeParse(raw);
-  return parsed.success && parsed.data.suiteRunId === suiteRunId ? parsed.data : undefined;
+  if (!parsed.success || parsed.data.suiteRunId !== suiteRunId) return undefined;
+  const results: Report['results'] = [];
+  for (const item of parsed.data.results) {
+    const result = ReportResultSchema.safeParse(item);
+    if (!result.success) return undefined;
+    results.push(result.data);
+  }
+  return { ...parsed.data, results };
 }
 
 async function matchResults(

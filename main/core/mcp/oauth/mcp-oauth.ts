@@ -19,7 +19,14 @@ import type { SecretStore } from '../../credentials/secret-store.js';
 import { displayUrl } from '../../tools/bounded-text.js';
 import type { SecretSource } from '../../tools/http-runner.js';
 import type { McpSecretList } from '../mcp-secrets.js';
-import { authErrorIn, McpAuthError, oauthFetch, OAUTH_REQUEST_TIMEOUT_MS, secureEnough } from './oauth-fetch.js';
+import {
+  authErrorIn,
+  checkEndpoints,
+  McpAuthError,
+  oauthFetch,
+  OAUTH_REQUEST_TIMEOUT_MS,
+  secureEnough,
+} from './oauth-fetch.js';
 import { LOGIN_TIMEOUT_MS, LoopbackRedirect, type RedirectExpectation } from './oauth-redirect.js';
 import { revocationMetadata, revokeGrant, type SignOutOutcome } from './oauth-revoke.js';
 import { canonicalUrl, OAuthStore, type StoredTokens } from './oauth-store.js';
@@ -471,16 +478,7 @@ export class McpOAuth {
               'refused',
               `the authorization server at ${displayUrl(issuer)} says its issuer is ${displayUrl(metadata.issuer)}; metadata that names another server is refused`,
             );
-          for (const [field, endpoint] of [
-            ['authorization_endpoint', metadata.authorization_endpoint],
-            ['token_endpoint', metadata.token_endpoint],
-            ['registration_endpoint', metadata.registration_endpoint],
-          ] as const)
-            if (endpoint !== undefined && !secureEnough(endpoint))
-              throw new McpAuthError(
-                'refused',
-                `the authorization server's ${field} ${displayUrl(endpoint)} is not https; refused`,
-              );
+          checkEndpoints(issuer, metadata);
         }
         flow.issuer = issuer;
         flow.metadata = metadata;

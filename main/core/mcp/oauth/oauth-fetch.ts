@@ -38,6 +38,44 @@ export function secureEnough(url: string): boolean {
 }
 
 /**
+ * Whether `issuer`'s metadata may name `endpoint` for main to send a request to (token,
+ * registration, revocation): {@link secureEnough}, and on this machine only when the issuer is on
+ * this machine too. A remote issuer naming a loopback endpoint would have the host POST a body it
+ * chose (its own "token") to a local service on another port.
+ */
+export function endpointAllowedFor(issuer: string, endpoint: string): boolean {
+  return secureEnough(endpoint) && (!isLoopbackUrl(endpoint) || isLoopbackUrl(issuer));
+}
+
+/**
+ * Refuses metadata of the authorization server `issuer` naming an endpoint that is not https
+ * ({@link secureEnough}), or one main sends to (token, registration) on this machine when the
+ * issuer is not ({@link endpointAllowedFor}). The authorization endpoint opens in the browser.
+ */
+export function checkEndpoints(
+  issuer: string,
+  metadata: { [field in 'authorization_endpoint' | 'token_endpoint' | 'registration_endpoint']?: string | undefined },
+): void {
+  for (const [field, endpoint] of [
+    ['authorization_endpoint', metadata.authorization_endpoint],
+    ['token_endpoint', metadata.token_endpoint],
+    ['registration_endpoint', metadata.registration_endpoint],
+  ] as const) {
+    if (endpoint === undefined) continue;
+    if (!secureEnough(endpoint))
+      throw new McpAuthError(
+        'refused',
+        `the authorization server's ${field} ${displayUrl(endpoint)} is not https; refused`,
+      );
+    if (field !== 'authorization_endpoint' && !endpointAllowedFor(issuer, endpoint))
+      throw new McpAuthError(
+        'refused',
+        `the authorization server's ${field} ${displayUrl(endpoint)} is on this machine while the server ${displayUrl(issuer)} is not; refused`,
+      );
+  }
+}
+
+/**
  * A fetch for the SDK's sign-in steps. Each request ends after `timeoutMs` (or when `signal`
  * aborts) with an error naming the endpoint; a redirect is refused (a metadata or token endpoint
  * that sends the request elsewhere is not followed); a plain-http URL other than loopback is

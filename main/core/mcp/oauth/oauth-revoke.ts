@@ -3,7 +3,7 @@ import { discoverAuthorizationServerMetadata, selectClientAuthMethod } from '@mo
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { errorMessage } from '../../../../common/error-message.js';
 import { displayUrl } from '../../tools/bounded-text.js';
-import { authErrorIn, McpAuthError, oauthFetch, secureEnough } from './oauth-fetch.js';
+import { authErrorIn, endpointAllowedFor, McpAuthError, oauthFetch, secureEnough } from './oauth-fetch.js';
 import { canonicalUrl, type OAuthGrant, type StoredTokens } from './oauth-store.js';
 
 /** What a sign-out did: the keychain's part always; the authorization server's as far as it could be told. */
@@ -74,7 +74,8 @@ export interface RevocationRequest {
 /**
  * Revokes the refresh token (token_type_hint=refresh_token), then the access token, at the
  * issuer's `revocation_endpoint`, with the client's authentication chosen as the SDK chooses it
- * for the token endpoint. The endpoint must be https (http only on this machine). It may be on
+ * for the token endpoint. The endpoint must be https (http only on this machine), and on this
+ * machine only when the issuer is too (endpointAllowedFor). It may be on
  * another origin than the issuer (Google's is): the issuer's own metadata names it, as it names
  * the token endpoint that already receives the refresh token and the client's secret. No redirect
  * is followed; each request ends after `timeoutMs`. Never throws: what went wrong is the outcome's
@@ -90,6 +91,10 @@ export async function revokeTokens(request: RevocationRequest): Promise<Revocati
   if (endpoint === undefined) return notTold('its metadata names no revocation endpoint');
   if (!secureEnough(endpoint))
     return notTold(`its revocation endpoint ${displayUrl(endpoint)} is not https (plain http only on this machine)`);
+  if (!endpointAllowedFor(issuer, endpoint))
+    return notTold(
+      `its revocation endpoint ${displayUrl(endpoint)} is on this machine while the issuer is not, so nothing is sent there`,
+    );
   if (!client) return notTold('the client registration with it is no longer known');
 
   const fetchFn = oauthFetch({ timeoutMs: request.timeoutMs });
