@@ -176,8 +176,8 @@ export function namedFiles(
     if (word === '' || word.length > 4096 || word.includes('\0')) continue;
     for (const base of new Set([cwd, realRoot])) {
       const lexical = path.resolve(base, word);
-      if (!isInside(realRoot, lexical) && !isInside(realRoot, safeRealpath(lexical) ?? lexical)) continue;
-      for (const real of moduleFiles(lexical)) {
+      if (!isInside(realRoot, lexical) && !isInside(realRoot, budget.realpath(lexical) ?? lexical)) continue;
+      for (const real of budget.moduleFiles(lexical)) {
         if (real === realRoot) continue;
         const shown = isInside(realRoot, real)
           ? path.relative(realRoot, real).split(path.sep).join('/')
@@ -236,11 +236,31 @@ function moduleFiles(lexical: string): string[] {
   return files;
 }
 
-/** Hashes files once each by real path, and stops hashing past {@link MAX_MANIFEST_HASHED_BYTES}. */
-export function hashBudget(): { hash(file: string): string | null | 'not-a-file' } {
+/**
+ * One manifest's reading of the disk: hashes files once each by real path, and stops hashing past
+ * {@link MAX_MANIFEST_HASHED_BYTES}; finds the files a path names once each (the same words, such
+ * as `npx` or `-y`, recur across hundreds of servers). It lives for one manifest, so a file
+ * changed later is read again by the next.
+ */
+export function hashBudget(): {
+  hash(file: string): string | null | 'not-a-file';
+  moduleFiles(lexical: string): readonly string[];
+  realpath(file: string): string | undefined;
+} {
   const done = new Map<string, string | null | 'not-a-file'>();
+  const modules = new Map<string, readonly string[]>();
+  const reals = new Map<string, string | undefined>();
   let spent = 0;
   return {
+    moduleFiles(lexical) {
+      let files = modules.get(lexical);
+      if (files === undefined) modules.set(lexical, (files = moduleFiles(lexical)));
+      return files;
+    },
+    realpath(file) {
+      if (!reals.has(file)) reals.set(file, safeRealpath(file));
+      return reals.get(file);
+    },
     hash(file) {
       const known = done.get(file);
       if (known !== undefined) return known;
@@ -305,7 +325,7 @@ function hashRegularFile(file: string): string | null | 'not-a-file' {
 
 export function safeRealpath(file: string): string | undefined {
   try {
-    return realpathSync(file);
+    return realpathSync.native(file);
   } catch {
     return undefined;
   }
