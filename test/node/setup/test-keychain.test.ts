@@ -148,14 +148,16 @@ describe.runIf(process.platform === 'linux')('the test keychain for real (Linux)
     'a throwaway keyring daemon that dies is started again, unlocked, with what was stored in it',
     async () => {
       const temporary = mkdtempSync(path.join(tmpdir(), 'pf-crash-keyring-'));
-      // Stores a secret, kills the daemon as a crash would, then reads the secret back: the read
-      // waits for the new daemon (secret-tool asks the bus, which queues it until one serves).
+      // Stores a secret, kills the daemon as a crash would, then reads the secret back. Until the
+      // new daemon serves and is unlocked, a read fails (or finds the collection locked); on a busy
+      // machine that takes a while, so the read is tried again until it answers (at most 1,200
+      // times, a tenth of a second apart, within the test's own timeout).
       const script = [
         'echo -n kept | secret-tool store --label=t service pf-crash account a',
         'daemon=$(pgrep -P $PPID gnome-keyring)',
         'kill -SEGV $daemon',
         'while kill -0 $daemon 2>/dev/null; do :; done',
-        'for i in 1 2 3 4 5 6 7 8 9 10; do value=$(secret-tool lookup service pf-crash account a) && break; done',
+        'value=; for i in $(seq 1200); do value=$(secret-tool lookup service pf-crash account a 2>/dev/null) && [ -n "$value" ] && break; sleep 0.1; done',
         'echo "read=$value"',
       ].join('; ');
       const result = await run(process.execPath, [tsx, withTestKeychain, 'bash', '-c', script], {
