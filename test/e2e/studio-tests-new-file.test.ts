@@ -101,6 +101,8 @@ describe('studio: a new test file from the Tests view, and its results after a r
     await review.getByRole('button', { name: /^Trust this workspace/ }).click();
     await expect.poll(() => studio.person.asked.map((question) => question.title)).toEqual(['Trust this workspace?']);
     await review.getByRole('button', { name: 'Close' }).click();
+    // The person's yes is applied by main after the question: Run all waits until it has been.
+    await studio.page.getByText('Restricted mode:').first().waitFor({ state: 'hidden' });
     await studio.page.getByRole('button', { name: 'Run all' }).click();
     await studio.page.locator('.tests-progress').getByText('1 of 1 case · 1 passed, 0 failed · finished').waitFor();
     expect(await option('echo-loop ends ok').locator('.test-status').textContent()).toBe('passed');
