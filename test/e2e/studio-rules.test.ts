@@ -174,7 +174,7 @@ describe('studio: Always allow… proposes the narrowest rule, saved only throug
     await view.getByRole('heading', { name: 'No rules yet' }).waitFor();
     expect((await store().load()).rules.rules).toEqual([]);
     // The row went away: focus is on the view's heading (which announces the deletion), not the page.
-    expect(await studio.focusedElement()).toBe('H2');
+    await expect.poll(() => studio.focusedElement()).toBe('H2');
   });
 
   it('follows the file: a rule the CLI adds shows at once, with its conflicts and a tool that is gone', async () => {
