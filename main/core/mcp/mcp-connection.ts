@@ -83,6 +83,8 @@ export interface McpRequestOptions {
 export class McpConnection {
   state: McpServerState = 'stopped';
   lastError: string | undefined;
+  /** Whether the last start failed because the person has to sign in (host-made, from the sign-in's state). */
+  needsSignIn = false;
   /** The last listing; undefined until the server has answered `tools/list`. */
   tools: Tool[] | undefined;
   /** Listed entries that are not valid tools, each as a sentence naming the tool. */
@@ -307,6 +309,7 @@ export class McpConnection {
     this.everStarted = true;
     this.state = 'starting';
     this.lastError = undefined;
+    this.needsSignIn = false;
     this.protocolErrors = 0;
     this.stopReason = undefined;
     this.refreshAgain = false;
@@ -361,7 +364,7 @@ export class McpConnection {
         this.killTree();
         await client?.close().catch(() => undefined);
         await transport?.close().catch(() => undefined);
-        this.noteFailure(failure.message);
+        this.noteFailure(failure.message, failure.signIn !== undefined);
       } else {
         // A start the person stopped (or restarted) meanwhile: its process goes, the newer one stays.
         own?.kill();
@@ -416,8 +419,9 @@ export class McpConnection {
     void client.close().catch(() => undefined);
   }
 
-  private noteFailure(message: string): void {
+  private noteFailure(message: string, needsSignIn = false): void {
     this.failures += 1;
+    this.needsSignIn = needsSignIn;
     this.nextStartAt = Date.now() + Math.min(FIRST_BACKOFF_MS * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
     this.state = 'error';
     this.lastError = this.redact(message);

@@ -7,7 +7,7 @@ import { ToolFailure } from '../tools/tool-spec.js';
 import { MCP_PROGRESS_TIMEOUT_FACTOR } from './mcp-bounds.js';
 import { HOST_REFUSED, HOST_REFUSED_DATA } from './mcp-stdio.js';
 import { McpStartError } from './mcp-transport.js';
-import { authErrorIn } from './oauth/oauth-fetch.js';
+import { authErrorIn, type McpAuthError } from './oauth/oauth-fetch.js';
 
 /** What a failure's words need of the connection it happened on. */
 export interface FailureContext {
@@ -34,7 +34,7 @@ export function describeStartError(error: unknown, context: FailureContext): Mcp
   const cause = (error as { cause?: { code?: string } }).cause?.code;
   let reason: string;
   const auth = authErrorIn(error);
-  if (auth) return new McpStartError(context.redact(auth.message));
+  if (auth) return new McpStartError(context.redact(auth.message), undefined, signInFor(auth.kind, spec));
   if (context.stopReason !== undefined) reason = `the host stopped it while starting because ${context.stopReason}`;
   else if (code === 'ENOENT')
     reason = `the command "${spec.transport.type === 'stdio' ? spec.transport.command : ''}" was not found; check "command:" (a name on PATH, or a path relative to the workspace)`;
@@ -61,7 +61,7 @@ export function callFailure(
   if (signal.aborted) return new ToolFailure('cancelled: the run was stopped');
   if (error instanceof ToolFailure) return error;
   const auth = authErrorIn(error);
-  if (auth) return new ToolFailure(context.redact(auth.message));
+  if (auth) return new ToolFailure(context.redact(auth.message), undefined, signInFor(auth.kind, context.spec));
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout)
       return new ToolFailure(
@@ -93,7 +93,12 @@ export function callFailure(
 export function startFailure(error: unknown): ToolFailure {
   if (error instanceof McpStartError)
     return error.serverText
-      ? new ToolFailure(`${error.message}; its stderr ends: ${error.serverText}`, error.serverText)
-      : new ToolFailure(error.message);
+      ? new ToolFailure(`${error.message}; its stderr ends: ${error.serverText}`, error.serverText, error.signIn)
+      : new ToolFailure(error.message, undefined, error.signIn);
   return new ToolFailure(`the MCP server failed: ${errorMessage(error)}`);
+}
+
+/** The server to sign in to, when an authorization failure is one a sign-in by the person mends. */
+function signInFor(kind: McpAuthError['kind'], spec: McpServerSpec): string | undefined {
+  return kind === 'login-required' ? spec.name : undefined;
 }

@@ -21,6 +21,8 @@ export class McpStartError extends Error {
   constructor(
     message: string,
     readonly serverText?: string,
+    /** The server's name when it did not start because the person has to sign in to it. */
+    readonly signIn?: string,
   ) {
     super(message);
     this.name = 'McpStartError';

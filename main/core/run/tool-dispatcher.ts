@@ -52,7 +52,8 @@ interface Provenance {
   trust: Trust;
   taintedBy: string[];
 }
-type Fail = (stage: FailStage, message: string, provenance?: Provenance) => never;
+/** Records the call's failure and throws it to the script; `signIn` names the MCP server a sign-in would mend it for. */
+type Fail = (stage: FailStage, message: string, provenance?: Provenance, signIn?: string) => never;
 
 /**
  * The host side of `tools.call`: counts every attempt, checks the alias and the arguments, asks the
@@ -102,12 +103,12 @@ export class ToolDispatcher {
     const requestedCallId = this.options.claimRequested?.(alias, args);
     emit({ type: 'tool-dispatch', callId, alias, ...(requestedCallId && { requestedCallId }), arguments: args, count });
 
-    const fail: Fail = (stage, message, provenance) => {
+    const fail: Fail = (stage, message, provenance, signIn) => {
       const marks = provenance?.trust === 'untrusted' && {
         trust: provenance.trust,
         ...(provenance.taintedBy.length > 0 && { taintedBy: provenance.taintedBy }),
       };
-      emit({ type: 'tool-error', callId, alias, stage, message, ...marks });
+      emit({ type: 'tool-error', callId, alias, stage, message, ...marks, ...(signIn !== undefined && { signIn }) });
       throw new ScriptError(message);
     };
 
@@ -133,6 +134,14 @@ export class ToolDispatcher {
 
     if (!this.options.catalog.get(alias)) await this.options.catalog.prepare?.([alias]);
     const tool = this.options.catalog.get(alias);
+    const unavailable = tool ? undefined : this.options.catalog.unavailable?.(alias);
+    if (unavailable)
+      return fail(
+        'unknown-tool',
+        `tools.call: tool "${shownName(alias)}" is not available: ${unavailable.reason}`,
+        undefined,
+        unavailable.signIn,
+      );
     if (!tool)
       return fail(
         'unknown-tool',
@@ -197,7 +206,8 @@ export class ToolDispatcher {
       raw = await this.options.runner.run(approved, finalArgs, signal);
     } catch (error) {
       const { message, quotesTool } = this.failureMessage(callId, alias, error, provenance.trust);
-      return fail('run', message, quotesTool ? provenance : undefined);
+      const signIn = error instanceof ToolFailure ? error.signIn : undefined;
+      return fail('run', message, quotesTool ? provenance : undefined, signIn);
     } finally {
       this.options.onRunning?.(undefined);
     }
