@@ -259,7 +259,8 @@ export class McpServerManager implements McpToolCaller {
 
   /**
    * Why `alias` may be missing from the catalog: the first server that may own it and failed to
-   * start, in its own (redacted) words, and whether a sign-in by the person is what it lacks.
+   * start, in its own (redacted) words (the server's own part as `toolText`), and whether a sign-in
+   * by the person is what it lacks.
    * Undefined when no such server failed. Starts nothing.
    */
   unavailable(alias: string): ToolUnavailable | undefined {
@@ -268,6 +269,7 @@ export class McpServerManager implements McpToolCaller {
       if (connection.state !== 'error' || connection.lastError === undefined) continue;
       return {
         reason: connection.redact(connection.lastError),
+        ...(connection.lastQuoted !== undefined && { toolText: connection.redact(connection.lastQuoted) }),
         ...(connection.needsSignIn && { signIn: connection.spec.name }),
       };
     }

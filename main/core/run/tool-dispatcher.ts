@@ -135,13 +135,21 @@ export class ToolDispatcher {
     if (!this.options.catalog.get(alias)) await this.options.catalog.prepare?.([alias]);
     const tool = this.options.catalog.get(alias);
     const unavailable = tool ? undefined : this.options.catalog.unavailable?.(alias);
-    if (unavailable)
+    if (unavailable) {
+      // A tool that is not in the catalog has no trust of its own: what its server said is untrusted.
+      const { message, quotesTool } = this.failureMessage(
+        callId,
+        `tools.call: tool "${shownName(alias)}" is not available: `,
+        new ToolFailure(unavailable.reason, unavailable.toolText),
+        'untrusted',
+      );
       return fail(
         'unknown-tool',
-        `tools.call: tool "${shownName(alias)}" is not available: ${unavailable.reason}`,
-        undefined,
+        message,
+        quotesTool ? { trust: 'untrusted', taintedBy: [] } : undefined,
         unavailable.signIn,
       );
+    }
     if (!tool)
       return fail(
         'unknown-tool',
@@ -205,7 +213,12 @@ export class ToolDispatcher {
     try {
       raw = await this.options.runner.run(approved, finalArgs, signal);
     } catch (error) {
-      const { message, quotesTool } = this.failureMessage(callId, alias, error, provenance.trust);
+      const { message, quotesTool } = this.failureMessage(
+        callId,
+        `tools.call('${alias}') failed: `,
+        error,
+        provenance.trust,
+      );
       const signIn = error instanceof ToolFailure ? error.signIn : undefined;
       return fail('run', message, quotesTool ? provenance : undefined, signIn);
     } finally {
@@ -222,23 +235,28 @@ export class ToolDispatcher {
   }
 
   /**
-   * `tools.call('x') failed: ...`. For an untrusted outcome the text the tool produced (a
-   * ToolFailure's `toolText`, or the whole message of an unexpected error) goes inside the envelope
-   * and into the taint tracker; a ToolFailure's own words are host text and stay outside.
+   * `prefix` and the failure (`tools.call('x') failed: ...`). For an untrusted outcome the text the
+   * tool produced (a ToolFailure's `toolText`, or the whole message of an unexpected error) goes
+   * inside the envelope and into the taint tracker; a ToolFailure's own words are host text and stay
+   * outside.
    */
   private failureMessage(
     callId: string,
-    alias: string,
+    prefix: string,
     error: unknown,
     trust: Trust,
   ): { message: string; quotesTool: boolean } {
-    const prefix = `tools.call('${alias}') failed: `;
     let host: string;
     let toolText: string | undefined;
     if (error instanceof ToolFailure) {
       const cut = error.toolText !== undefined && error.message.endsWith(error.toolText);
-      host = cut ? error.message.slice(0, error.message.length - error.toolText.length) : error.message;
-      toolText = cut ? error.toolText : undefined;
+      // Tool text that does not end the message cannot be told from the host's words: all of it is the tool's.
+      host = cut
+        ? error.message.slice(0, error.message.length - error.toolText.length)
+        : error.toolText
+          ? ''
+          : error.message;
+      toolText = cut ? error.toolText : error.toolText ? error.message : undefined;
     } else {
       host = '';
       toolText = errorMessage(error);

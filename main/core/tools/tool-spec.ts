@@ -124,5 +124,7 @@ export interface ToolCatalog {
 /** Why a tool a script called is not in the catalog: host words, and the server to sign in to, if that is why. */
 export interface ToolUnavailable {
   reason: string;
+  /** What the server itself said, as a ToolFailure's `toolText`: it ends `reason` and is never host text. */
+  toolText?: string;
   signIn?: string;
 }
