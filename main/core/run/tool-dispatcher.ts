@@ -134,6 +134,16 @@ export class ToolDispatcher {
 
     if (!this.options.catalog.get(alias)) await this.options.catalog.prepare?.([alias]);
     const tool = this.options.catalog.get(alias);
+    // A near name of the catalog is offered whether or not a failed server may own the alias (one
+    // with an empty prefix may own every alias: a typo is then "not available" too).
+    const meant = tool
+      ? ''
+      : guessName(
+          alias,
+          this.options.catalog.list().map((known) => known.alias),
+          'value',
+          '',
+        ).meant;
     const unavailable = tool ? undefined : this.options.catalog.unavailable?.(alias);
     if (unavailable) {
       // A tool that is not in the catalog has no trust of its own: what its server said is untrusted.
@@ -145,7 +155,7 @@ export class ToolDispatcher {
       );
       return fail(
         'unknown-tool',
-        message,
+        `${message}${meant}`,
         quotesTool ? { trust: 'untrusted', taintedBy: [] } : undefined,
         unavailable.signIn,
       );
@@ -153,14 +163,7 @@ export class ToolDispatcher {
     if (!tool)
       return fail(
         'unknown-tool',
-        `tools.call: unknown tool "${shownName(alias)}" (not in this agent's catalog)${
-          guessName(
-            alias,
-            this.options.catalog.list().map((known) => known.alias),
-            'value',
-            '',
-          ).meant
-        }`,
+        `tools.call: unknown tool "${shownName(alias)}" (not in this agent's catalog)${meant}`,
       );
     const invalid = this.options.catalog.validateArguments(alias, args);
     // The catalog's message may already start with "invalid arguments:"; say it once.

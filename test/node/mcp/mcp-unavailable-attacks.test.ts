@@ -143,3 +143,38 @@ describe('a start failure as a call failure', () => {
     expect(withTail.toolText).toBe(`${INJECTION}; its stderr ends: last words`);
   });
 });
+
+describe('a server with an empty prefix (it may own every alias) that failed to start', () => {
+  it('a mistyped alias of another tool still gets its "did you mean", with the reason', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'pf-mcp-unavailable-'));
+    folders.push(root);
+    mkdirSync(path.join(root, 'agents'));
+    writeFileSync(path.join(root, 'exit.mjs'), 'process.exit(1);\n');
+    writeFileSync(
+      path.join(root, 'tools.yaml'),
+      [
+        `search:\n  kind: http\n  description: Searches.\n  url: http://127.0.0.1:9/x\n`,
+        `all:\n  kind: mcp\n  prefix: ""\n  command: ${JSON.stringify(process.execPath)}\n  args: [exit.mjs]\n`,
+      ].join(''),
+    );
+    const loaded = await loadWorkspace(root);
+    expect(loaded.problems).toEqual([]);
+    const manager = new McpServerManager({
+      workspaceRoot: root,
+      servers: loaded.mcpServers ?? [],
+      secrets: { get: async () => undefined },
+      surface: 'studio',
+    });
+    cleanups.push(() => manager.close());
+    const { errors } = await run(
+      { root, manager, secrets: { get: async () => undefined } },
+      `local ok, err = pcall(tools.call, 'serch', {}) print(tostring(err))`,
+    );
+    expect(errors.map((error) => [error.alias, error.stage, error.signIn])).toEqual([
+      ['serch', 'unknown-tool', undefined],
+    ]);
+    expect(errors[0]!.message).toMatch(
+      /^tools\.call: tool "serch" is not available: MCP server "all" \(.*\) is not available: it exited while starting; did you mean "search"\?$/,
+    );
+  });
+});
