@@ -117,10 +117,15 @@ describe('studio: a call that failed for want of a sign-in offers the sign-in on
       path.join(runs, `${forgedId}.jsonl`),
       text.replaceAll(runId, forgedId).replaceAll('"signIn":"web"', '"signIn":"ghost"'),
     );
-    // Opened again, the folder's history is read from disk.
+    // Opened again, the folder's history is read from disk (main does not watch runs/); the view
+    // is chosen once main has answered the open.
+    const opens = () => studio.calls.filter((made) => made.method === 'workspace:open' && made.ok).length;
+    const opened = opens();
     await studio.page.keyboard.press('ControlOrMeta+Shift+P');
     await studio.page.getByRole('combobox', { name: 'Type to filter the actions' }).fill('Open a folder…');
     await studio.page.keyboard.press('Enter');
+    await expect.poll(opens).toBe(opened + 1);
+    await studio.page.locator('.workspace-area[aria-busy="true"]').waitFor({ state: 'detached' });
     const lookups = () => studio.calls.filter((made) => made.method === 'mcp:login-state');
     const before = lookups().length;
     await studio.page.getByRole('button', { name: /^Runs history/ }).click();

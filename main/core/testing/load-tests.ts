@@ -207,7 +207,6 @@ function withoutUnknownFields(data: unknown, issues: readonly z.core.$ZodIssue[]
   if (!issues.every((issue) => issue.code === 'unrecognized_keys')) return undefined;
   const copy: unknown = structuredClone(data);
   for (const issue of issues) {
-    if (issue.code !== 'unrecognized_keys') continue;
     let target: unknown = copy;
     for (const part of issue.path) target = (target as Record<PropertyKey, unknown> | undefined)?.[part];
     if (typeof target !== 'object' || target === null) continue;
