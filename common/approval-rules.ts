@@ -33,6 +33,8 @@ const rulesSchemas = lazy(() => {
     .string()
     .regex(/^(\/.*)?$/)
     .meta({ description: 'A JSON pointer into the arguments: "/to", "/message/body", or "" for all of them.' });
+  /** An optional list of argument pointers, with what the list means. */
+  const pointers = (description: string) => z.array(pointer).optional().meta({ description });
 
   /**
    * An MCP server, by how it is reached: the command and its arguments (a stdio server; a command
@@ -90,14 +92,12 @@ const rulesSchemas = lazy(() => {
   };
 
   const argumentMarks = {
-    sinks: z.array(pointer).optional().meta({
-      description:
-        'Arguments (by JSON pointer) that send, address or run something: recipient, URL, path, command. A sink that carries any untrusted text (8 characters, or a short output whole) asks.',
-    }),
-    tolerant: z.array(pointer).optional().meta({
-      description:
-        'Arguments where untrusted text is expected (a summary that may quote a page): taint there does not force approval. Sinks stay sinks.',
-    }),
+    sinks: pointers(
+      'Arguments (by JSON pointer) that send, address or run something: recipient, URL, path, command. A sink that carries any untrusted text (8 characters, or a short output whole) asks.',
+    ),
+    tolerant: pointers(
+      'Arguments where untrusted text is expected (a summary that may quote a page): taint there does not force approval. Sinks stay sinks.',
+    ),
   };
 
   /** One rule. */
@@ -120,10 +120,9 @@ const rulesSchemas = lazy(() => {
             "Conditions on the MCP tool's annotations; they hold only for a server listed under trustedServers.",
         }),
       ...argumentMarks,
-      allowTainted: z.array(pointer).optional().meta({
-        description:
-          'Sinks this allow rule lets through even when they carry untrusted text. Nothing else does: without it a tainted sink asks.',
-      }),
+      allowTainted: pointers(
+        'Sinks this allow rule lets through even when they carry untrusted text. Nothing else does: without it a tainted sink asks.',
+      ),
       confirmed: z.array(ConfirmationSchema).optional().meta({
         description:
           'The tool definitions a person confirmed the rule on. An allow rule matches only these; a call under any other definition asks once, and a person saying yes adds it.',

@@ -274,6 +274,12 @@ export const RunEventSchema = z.discriminatedUnion('type', [
     trust: z.enum(TRUST_LEVELS).optional(),
     /** As in tool-output: the outputs whose text the call's arguments carried. */
     taintedBy: z.array(z.string()).optional(),
+    /**
+     * The MCP server (its tools.yaml name) the call failed for want of a sign-in to. Set by the
+     * host from the sign-in's own state, never from a server's or a tool's text; the studio offers
+     * that server's sign-in on the failed call. A recording's is only ever a name to look up.
+     */
+    signIn: z.string().optional(),
   }),
   z.object({ ...base, type: z.literal('log'), text: z.string() }),
   z.object({

@@ -96,3 +96,27 @@ export async function waitForTranscriptEvent(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * An expression for `page.evaluate`: what is cut off inside the first element matching `selector`
+ * (itself and everything in it, or only its `parts`): an element past the window's right side
+ * (`edge: 'window'`) or past that element's right side (`edge: 'box'`), and text cut by its own
+ * box. Empty when nothing is.
+ */
+export function clippedInside(selector: string, edge: 'window' | 'box', parts?: string): string {
+  return `(() => {
+  const root = document.querySelector(${JSON.stringify(selector)});
+  const right = ${edge === 'window' ? 'window.innerWidth' : 'root.getBoundingClientRect().right'};
+  const found = [];
+  for (const element of ${parts === undefined ? "[root, ...root.querySelectorAll('*')]" : `root.querySelectorAll(${JSON.stringify(parts)})`}) {
+    const box = element.getBoundingClientRect();
+    if (box.width === 0 || element.closest('.visually-hidden')) continue;
+    const name = element.tagName + '.' + element.className;
+    if (box.right > right + 1) found.push(name + ' crosses the ${edge === 'window' ? 'window' : 'region'} side');
+    const style = getComputedStyle(element);
+    if (!/(auto|scroll)/.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1)
+      found.push(name + ' cuts its text');
+  }
+  return found;
+})()`;
+}

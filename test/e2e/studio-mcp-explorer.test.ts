@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standInBrowser } from '../fixtures/stand-in-browser.js';
 import { startOAuthFixture, type OAuthFixture } from '../node/mcp/fixtures/oauth-fixture.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
+import { clippedInside } from './page-helpers.js';
 import { StudioHarness, repositoryRoot } from './bridge.js';
 
 /**
@@ -17,21 +18,6 @@ import { StudioHarness, repositoryRoot } from './bridge.js';
 const EVERYTHING = path.join(repositoryRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const ASKING = path.join(repositoryRoot, 'test/node/mcp/fixtures/asking-server.mjs');
 const node = JSON.stringify(process.execPath);
-
-/** What is cut off in the explorer: past the window's side, or text cut by its own box. */
-const CLIPPED = `(() => {
-  const root = document.querySelector('.explorer');
-  const found = [];
-  for (const element of root.querySelectorAll('.mcp-extras, .mcp-extras *')) {
-    const box = element.getBoundingClientRect();
-    if (box.width === 0 || element.closest('.visually-hidden')) continue;
-    if (box.right > root.getBoundingClientRect().right + 1) found.push(element.tagName + '.' + element.className + ' crosses the explorer side');
-    const style = getComputedStyle(element);
-    if (!/(auto|scroll)/.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1)
-      found.push(element.tagName + '.' + element.className + ' cuts its text');
-  }
-  return found;
-})()`;
 
 describe('studio: a server’s resources, prompts and sign-in in the explorer', () => {
   let folder = '';
@@ -212,7 +198,7 @@ describe('studio: a server’s resources, prompts and sign-in in the explorer', 
     }
     await studio.useTheme('dark');
     await studio.page.setViewportSize({ width: 1024, height: 700 });
-    expect(await studio.page.evaluate(CLIPPED)).toEqual([]);
+    expect(await studio.page.evaluate(clippedInside('.explorer', 'box', '.mcp-extras, .mcp-extras *'))).toEqual([]);
     await studio.screenshot('mcp-explorer-1024');
     await studio.page.setViewportSize({ width: 1280, height: 800 });
   });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../fixtures/scripted-openai-server.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
+import { clippedInside } from './page-helpers.js';
 import { StudioHarness, repositoryRoot } from './bridge.js';
 import { pressWhenArmed } from './card-press.js';
 
@@ -19,21 +20,6 @@ const ASKING = path.join(repositoryRoot, 'test/node/mcp/fixtures/asking-server.m
 const node = JSON.stringify(process.execPath);
 
 type PageResult = { ok: boolean; error?: { code: string; message: string } };
-
-/** What is cut off inside the questions' region: past the window's side, or text cut by its own box. */
-const CLIPPED = `(() => {
-  const root = document.querySelector('.mcp-questions');
-  const found = [];
-  for (const element of [root, ...root.querySelectorAll('*')]) {
-    const box = element.getBoundingClientRect();
-    if (box.width === 0 || element.closest('.visually-hidden')) continue;
-    if (box.right > window.innerWidth + 1) found.push(element.tagName + ' crosses the window side');
-    const style = getComputedStyle(element);
-    if (!/(auto|scroll)/.test(style.overflowX) && element.scrollWidth > element.clientWidth + 1)
-      found.push(element.tagName + '.' + element.className + ' cuts its text');
-  }
-  return found;
-})()`;
 
 describe('studio: what MCP servers ask the person', () => {
   let folder = '';
@@ -336,7 +322,7 @@ describe('studio: what MCP servers ask the person', () => {
       await expectNoSeriousAxeViolations(studio.page, `MCP questions (${theme})`);
     }
     await studio.page.setViewportSize({ width: 1024, height: 700 });
-    const clipped = await studio.page.evaluate(CLIPPED);
+    const clipped = await studio.page.evaluate(clippedInside('.mcp-questions', 'window'));
     expect(clipped).toEqual([]);
     await studio.screenshot('mcp-questions-1024');
     await studio.page.setViewportSize({ width: 1280, height: 800 });

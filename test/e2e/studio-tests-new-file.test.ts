@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
-import { examplesWithoutTests, TESTS_VIEW_CLIPPED } from './tests-view-helpers.js';
+import { examplesWithoutTests, TESTS_VIEW_CLIPPED, trustThenRunAll } from './tests-view-helpers.js';
 
 describe('studio: a new test file from the Tests view, and its results after a restart', () => {
   const workspace = examplesWithoutTests('pf-e2e-new-tests-');
@@ -95,16 +95,7 @@ describe('studio: a new test file from the Tests view, and its results after a r
 
   it('runs it once the workspace is trusted', async () => {
     await studio.page.getByRole('button', { name: 'Run all' }).click();
-    const refusal = studio.page.getByRole('alert').filter({ hasText: 'tests never run restricted' });
-    await refusal.getByRole('button', { name: 'Review and trust…' }).click();
-    const review = studio.page.getByRole('dialog');
-    await review.getByRole('button', { name: /^Trust this workspace/ }).click();
-    await expect.poll(() => studio.person.asked.map((question) => question.title)).toEqual(['Trust this workspace?']);
-    await review.getByRole('button', { name: 'Close' }).click();
-    // The person's yes is applied by main after the question: Run all waits until it has been.
-    await studio.page.getByText('Restricted mode:').first().waitFor({ state: 'hidden' });
-    await studio.page.getByRole('button', { name: 'Run all' }).click();
-    await studio.page.locator('.tests-progress').getByText('1 of 1 case · 1 passed, 0 failed · finished').waitFor();
+    await trustThenRunAll(studio);
     expect(await option('echo-loop ends ok').locator('.test-status').textContent()).toBe('passed');
     expect(await studio.page.locator('.tests-earlier').count()).toBe(0);
     expect(studio.pageErrors).toEqual([]);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINIMAL_TEST_FILE } from '../../common/test-example.js';
 import { expectNoSeriousAxeViolations } from './axe.js';
 import { StudioHarness } from './bridge.js';
-import { examplesWithoutTests, TESTS_VIEW_CLIPPED } from './tests-view-helpers.js';
+import { examplesWithoutTests, TESTS_VIEW_CLIPPED, trustThenRunAll } from './tests-view-helpers.js';
 
 // A case of the example agent echo-loop that expects another argument than the model gives, and a
 // log line the script never writes: it fails at its first call, and after the run.
@@ -196,15 +196,7 @@ describe('studio: the Tests view lists, runs and explains the workspace’s agen
     expect(studio.person.asked).toEqual([]);
     await expectNoSeriousAxeViolations(studio.page, 'the Tests view refusing a restricted workspace');
     // The way out is the trust review, then main's own dialog, then the run.
-    await refusal.getByRole('button', { name: 'Review and trust…' }).click();
-    const review = studio.page.getByRole('dialog');
-    await review.getByRole('button', { name: /^Trust this workspace/ }).click();
-    await expect.poll(() => studio.person.asked.map((question) => question.title)).toEqual(['Trust this workspace?']);
-    await review.getByRole('button', { name: 'Close' }).click();
-    // The person's yes is applied by main after the question: Run all waits until it has been.
-    await studio.page.getByText('Restricted mode:').first().waitFor({ state: 'hidden' });
-    await studio.page.getByRole('button', { name: 'Run all' }).click();
-    await studio.page.locator('.tests-progress').getByText('1 of 1 case · 1 passed, 0 failed · finished').waitFor();
+    await trustThenRunAll(studio);
   });
 
   it('ran without console errors or CSP violations', () => {

@@ -1,8 +1,12 @@
-/** What the two Tests-view e2e files share: a copy of the examples without tests, and the clipping probe. */
+/**
+ * What the two Tests-view e2e files share: a copy of the examples without tests, the way from a
+ * restricted refusal to a finished run, and the clipping probe.
+ */
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { repositoryRoot } from './bridge.js';
+import { expect } from 'vitest';
+import { repositoryRoot, type StudioHarness } from './bridge.js';
 
 /** A fresh copy of the shipped examples without their tests/ and runs/ folders (a workspace with no tests yet). */
 export function examplesWithoutTests(prefix: string): string {
@@ -12,6 +16,23 @@ export function examplesWithoutTests(prefix: string): string {
     filter: (source) => !/[\\/](runs|tests)$/.test(source),
   });
   return folder;
+}
+
+/**
+ * From the Tests view's "never run restricted" refusal: the trust review, main's own question (the
+ * person says yes), then Run all once main has applied that yes, until the one case has passed.
+ */
+export async function trustThenRunAll(studio: StudioHarness): Promise<void> {
+  const refusal = studio.page.getByRole('alert').filter({ hasText: 'tests never run restricted' });
+  await refusal.getByRole('button', { name: 'Review and trust…' }).click();
+  const review = studio.page.getByRole('dialog');
+  await review.getByRole('button', { name: /^Trust this workspace/ }).click();
+  await expect.poll(() => studio.person.asked.map((question) => question.title)).toEqual(['Trust this workspace?']);
+  await review.getByRole('button', { name: 'Close' }).click();
+  // The person's yes is applied by main after the question: Run all waits until it has been.
+  await studio.page.getByText('Restricted mode:').first().waitFor({ state: 'hidden' });
+  await studio.page.getByRole('button', { name: 'Run all' }).click();
+  await studio.page.locator('.tests-progress').getByText('1 of 1 case · 1 passed, 0 failed · finished').waitFor();
 }
 
 /**

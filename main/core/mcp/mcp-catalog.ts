@@ -2,7 +2,7 @@ import type { JsonObject, JsonValue } from '../../../common/json.js';
 import type { ArgumentProblem } from '../../../common/studio-schemas.js';
 import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { ToolCatalogImpl } from '../catalog/tool-catalog.js';
-import type { ToolCatalog, ToolSpec } from '../tools/tool-spec.js';
+import type { ToolCatalog, ToolSpec, ToolUnavailable } from '../tools/tool-spec.js';
 import type { McpServerManager } from './mcp-manager.js';
 import type { McpServerSpec } from '../catalog/mcp-spec.js';
 
@@ -90,6 +90,11 @@ export class McpAwareCatalog implements ToolCatalog {
       problems.push(problem);
     }
     return problems;
+  }
+
+  /** Why an alias the catalog does not hold is missing, when a server that may own it failed (see McpServerManager.unavailable). */
+  unavailable(alias: string): ToolUnavailable | undefined {
+    return this.current.get(alias) === undefined ? this.manager.unavailable(alias) : undefined;
   }
 
   /**

@@ -83,6 +83,10 @@ export interface McpRequestOptions {
 export class McpConnection {
   state: McpServerState = 'stopped';
   lastError: string | undefined;
+  /** Whether the last start failed because the person has to sign in (host-made, from the sign-in's state). */
+  needsSignIn = false;
+  /** The server's own words that end `lastError`, when it quotes any (see McpStartError.quoted). */
+  lastQuoted: string | undefined;
   /** The last listing; undefined until the server has answered `tools/list`. */
   tools: Tool[] | undefined;
   /** Listed entries that are not valid tools, each as a sentence naming the tool. */
@@ -307,6 +311,8 @@ export class McpConnection {
     this.everStarted = true;
     this.state = 'starting';
     this.lastError = undefined;
+    this.lastQuoted = undefined;
+    this.needsSignIn = false;
     this.protocolErrors = 0;
     this.stopReason = undefined;
     this.refreshAgain = false;
@@ -361,7 +367,7 @@ export class McpConnection {
         this.killTree();
         await client?.close().catch(() => undefined);
         await transport?.close().catch(() => undefined);
-        this.noteFailure(failure.message);
+        this.noteFailure(failure.message, failure.signIn !== undefined, failure.quoted);
       } else {
         // A start the person stopped (or restarted) meanwhile: its process goes, the newer one stays.
         own?.kill();
@@ -416,11 +422,13 @@ export class McpConnection {
     void client.close().catch(() => undefined);
   }
 
-  private noteFailure(message: string): void {
+  private noteFailure(message: string, needsSignIn = false, quoted?: string): void {
     this.failures += 1;
+    this.needsSignIn = needsSignIn;
     this.nextStartAt = Date.now() + Math.min(FIRST_BACKOFF_MS * 2 ** (this.failures - 1), MAX_BACKOFF_MS);
     this.state = 'error';
     this.lastError = this.redact(message);
+    this.lastQuoted = quoted === undefined ? undefined : this.redact(quoted);
     this.options.onChange('tools');
   }
 

@@ -7,7 +7,7 @@ import { ToolFailure } from '../tools/tool-spec.js';
 import { MCP_PROGRESS_TIMEOUT_FACTOR } from './mcp-bounds.js';
 import { HOST_REFUSED, HOST_REFUSED_DATA } from './mcp-stdio.js';
 import { McpStartError } from './mcp-transport.js';
-import { authErrorIn } from './oauth/oauth-fetch.js';
+import { authErrorIn, type McpAuthError } from './oauth/oauth-fetch.js';
 
 /** What a failure's words need of the connection it happened on. */
 export interface FailureContext {
@@ -33,8 +33,9 @@ export function describeStartError(error: unknown, context: FailureContext): Mcp
   const code = (error as NodeJS.ErrnoException).code;
   const cause = (error as { cause?: { code?: string } }).cause?.code;
   let reason: string;
+  let quoted: string | undefined;
   const auth = authErrorIn(error);
-  if (auth) return new McpStartError(context.redact(auth.message));
+  if (auth) return new McpStartError(context.redact(auth.message), undefined, signInFor(auth.kind, spec));
   if (context.stopReason !== undefined) reason = `the host stopped it while starting because ${context.stopReason}`;
   else if (code === 'ENOENT')
     reason = `the command "${spec.transport.type === 'stdio' ? spec.transport.command : ''}" was not found; check "command:" (a name on PATH, or a path relative to the workspace)`;
@@ -43,11 +44,18 @@ export function describeStartError(error: unknown, context: FailureContext): Mcp
   else if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) reason = 'it exited while starting';
   else if (cause === 'ECONNREFUSED' || /ECONNREFUSED|fetch failed/.test(errorMessage(error)))
     reason = 'the connection was refused; check that the server is running and "url:" is right';
-  else reason = `it failed to start: ${errorMessage(error).slice(0, 500)}`;
+  else {
+    // The error's own text may be the server's (its answer to initialize, an HTTP body): it is
+    // quoted, so that a call's failure puts it in the run's envelope, not among the host's words.
+    reason = 'it failed to start: ';
+    quoted = context.redact(errorMessage(error).slice(0, 500));
+  }
   const stderr = tail(context.stderrTail(), 2000);
   return new McpStartError(
-    context.redact(`MCP server "${spec.name}" ${where} is not available: ${reason}`),
+    `${context.redact(`MCP server "${spec.name}" ${where} is not available: ${reason}`)}${quoted ?? ''}`,
     stderr || undefined,
+    undefined,
+    quoted,
   );
 }
 
@@ -61,7 +69,7 @@ export function callFailure(
   if (signal.aborted) return new ToolFailure('cancelled: the run was stopped');
   if (error instanceof ToolFailure) return error;
   const auth = authErrorIn(error);
-  if (auth) return new ToolFailure(context.redact(auth.message));
+  if (auth) return new ToolFailure(context.redact(auth.message), undefined, signInFor(auth.kind, context.spec));
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout)
       return new ToolFailure(
@@ -91,9 +99,19 @@ export function callFailure(
 
 /** A start failure as a call's error: host words, then the server's stderr tail as tool text. */
 export function startFailure(error: unknown): ToolFailure {
-  if (error instanceof McpStartError)
-    return error.serverText
-      ? new ToolFailure(`${error.message}; its stderr ends: ${error.serverText}`, error.serverText)
-      : new ToolFailure(error.message);
-  return new ToolFailure(`the MCP server failed: ${errorMessage(error)}`);
+  if (!(error instanceof McpStartError)) return new ToolFailure(`the MCP server failed: ${errorMessage(error)}`);
+  const quoted = error.quoted !== undefined && error.message.endsWith(error.quoted) ? error.quoted : undefined;
+  if (!error.serverText) return new ToolFailure(error.message, quoted, error.signIn);
+  // The server's words run from its quoted reason (when there is one) to the end of its stderr.
+  const stderr = `; its stderr ends: ${error.serverText}`;
+  return new ToolFailure(
+    `${error.message}${stderr}`,
+    quoted !== undefined ? `${quoted}${stderr}` : error.serverText,
+    error.signIn,
+  );
+}
+
+/** The server to sign in to, when an authorization failure is one a sign-in by the person mends. */
+function signInFor(kind: McpAuthError['kind'], spec: McpServerSpec): string | undefined {
+  return kind === 'login-required' ? spec.name : undefined;
 }

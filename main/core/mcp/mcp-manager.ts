@@ -5,7 +5,7 @@ import type { CatalogProblem } from '../catalog/catalog-problem.js';
 import { UserSchemaCompiler } from '../catalog/catalog-schemas.js';
 import type { SecretSource } from '../tools/http-runner.js';
 import type { McpToolCaller } from '../tools/tool-runner.js';
-import { ToolFailure, type ToolSpec } from '../tools/tool-spec.js';
+import { ToolFailure, type ToolSpec, type ToolUnavailable } from '../tools/tool-spec.js';
 import { McpConnection, type McpRequestOptions } from './mcp-connection.js';
 import type { McpPromptEntry, McpResourceEntry } from '../../../common/mcp-person.js';
 import type { SecretStore } from '../credentials/secret-store.js';
@@ -163,12 +163,18 @@ export class McpServerManager implements McpToolCaller {
   }
 
   /** Signs in to server `name` with the person on `port`. Rejects with the reason it could not. */
-  login(
+  async login(
     name: string,
     port: OAuthLoginPort,
     options: { scopes?: string[]; signal?: AbortSignal } = {},
   ): Promise<McpLoginState> {
-    return this.connection(name).login(port, options);
+    const connection = this.connection(name);
+    const state = await connection.login(port, options);
+    // A server that failed for want of this very sign-in starts now (unless the manager closed
+    // meanwhile): a run's lookup and the explorer then find its tools, not the failure it mended.
+    if (!this.closed && connection.state === 'error' && connection.needsSignIn)
+      void connection.ensureStarted().catch(() => undefined);
+    return state;
   }
 
   /** Forgets the sign-in of server `name` (and stops it), and asks its authorization server to revoke the tokens. */
@@ -249,6 +255,25 @@ export class McpServerManager implements McpToolCaller {
         ...(this.problems.get(connection.spec.name) ?? []),
       ]),
     };
+  }
+
+  /**
+   * Why `alias` may be missing from the catalog: the first server that may own it and failed to
+   * start, in its own (redacted) words (the server's own part as `toolText`), and whether a sign-in
+   * by the person is what it lacks.
+   * Undefined when no such server failed. Starts nothing.
+   */
+  unavailable(alias: string): ToolUnavailable | undefined {
+    for (const name of this.serversFor(alias)) {
+      const connection = this.connection(name);
+      if (connection.state !== 'error' || connection.lastError === undefined) continue;
+      return {
+        reason: connection.redact(connection.lastError),
+        ...(connection.lastQuoted !== undefined && { toolText: connection.redact(connection.lastQuoted) }),
+        ...(connection.needsSignIn && { signIn: connection.spec.name }),
+      };
+    }
+    return undefined;
   }
 
   private async list(connections: McpConnection[]): Promise<McpListing> {

@@ -21,6 +21,10 @@ export class McpStartError extends Error {
   constructor(
     message: string,
     readonly serverText?: string,
+    /** The server's name when it did not start because the person has to sign in to it. */
+    readonly signIn?: string,
+    /** What the server itself said while failing to start (redacted); it ends `message`. */
+    readonly quoted?: string,
   ) {
     super(message);
     this.name = 'McpStartError';

@@ -28,6 +28,7 @@ export function withInProcessCatalog(base: ToolCatalog, tools: InProcessTools): 
       (owns(alias) ? top : base).argumentProblems(alias, args),
     validateOutput: (alias, output) => (owns(alias) ? top : base).validateOutput(alias, output),
     ...(base.prepare && { prepare: (aliases) => base.prepare!(aliases.filter((alias) => !owns(alias))) }),
+    ...(base.unavailable && { unavailable: (alias) => (owns(alias) ? undefined : base.unavailable!(alias)) }),
   };
 }
 

@@ -125,6 +125,7 @@ function preparingCatalog(
     validateArguments: (alias, args) => live.validateArguments(alias, args),
     argumentProblems: (alias, args) => live.argumentProblems(alias, args),
     validateOutput: (alias, output) => live.validateOutput(alias, output),
+    unavailable: (alias) => live.unavailable(alias),
     prepare: async (aliases) => {
       const ready = aliases.filter((alias) => {
         const owners = servers.filter((server) => server.prefix === '' || alias.startsWith(server.prefix));

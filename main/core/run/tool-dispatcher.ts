@@ -52,7 +52,8 @@ interface Provenance {
   trust: Trust;
   taintedBy: string[];
 }
-type Fail = (stage: FailStage, message: string, provenance?: Provenance) => never;
+/** Records the call's failure and throws it to the script; `signIn` names the MCP server a sign-in would mend it for. */
+type Fail = (stage: FailStage, message: string, provenance?: Provenance, signIn?: string) => never;
 
 /**
  * The host side of `tools.call`: counts every attempt, checks the alias and the arguments, asks the
@@ -102,12 +103,12 @@ export class ToolDispatcher {
     const requestedCallId = this.options.claimRequested?.(alias, args);
     emit({ type: 'tool-dispatch', callId, alias, ...(requestedCallId && { requestedCallId }), arguments: args, count });
 
-    const fail: Fail = (stage, message, provenance) => {
+    const fail: Fail = (stage, message, provenance, signIn) => {
       const marks = provenance?.trust === 'untrusted' && {
         trust: provenance.trust,
         ...(provenance.taintedBy.length > 0 && { taintedBy: provenance.taintedBy }),
       };
-      emit({ type: 'tool-error', callId, alias, stage, message, ...marks });
+      emit({ type: 'tool-error', callId, alias, stage, message, ...marks, ...(signIn !== undefined && { signIn }) });
       throw new ScriptError(message);
     };
 
@@ -133,17 +134,36 @@ export class ToolDispatcher {
 
     if (!this.options.catalog.get(alias)) await this.options.catalog.prepare?.([alias]);
     const tool = this.options.catalog.get(alias);
+    // A near name of the catalog is offered whether or not a failed server may own the alias (one
+    // with an empty prefix may own every alias: a typo is then "not available" too).
+    const meant = tool
+      ? ''
+      : guessName(
+          alias,
+          this.options.catalog.list().map((known) => known.alias),
+          'value',
+          '',
+        ).meant;
+    const unavailable = tool ? undefined : this.options.catalog.unavailable?.(alias);
+    if (unavailable) {
+      // A tool that is not in the catalog has no trust of its own: what its server said is untrusted.
+      const { message, quotesTool } = this.failureMessage(
+        callId,
+        `tools.call: tool "${shownName(alias)}" is not available: `,
+        new ToolFailure(unavailable.reason, unavailable.toolText),
+        'untrusted',
+      );
+      return fail(
+        'unknown-tool',
+        `${message}${meant}`,
+        quotesTool ? { trust: 'untrusted', taintedBy: [] } : undefined,
+        unavailable.signIn,
+      );
+    }
     if (!tool)
       return fail(
         'unknown-tool',
-        `tools.call: unknown tool "${shownName(alias)}" (not in this agent's catalog)${
-          guessName(
-            alias,
-            this.options.catalog.list().map((known) => known.alias),
-            'value',
-            '',
-          ).meant
-        }`,
+        `tools.call: unknown tool "${shownName(alias)}" (not in this agent's catalog)${meant}`,
       );
     const invalid = this.options.catalog.validateArguments(alias, args);
     // The catalog's message may already start with "invalid arguments:"; say it once.
@@ -196,8 +216,14 @@ export class ToolDispatcher {
     try {
       raw = await this.options.runner.run(approved, finalArgs, signal);
     } catch (error) {
-      const { message, quotesTool } = this.failureMessage(callId, alias, error, provenance.trust);
-      return fail('run', message, quotesTool ? provenance : undefined);
+      const { message, quotesTool } = this.failureMessage(
+        callId,
+        `tools.call('${alias}') failed: `,
+        error,
+        provenance.trust,
+      );
+      const signIn = error instanceof ToolFailure ? error.signIn : undefined;
+      return fail('run', message, quotesTool ? provenance : undefined, signIn);
     } finally {
       this.options.onRunning?.(undefined);
     }
@@ -212,23 +238,28 @@ export class ToolDispatcher {
   }
 
   /**
-   * `tools.call('x') failed: ...`. For an untrusted outcome the text the tool produced (a
-   * ToolFailure's `toolText`, or the whole message of an unexpected error) goes inside the envelope
-   * and into the taint tracker; a ToolFailure's own words are host text and stay outside.
+   * `prefix` and the failure (`tools.call('x') failed: ...`). For an untrusted outcome the text the
+   * tool produced (a ToolFailure's `toolText`, or the whole message of an unexpected error) goes
+   * inside the envelope and into the taint tracker; a ToolFailure's own words are host text and stay
+   * outside.
    */
   private failureMessage(
     callId: string,
-    alias: string,
+    prefix: string,
     error: unknown,
     trust: Trust,
   ): { message: string; quotesTool: boolean } {
-    const prefix = `tools.call('${alias}') failed: `;
     let host: string;
     let toolText: string | undefined;
     if (error instanceof ToolFailure) {
       const cut = error.toolText !== undefined && error.message.endsWith(error.toolText);
-      host = cut ? error.message.slice(0, error.message.length - error.toolText.length) : error.message;
-      toolText = cut ? error.toolText : undefined;
+      // Tool text that does not end the message cannot be told from the host's words: all of it is the tool's.
+      host = cut
+        ? error.message.slice(0, error.message.length - error.toolText.length)
+        : error.toolText
+          ? ''
+          : error.message;
+      toolText = cut ? error.toolText : error.toolText ? error.message : undefined;
     } else {
       host = '';
       toolText = errorMessage(error);

@@ -153,11 +153,15 @@ async function readTestFile(
       else at(segments, `${where}: ${issue.message}`, fixFor(issue));
     }
   };
-  const top = TestFileSchema.safeParse(raw ?? {});
-  if (!top.success) {
-    zodProblems(TestFileSchema, raw ?? {}, top.error.issues, []);
-    return [];
-  }
+  const parsedTop = TestFileSchema.safeParse(raw ?? {});
+  // A file whose only faults are unknown fields is checked on as if they were not there, so one
+  // pass names every problem (a field's typo and a tool's); none of its cases runs.
+  const top = parsedTop.success
+    ? parsedTop
+    : TestFileSchema.safeParse(withoutUnknownFields(raw ?? {}, parsedTop.error.issues));
+  if (!parsedTop.success) zodProblems(TestFileSchema, raw ?? {}, parsedTop.error.issues, []);
+  if (!top.success) return [];
+  const reportOnly = !parsedTop.success;
   const defaults = top.data.defaults ?? {};
   const cases: LoadedCase[] = [];
   const names = new Map<string, number>();
@@ -176,15 +180,16 @@ async function readTestFile(
       return;
     }
     if (name !== undefined) names.set(name, line);
-    const parsed = TestCaseSchema.safeParse(merged);
-    if (!parsed.success) {
-      zodProblems(TestCaseSchema, merged, parsed.error.issues, ['cases', index]);
-      return;
-    }
+    const strict = TestCaseSchema.safeParse(merged);
+    if (!strict.success) zodProblems(TestCaseSchema, merged, strict.error.issues, ['cases', index]);
+    const parsed = strict.success
+      ? strict
+      : TestCaseSchema.safeParse(withoutUnknownFields(merged, strict.error.issues));
+    if (!parsed.success) return;
     const spec = parsed.data;
     const before = problems.length;
     checkCase(workspace, spec, (segments, message, fix) => at(['cases', index, ...segments], message, fix));
-    if (problems.length > before) return;
+    if (problems.length > before || !strict.success || reportOnly) return;
     // Two names with the same slug ("A b" and "a-b") still get transcripts of their own.
     let id = `${stem}/${slug(spec.name)}`;
     for (let n = 2; taken.has(id); n += 1) id = `${stem}/${slug(spec.name)}-${n}`;
@@ -192,6 +197,22 @@ async function readTestFile(
     cases.push({ id, name: spec.name, file, line, index, spec });
   });
   return cases;
+}
+
+/**
+ * `data` without the fields zod found unknown, when those are all its `issues` say; else
+ * undefined (a wrong type or a missing field leaves nothing to check on). `data` is not changed.
+ */
+function withoutUnknownFields(data: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+  if (!issues.every((issue) => issue.code === 'unrecognized_keys')) return undefined;
+  const copy: unknown = structuredClone(data);
+  for (const issue of issues) {
+    let target: unknown = copy;
+    for (const part of issue.path) target = (target as Record<PropertyKey, unknown> | undefined)?.[part];
+    if (typeof target !== 'object' || target === null) continue;
+    for (const key of issue.keys) Reflect.deleteProperty(target, key);
+  }
+  return copy;
 }
 
 /** The forms of a field that takes one of several, in words, by the field's name. */

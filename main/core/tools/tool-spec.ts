@@ -77,12 +77,15 @@ export interface ToolRunner {
  * A tool ran and failed. `message` says what happened, without the alias (the caller adds it).
  * Text the tool itself produced (an HTTP error body, a stderr tail) must be passed as `toolText`
  * and end the message: for an untrusted tool the dispatcher wraps exactly that part in the run's
- * envelope and records it as taint. A message without `toolText` is host text.
+ * envelope and records it as taint. A message without `toolText` is host text. `signIn` names the
+ * MCP server the person must sign in to before the call can work; only the host sets it, from the
+ * sign-in's own state, never from anything a server said.
  */
 export class ToolFailure extends Error {
   constructor(
     message: string,
     readonly toolText?: string,
+    readonly signIn?: string,
   ) {
     super(message);
     this.name = 'ToolFailure';
@@ -111,4 +114,17 @@ export interface ToolCatalog {
    * Resolves once they are settled; an alias nobody provides is simply still unknown.
    */
   prepare?(aliases: readonly string[]): Promise<unknown>;
+  /**
+   * Why an alias the catalog does not hold may be missing: a server that may own it failed to start
+   * (for want of a sign-in, say). Undefined when nothing the catalog knows explains it.
+   */
+  unavailable?(alias: string): ToolUnavailable | undefined;
+}
+
+/** Why a tool a script called is not in the catalog: host words, and the server to sign in to, if that is why. */
+export interface ToolUnavailable {
+  reason: string;
+  /** What the server itself said, as a ToolFailure's `toolText`: it ends `reason` and is never host text. */
+  toolText?: string;
+  signIn?: string;
 }

@@ -2,14 +2,23 @@
  * A Streamable HTTP server's sign-in in the explorer: signed in (as whom, until when, which
  * scopes; never a token) or not; Sign in (main opens the system browser on the person's press and
  * waits for it to come back; the wait can be cancelled) and Sign out (main asks first, in its own
- * dialog).
+ * dialog). On a call that failed for want of a sign-in (`onFailedCall`) it offers the sign-in only,
+ * and says that nothing is retried by itself.
  */
 import { useEffect, useState } from 'react';
 import type { McpLoginStateView } from '../../../common/mcp-person.js';
 import { call, describeError } from '../shell/studio-api';
 import { loginSummary } from './mcp-lists';
 
-export function McpLogin({ server, version }: { server: string; version: string }) {
+export function McpLogin({
+  server,
+  version,
+  onFailedCall = false,
+}: {
+  server: string;
+  version: string;
+  onFailedCall?: boolean;
+}) {
   const [state, setState] = useState<{ for: string; login: McpLoginStateView | null } | undefined>(undefined);
   const [waiting, setWaiting] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -20,12 +29,18 @@ export function McpLogin({ server, version }: { server: string; version: string 
     let live = true;
     call('mcp:login-state', { server }).then(
       (login) => live && setState({ for: server, login }),
-      (failure: unknown) => live && setError(describeError(failure)),
+      (failure: unknown) => {
+        if (!live) return;
+        // On a failed call the offer is only a name to look up (a recording's, perhaps): a server
+        // this workspace cannot sign in to now (restricted, gone) offers nothing there.
+        if (onFailedCall) setState({ for: server, login: null });
+        else setError(describeError(failure));
+      },
     );
     return () => {
       live = false;
     };
-  }, [server, version]);
+  }, [server, version, onFailedCall]);
   const login = state?.for === server ? state.login : undefined;
   if (login === null) return null;
 
@@ -37,7 +52,11 @@ export function McpLogin({ server, version }: { server: string; version: string 
       .then(
         (next) => {
           setState({ for: server, login: next });
-          setMessage('Signed in.');
+          setMessage(
+            onFailedCall
+              ? 'Signed in. The call is not retried by itself: run the agent again, or fork from this call.'
+              : 'Signed in.',
+          );
         },
         (failure: unknown) => setError(describeError(failure)),
       )
@@ -89,9 +108,9 @@ export function McpLogin({ server, version }: { server: string; version: string 
             onClick={signIn}
             aria-label={`${signedIn ? 'Sign in again to' : 'Sign in to'} MCP server ${server}`}
           >
-            {signedIn ? 'Sign in again…' : 'Sign in…'}
+            {onFailedCall ? `Sign in to MCP server ${server}…` : signedIn ? 'Sign in again…' : 'Sign in…'}
           </button>
-          {signedIn ? (
+          {signedIn && !onFailedCall ? (
             <button
               type="button"
               className="button button-small"

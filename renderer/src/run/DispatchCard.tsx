@@ -3,6 +3,7 @@ import { useRef } from 'react';
 import { decidedPhrase, describeDecision, studioReason } from '../approvals/approval-scope';
 import { DrawnPlain } from '../approvals/DefinitionChange';
 import { InlineApproval } from '../approvals/InlineApproval';
+import { McpLogin } from '../mcp/McpLogin';
 import { InertText } from '../shell/InertText';
 import type { Theme } from '../shell/theme';
 import type { ConversationItem, DispatchState } from './conversation-builder';
@@ -131,6 +132,9 @@ export function DispatchCard({
         <p className="error-text small">
           {item.error.stage}: {item.error.message}
         </p>
+      ) : null}
+      {item.error?.signIn !== undefined ? (
+        <McpLogin server={item.error.signIn} version={`${runId}:${item.callId}`} onFailedCall />
       ) : null}
     </article>
   );

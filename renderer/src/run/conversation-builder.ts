@@ -54,7 +54,8 @@ export type ConversationItem =
       decision?: EventOf<'approval-decision'>['decision'];
       taint: EventOf<'approval-pending'>['taint'];
       output?: { text: string; trust: 'trusted' | 'untrusted'; structured: boolean; durationMs: number };
-      error?: { stage: string; message: string };
+      /** `signIn`: the MCP server whose sign-in the host said the call failed for want of. */
+      error?: { stage: string; message: string; signIn?: string };
       /** The seq of the call's tool-output or tool-error: the step a fork starts from. */
       step?: number;
     }
@@ -262,7 +263,11 @@ export class ConversationBuilder {
         }
         this.updateDispatch(event.callId, {
           state,
-          error: { stage: event.stage, message: event.message },
+          error: {
+            stage: event.stage,
+            message: event.message,
+            ...(event.signIn !== undefined && { signIn: event.signIn }),
+          },
           step: event.seq,
         });
         this.logs.push({

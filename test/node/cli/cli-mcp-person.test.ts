@@ -79,17 +79,26 @@ function opensPrintedUrl(): (text: string) => void {
   };
 }
 
+/**
+ * A workspace whose tools.yaml names one remote MCP server "web" behind a fresh OAuth fixture, and
+ * `promptforge mcp login web` run in it by the person at the terminal.
+ */
+async function loginToFixture(options: Parameters<typeof startOAuthFixture>[0] = {}) {
+  const server = await startOAuthFixture(options);
+  cleanups.push(() => server.close());
+  const dir = await workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
+  const secrets = mapSecretStore();
+  const login = await cli(['mcp', 'login', 'web', '--workspace', dir], {
+    cwd: dir,
+    secrets,
+    onStderr: opensPrintedUrl(),
+  });
+  return { server, dir, secrets, login };
+}
+
 describe('promptforge mcp login / logout', () => {
   it('prints the URL (never opens it), waits for the browser on loopback, keeps the sign-in; list shows it; logout forgets it', async () => {
-    const server = await startOAuthFixture();
-    cleanups.push(() => server.close());
-    const dir = await workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
-    const secrets = mapSecretStore();
-    const login = await cli(['mcp', 'login', 'web', '--workspace', dir], {
-      cwd: dir,
-      secrets,
-      onStderr: opensPrintedUrl(),
-    });
+    const { server, dir, secrets, login } = await loginToFixture();
     expect(login.stderr).toMatch(
       /promptforge: to sign in to MCP server "web" \(authorization server http:\/\/127\.0\.0\.1:\d+\/?\), open this URL in your browser:/,
     );
@@ -120,15 +129,7 @@ describe('promptforge mcp login / logout', () => {
   });
 
   it('logout says plainly when the authorization server could not be told to revoke the tokens', async () => {
-    const server = await startOAuthFixture({ revocation: 'none' });
-    cleanups.push(() => server.close());
-    const dir = await workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
-    const secrets = mapSecretStore();
-    const login = await cli(['mcp', 'login', 'web', '--workspace', dir], {
-      cwd: dir,
-      secrets,
-      onStderr: opensPrintedUrl(),
-    });
+    const { server, dir, secrets, login } = await loginToFixture({ revocation: 'none' });
     expect(login.code).toBe(0);
     const logout = await cli(['mcp', 'logout', 'web', '--workspace', dir], { cwd: dir, secrets });
     expect(logout.code).toBe(0);
@@ -142,14 +143,7 @@ describe('promptforge mcp login / logout', () => {
   });
 
   it('a sign-in the authorization server refuses exits 1 with the reason', async () => {
-    const server = await startOAuthFixture({ authorize: 'wrong-state' });
-    cleanups.push(() => server.close());
-    const dir = await workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
-    const login = await cli(['mcp', 'login', 'web', '--workspace', dir], {
-      cwd: dir,
-      secrets: mapSecretStore(),
-      onStderr: opensPrintedUrl(),
-    });
+    const { login } = await loginToFixture({ authorize: 'wrong-state' });
     expect(login.code).toBe(1);
     expect(login.stderr).toMatch(/promptforge: signing in to MCP server "web": the redirect's state does not match/);
   });

@@ -238,18 +238,30 @@ describe('OpenAIChatProvider wire format', () => {
   it('does not count the time the consumer holds the stream against the timeout', async () => {
     const body = fixture('openai/text.sse');
     const half = body.indexOf('data:', 400);
+    // The rest of the stream is sent only once the consumer has held it for longer than the
+    // timeout: a timeout that counted the hold would have fired by then. The margin left to the
+    // provider itself (the rest's trip over loopback) is the whole timeout, so a busy machine
+    // does not fail it.
+    const TIMEOUT_MS = 1000;
+    let released!: () => void;
+    const held = new Promise<void>((resolve) => (released = resolve));
     server = await startLoopbackServer(async (_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.write(body.slice(0, half));
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await held;
       response.end(body.slice(half));
     });
-    const slowConsumer = new OpenAIChatProvider({ baseUrl: `${server.url}/v1`, providerId: 'openai', timeoutMs: 100 });
+    const slowConsumer = new OpenAIChatProvider({
+      baseUrl: `${server.url}/v1`,
+      providerId: 'openai',
+      timeoutMs: TIMEOUT_MS,
+    });
     const types: string[] = [];
     for await (const event of slowConsumer.chat(plainRequest('gpt-4o-mini'), new AbortController().signal)) {
       types.push(event.type);
       if (event.type === 'text-delta' && types.filter((t) => t === 'text-delta').length === 1) {
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS * 1.5));
+        released();
       }
     }
     expect(types).toEqual(['request', 'text-delta', 'text-delta', 'finish']);

@@ -68,6 +68,56 @@ describe('test files: every mistake names the file, the line, the field and the 
     ]);
   });
 
+  it('a field typo does not hide a wrong name: one pass names both, in a case and at the top of the file', async () => {
+    const inCase = await problemsOf(
+      'typo-and-tool.yaml',
+      `cases:
+  - name: both
+    agent: agents/echo-loop.lua
+    model: { replies: [] }
+    expect: { statuss: ok, counts: { ecko: 1 } }
+`,
+    );
+    expect(inCase.map(([line, pointer, message]) => [line, pointer, message])).toEqual([
+      [5, '/cases/0/expect/statuss', 'cases.0.expect: unknown field "statuss"; did you mean "status"?'],
+      [5, '/cases/0/expect/counts/ecko', expect.stringMatching(/"ecko".*did you mean "echo"\?/)],
+    ]);
+    const atTop = await load(
+      dir,
+      testFile(
+        dir,
+        'top-typo.yaml',
+        `defualts: { model: { replies: [] } }
+cases:
+  - name: tool typo
+    agent: agents/echo-loop.lua
+    model: { replies: [] }
+    expect: { counts: { ecko: 1 } }
+  - name: fine on its own
+    agent: agents/echo-loop.lua
+    model: { replies: [] }
+`,
+      ),
+    );
+    expect(atTop.problems.map((problem) => [problem.line, problem.pointer])).toEqual([
+      [1, '/defualts'],
+      [6, '/cases/0/expect/counts/ecko'],
+    ]);
+    // Nothing of a file with a problem runs, not even its sound cases.
+    expect(atTop.cases).toEqual([]);
+    // A wrong type leaves nothing to check names on: only it is named.
+    const wrongType = await problemsOf(
+      'type-and-tool.yaml',
+      `cases:
+  - name: both
+    agent: agents/echo-loop.lua
+    model: { replies: [] }
+    expect: { max_rounds: many, counts: { ecko: 1 } }
+`,
+    );
+    expect(wrongType.map(([, pointer]) => pointer)).toEqual(['/cases/0/expect/max_rounds']);
+  });
+
   it('malformed YAML, with its line', async () => {
     const problems = await problemsOf('syntax.yaml', `cases:\n  - name: a\n    agent: [unclosed\n`);
     expect(problems).toHaveLength(1);

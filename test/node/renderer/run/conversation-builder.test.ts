@@ -108,6 +108,35 @@ describe('the conversation builder', () => {
     expect(snapshot.logs).toEqual([{ seq: 6, t: base.t, text: 'read_page (call-1): denied: no', level: 'error' }]);
   });
 
+  it("keeps the host's sign-in marker of a failed call, and nothing of the kind on one without it", () => {
+    const base = { runId: 'r', t: '2026-12-02T10:00:00.000Z' };
+    const builder = new ConversationBuilder('r');
+    const message = 'tools.call: tool "web.whoami" is not available: MCP server "web" needs you to sign in';
+    builder.apply({
+      ...base,
+      seq: 1,
+      type: 'tool-error',
+      callId: 'call-1',
+      alias: 'web.whoami',
+      stage: 'unknown-tool',
+      message,
+      signIn: 'web',
+    });
+    builder.apply({
+      ...base,
+      seq: 2,
+      type: 'tool-error',
+      callId: 'call-2',
+      alias: 'web.whoami',
+      stage: 'run',
+      message: 'needs you to sign in',
+    });
+    const [first, second] = builder.snapshot().items;
+    expect(first).toMatchObject({ state: 'failed', error: { stage: 'unknown-tool', message, signIn: 'web' } });
+    expect(second).toMatchObject({ state: 'failed', error: { stage: 'run', message: 'needs you to sign in' } });
+    expect(second?.kind === 'dispatch' && second.error).not.toHaveProperty('signIn');
+  });
+
   it('splits envelope tags out of text, leaving everything else as plain text', () => {
     expect(splitEnvelopeMarkers('a <untrusted_input_ab12>x<b></untrusted_input_ab12> z')).toEqual([
       { text: 'a ', marker: false },
