@@ -119,17 +119,27 @@ function preparingCatalog(
   surface: Surface | undefined,
 ): ToolCatalog {
   const refused = new Set<string>();
+  /** A server that may own `alias` and whose files changed since the run started, if any. */
+  const staleOwner = (alias: string) =>
+    servers
+      .filter((server) => server.prefix === '' || alias.startsWith(server.prefix))
+      .find((server) => (pinned?.changedServer(server.name).length ?? 0) > 0);
+  const staleRefusal = (server: McpServerSpec) =>
+    `MCP server "${server.name}": ${changedFilesRefusal(pinned!.changedServer(server.name), 'it')}`;
   return {
     get: (alias) => live.get(alias),
     list: () => live.list(),
     validateArguments: (alias, args) => live.validateArguments(alias, args),
     argumentProblems: (alias, args) => live.argumentProblems(alias, args),
     validateOutput: (alias, output) => live.validateOutput(alias, output),
-    unavailable: (alias) => live.unavailable(alias),
+    // A server that is not started because its files changed says so, not what it last failed with.
+    unavailable: (alias) => {
+      const stale = staleOwner(alias);
+      return stale ? { reason: staleRefusal(stale) } : live.unavailable(alias);
+    },
     prepare: async (aliases) => {
       const ready = aliases.filter((alias) => {
-        const owners = servers.filter((server) => server.prefix === '' || alias.startsWith(server.prefix));
-        const stale = owners.find((server) => (pinned?.changedServer(server.name).length ?? 0) > 0);
+        const stale = staleOwner(alias);
         if (!stale) return true;
         if (!refused.has(stale.name)) {
           refused.add(stale.name);
@@ -139,7 +149,7 @@ function preparingCatalog(
             pointer: stale.location.pointer,
             line: stale.location.line,
             column: stale.location.column,
-            message: `MCP server "${stale.name}": ${changedFilesRefusal(pinned!.changedServer(stale.name), 'it')}`,
+            message: staleRefusal(stale),
             fix: wordsFor(surface).trustAgain,
           });
         }

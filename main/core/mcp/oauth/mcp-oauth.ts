@@ -5,7 +5,7 @@
  * tokens in the keychain keyed by resource and issuer, and the person's part of the flow).
  */
 import { randomBytes } from 'node:crypto';
-import { auth, extractWWWAuthenticateParams, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   AuthorizationServerMetadata,
   OAuthClientInformationMixed,
@@ -27,6 +27,7 @@ import {
   OAUTH_REQUEST_TIMEOUT_MS,
   secureEnough,
 } from './oauth-fetch.js';
+import { challengeOf, type Challenge } from './oauth-challenge.js';
 import { LOGIN_TIMEOUT_MS, LoopbackRedirect, type RedirectExpectation } from './oauth-redirect.js';
 import { revocationMetadata, revokeGrant, type SignOutOutcome } from './oauth-revoke.js';
 import { canonicalUrl, OAuthStore, type StoredTokens } from './oauth-store.js';
@@ -81,21 +82,7 @@ interface Flow {
   fresh: boolean;
 }
 
-/** A challenge of the server: 401 (sign in), or 403 insufficient_scope (more scopes). */
-interface Challenge {
-  scope?: string;
-  resourceMetadataUrl?: URL;
-  stepUp: boolean;
-}
-
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
-
-function challengeOf(response: Response): Challenge | undefined {
-  if (response.status === 401) return { ...extractWWWAuthenticateParams(response), stepUp: false };
-  if (response.status !== 403) return undefined;
-  const params = extractWWWAuthenticateParams(response);
-  return params.error === 'insufficient_scope' ? { ...params, stepUp: true } : undefined;
-}
 
 function sameOrigin(a: URL, b: URL): boolean {
   return a.protocol === b.protocol && a.host === b.host;
