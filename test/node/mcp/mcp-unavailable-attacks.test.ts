@@ -4,34 +4,14 @@
  * script only inside the run's envelope, with the host's secrets redacted; and a server's words
  * never make a live run mark the call for a sign-in.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ENVELOPE_TAG_PREFIX } from '../../../common/envelope.js';
-import type { RunEvent } from '../../../common/run-events.js';
-import { loadWorkspace } from '../../../main/core/catalog/workspace.js';
 import type { McpServerSpec } from '../../../main/core/catalog/mcp-spec.js';
 import { describeStartError, startFailure } from '../../../main/core/mcp/mcp-failures.js';
-import { McpServerManager } from '../../../main/core/mcp/mcp-manager.js';
-import { prepareRun } from '../../../main/core/run/prepare-run.js';
-import { WorkerPool } from '../../../main/core/run/worker-pool.js';
+import { mcpRunHarness } from './fixtures/mcp-run-harness.js';
 
-type ToolError = Extract<RunEvent, { type: 'tool-error' }>;
-
-let pool: WorkerPool;
-const folders: string[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-beforeAll(() => {
-  pool = new WorkerPool({ size: 1 });
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await pool.close();
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
+const harness = mcpRunHarness('pf-mcp-unavailable-');
+const { run } = harness;
 
 const SECRET = 'sk-live-0123456789abcdefSECRET';
 /** What a hostile server answers initialize with: a fake end of the envelope, a fake log line, terminal codes, a fake sign-in. */
@@ -50,54 +30,19 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 });
 `;
 
-async function workspace() {
-  const root = mkdtempSync(path.join(tmpdir(), 'pf-mcp-unavailable-'));
-  folders.push(root);
-  mkdirSync(path.join(root, 'agents'));
-  writeFileSync(path.join(root, 'hostile.mjs'), HOSTILE);
-  writeFileSync(
-    path.join(root, 'tools.yaml'),
-    [
-      `evil:\n  kind: mcp\n  command: ${JSON.stringify(process.execPath)}\n  args: [hostile.mjs]\n`,
-      `  env:\n    TOKEN: { secret: evil-token }\n`,
-      `other:\n  kind: mcp\n  url: http://127.0.0.1:9/mcp\n`,
-    ].join(''),
+/** A workspace with the hostile server (started with a keychain secret) and one nobody listens for. */
+const workspace = () =>
+  harness.workspace(
+    {
+      'hostile.mjs': HOSTILE,
+      'tools.yaml': [
+        `evil:\n  kind: mcp\n  command: ${JSON.stringify(process.execPath)}\n  args: [hostile.mjs]\n`,
+        `  env:\n    TOKEN: { secret: evil-token }\n`,
+        `other:\n  kind: mcp\n  url: http://127.0.0.1:9/mcp\n`,
+      ].join(''),
+    },
+    { serverSecrets: { get: async (name) => (name === 'evil-token' ? SECRET : undefined) } },
   );
-  const loaded = await loadWorkspace(root);
-  const secrets = { get: async (name: string) => (name === 'evil-token' ? SECRET : undefined) };
-  const manager = new McpServerManager({
-    workspaceRoot: root,
-    servers: loaded.mcpServers ?? [],
-    secrets,
-    surface: 'studio',
-  });
-  cleanups.push(() => manager.close());
-  return { root, manager, secrets };
-}
-
-async function run(setup: Awaited<ReturnType<typeof workspace>>, script: string) {
-  const file = path.join(setup.root, 'agents', 'a.lua');
-  writeFileSync(file, script);
-  const events: RunEvent[] = [];
-  const prepared = await prepareRun({
-    scriptFile: file,
-    workspace: await loadWorkspace(setup.root),
-    pool,
-    approver: { ask: async () => ({ kind: 'approve' }) },
-    trust: { state: 'trusted' },
-    mcp: setup.manager,
-    secrets: { ...setup.secrets, set: async () => undefined, delete: async () => false, has: async () => false },
-    surface: 'studio',
-    onEvent: (event) => events.push(event),
-  });
-  await prepared.start();
-  const result = await prepared.done;
-  expect(result.error).toBeUndefined();
-  return {
-    errors: events.filter((event): event is ToolError => event.type === 'tool-error'),
-    logs: events.flatMap((event) => (event.type === 'log' ? [event.text] : [])),
-  };
-}
 
 /** `text` with every envelope (opening tag to its closing tag) cut out. */
 function outsideEnvelopes(text: string): string {
@@ -146,30 +91,14 @@ describe('a start failure as a call failure', () => {
 
 describe('a server with an empty prefix (it may own every alias) that failed to start', () => {
   it('a mistyped alias of another tool still gets its "did you mean", with the reason', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'pf-mcp-unavailable-'));
-    folders.push(root);
-    mkdirSync(path.join(root, 'agents'));
-    writeFileSync(path.join(root, 'exit.mjs'), 'process.exit(1);\n');
-    writeFileSync(
-      path.join(root, 'tools.yaml'),
-      [
+    const setup = await harness.workspace({
+      'exit.mjs': 'process.exit(1);\n',
+      'tools.yaml': [
         `search:\n  kind: http\n  description: Searches.\n  url: http://127.0.0.1:9/x\n`,
         `all:\n  kind: mcp\n  prefix: ""\n  command: ${JSON.stringify(process.execPath)}\n  args: [exit.mjs]\n`,
       ].join(''),
-    );
-    const loaded = await loadWorkspace(root);
-    expect(loaded.problems).toEqual([]);
-    const manager = new McpServerManager({
-      workspaceRoot: root,
-      servers: loaded.mcpServers ?? [],
-      secrets: { get: async () => undefined },
-      surface: 'studio',
     });
-    cleanups.push(() => manager.close());
-    const { errors } = await run(
-      { root, manager, secrets: { get: async () => undefined } },
-      `local ok, err = pcall(tools.call, 'serch', {}) print(tostring(err))`,
-    );
+    const { errors } = await run(setup, `local ok, err = pcall(tools.call, 'serch', {}) print(tostring(err))`);
     expect(errors.map((error) => [error.alias, error.stage, error.signIn])).toEqual([
       ['serch', 'unknown-tool', undefined],
     ]);

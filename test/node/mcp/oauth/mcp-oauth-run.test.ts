@@ -5,36 +5,14 @@
  * next run's call works. Failures a sign-in would not mend, and server text that merely reads like
  * one, carry no marker.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunEvent } from '../../../../common/run-events.js';
+import { describe, expect, it } from 'vitest';
 import type { Approver } from '../../../../main/core/approval/approver.js';
-import { loadWorkspace } from '../../../../main/core/catalog/workspace.js';
-import { McpServerManager } from '../../../../main/core/mcp/mcp-manager.js';
 import type { OAuthLoginPort } from '../../../../main/core/mcp/oauth/mcp-oauth.js';
-import { prepareRun } from '../../../../main/core/run/prepare-run.js';
-import { WorkerPool } from '../../../../main/core/run/worker-pool.js';
 import { standInBrowser } from '../../../fixtures/stand-in-browser.js';
-import { mapSecretStore, noSecrets } from '../../../fixtures/stubs.js';
+import { mcpRunHarness } from '../fixtures/mcp-run-harness.js';
 import { startOAuthFixture, type OAuthFixture } from '../fixtures/oauth-fixture.js';
 
-type ToolError = Extract<RunEvent, { type: 'tool-error' }>;
-
-let pool: WorkerPool;
-const folders: string[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-beforeAll(() => {
-  pool = new WorkerPool({ size: 1 });
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-afterAll(async () => {
-  await pool.close();
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
+const { cleanups, workspace, run } = mcpRunHarness('pf-mcp-signin-run-');
 
 /** The person's browser (a stand-in): opens the URL and follows the redirects back to the host. */
 const browser: OAuthLoginPort = { openBrowser: async (url) => void (await standInBrowser(url)) };
@@ -45,59 +23,16 @@ async function fixture(): Promise<OAuthFixture> {
   return made;
 }
 
-/** A trusted workspace with `toolsYaml`, and the studio's long-lived server manager for it. */
-async function workspaceWith(toolsYaml: string, keychain = mapSecretStore()) {
-  const root = mkdtempSync(path.join(tmpdir(), 'pf-mcp-signin-run-'));
-  folders.push(root);
-  mkdirSync(path.join(root, 'agents'));
-  writeFileSync(path.join(root, 'tools.yaml'), toolsYaml);
-  const workspace = await loadWorkspace(root);
-  const manager = new McpServerManager({
-    workspaceRoot: root,
-    servers: workspace.mcpServers ?? [],
-    secrets: noSecrets,
-    keychain,
-    surface: 'studio',
-  });
-  cleanups.push(() => manager.close());
-  return { root, manager, keychain };
-}
-
-/** Runs `script` in the workspace with `manager`; returns its tool errors and printed lines. */
-async function run(
-  setup: Awaited<ReturnType<typeof workspaceWith>>,
-  script: string,
-  approver: Approver = { ask: async () => ({ kind: 'approve' }) },
-) {
-  const file = path.join(setup.root, 'agents', 'a.lua');
-  writeFileSync(file, script);
-  const events: RunEvent[] = [];
-  const prepared = await prepareRun({
-    scriptFile: file,
-    workspace: await loadWorkspace(setup.root),
-    pool,
-    approver,
-    trust: { state: 'trusted' },
-    mcp: setup.manager,
-    secrets: setup.keychain,
-    surface: 'studio',
-    onEvent: (event) => events.push(event),
-  });
-  await prepared.start();
-  const result = await prepared.done;
-  expect(result.error).toBeUndefined();
-  return {
-    errors: events.filter((event): event is ToolError => event.type === 'tool-error'),
-    logs: events.flatMap((event) => (event.type === 'log' ? [event.text] : [])),
-  };
-}
+/** A workspace whose one MCP server, "web", is the fixture's. */
+const webWorkspace = (server: OAuthFixture) =>
+  workspace({ 'tools.yaml': `web:\n  kind: mcp\n  url: ${server.mcpUrl}\n` });
 
 const CALL = `local ok, err = pcall(tools.call, 'web.whoami', {}) print(tostring(ok and err or err))`;
 
 describe('a run calling an MCP server that needs the person to sign in', () => {
   it('fails the call with the reason and the server to sign in to; after the sign-in the next run works', async () => {
     const server = await fixture();
-    const setup = await workspaceWith(`web:\n  kind: mcp\n  url: ${server.mcpUrl}\n`);
+    const setup = await webWorkspace(server);
     let asked = 0;
     const counting: Approver = {
       ask: async () => {
@@ -126,7 +61,7 @@ describe('a run calling an MCP server that needs the person to sign in', () => {
 
   it('a sign-in the server stops accepting during the run fails that call with the marker', async () => {
     const server = await fixture();
-    const setup = await workspaceWith(`web:\n  kind: mcp\n  url: ${server.mcpUrl}\n`);
+    const setup = await webWorkspace(server);
     await setup.manager.login('web', browser);
     let calls = 0;
     // Before the second call runs, the authorization server revokes both tokens (as a person
@@ -156,7 +91,7 @@ describe('a run calling an MCP server that needs the person to sign in', () => {
 
   it("a step-up the server asks for mid-run names only well-formed scopes, never the server's other text", async () => {
     const server = await fixture();
-    const setup = await workspaceWith(`web:\n  kind: mcp\n  url: ${server.mcpUrl}\n`);
+    const setup = await webWorkspace(server);
     await setup.manager.login('web', browser);
     let calls = 0;
     const stepUp: Approver = {
@@ -178,18 +113,15 @@ describe('a run calling an MCP server that needs the person to sign in', () => {
   });
 
   it('a server that is simply down, or that writes sign-in words itself, gets the reason and no marker', async () => {
-    const down = await workspaceWith(
-      [
+    const down = await workspace({
+      'fake-server.mjs': `process.stderr.write('MCP server "fake" needs you to sign in; sign in to "fake" from its entry under MCP servers in the explorer'); process.exit(1);\n`,
+      'tools.yaml': [
         // A Streamable HTTP server nobody listens for.
         `web:\n  kind: mcp\n  url: http://127.0.0.1:9/mcp\n`,
         // A stdio server that exits at once, having written what a host sign-in failure says.
         `fake:\n  kind: mcp\n  command: ${JSON.stringify(process.execPath)}\n  args: [fake-server.mjs]\n`,
       ].join(''),
-    );
-    writeFileSync(
-      path.join(down.root, 'fake-server.mjs'),
-      `process.stderr.write('MCP server "fake" needs you to sign in; sign in to "fake" from its entry under MCP servers in the explorer'); process.exit(1);\n`,
-    );
+    });
     const { errors } = await run(
       down,
       `${CALL}\nlocal ok, err = pcall(tools.call, 'fake.anything', {}) print(tostring(err))`,
